@@ -24,10 +24,15 @@ export interface WorkspaceSnapshot {
   warnings: string[];
 }
 
+/** The agent-reported total: the newest usable ACP usage_update of the session. */
 export interface UsageInput {
   contextUsed: number;
   contextSize: number | null;
   recordedAt: number;
+}
+
+export function percentOfWindow(usage: UsageInput): number | null {
+  return usage.contextSize ? round2((usage.contextUsed / usage.contextSize) * 100) : null;
 }
 
 export interface ReportInput {
@@ -112,7 +117,7 @@ export function buildReport(input: ReportInput): ContextReport {
     actual: actual && {
       contextUsed: actual.contextUsed,
       contextSize: actual.contextSize,
-      percent: actual.contextSize ? round2((actual.contextUsed / actual.contextSize) * 100) : null,
+      percent: percentOfWindow(actual),
       recordedAt: new Date(actual.recordedAt).toISOString(),
       source: 'acp',
     },

@@ -3,10 +3,10 @@
  * workspace and session, reads the folder and the database (never writing either), and hands
  * plain data to the pure core.
  */
-import type { ContextReport, EstimatorId } from '../../shared/wire';
-import { notFound } from '../errors';
+import { ESTIMATORS, type ContextReport, type EstimatorId } from '../../shared/wire';
+import { notFound, usageError } from '../errors';
+import { latestAcpUsage } from '../usage';
 import {
-  acpUsageNewestFirst,
   getWorkspace,
   iterateMessageHeaders,
   iterateMessagesFrom,
@@ -15,7 +15,6 @@ import {
   resolveRoot,
   sessionExists,
   type Db,
-  type UsageRow,
 } from '../storage/store';
 import { analyzeMessage, type MessageAnalysis } from './attribute';
 import { buildReport, DEFAULT_ITEMS, type UsageInput } from './build-report';
@@ -65,7 +64,7 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
       warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
       return;
     }
-    usage = latestUsage(acpUsageNewestFirst(db, workspace.id, sessionId), warnings);
+    usage = latestAcpUsage(db, workspace.id, sessionId, warnings);
     const headers: (MessageHeader & { size: number })[] = [];
     for (const row of iterateMessageHeaders(db, workspace.id, sessionId)) {
       const info = parseJson(row.info);
@@ -104,30 +103,26 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
   });
 }
 
-/** The newest ACP row with a usable `context_used`; rows skipped on the way become warnings. */
-function latestUsage(rows: UsageRow[], warnings: string[]): UsageInput | null {
-  for (const row of rows) {
-    const used = row.context_used;
-    if (used === null || !Number.isSafeInteger(used) || used < 0) {
-      warnings.push(`interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; an older ACP row was used`);
-      continue;
-    }
-    let size = row.context_size;
-    if (size !== null && (!Number.isSafeInteger(size) || size <= 0)) {
-      warnings.push(`interaction_token_usage/${row.id}: context_size ${String(size)} is not a window size; percent not shown`);
-      size = null;
-    } else if (size !== null && used > size) {
-      warnings.push(`interaction_token_usage/${row.id}: context_used ${used} exceeds context_size ${size}`);
-    }
-    return { contextUsed: used, contextSize: size, recordedAt: row.created_at };
-  }
-  return null;
-}
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/** `N` (1–10000) or `all`; undefined keeps the default. Shared by the API and the CLI. */
+export function parseItemsOption(value: string | undefined): number | 'all' | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'all') return 'all';
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 10_000) {
+    throw usageError(`items must be a number from 1 to 10000 or "all", not "${value}"`);
+  }
+  return Number(value);
+}
+
+export function parseEstimatorOption(value: string | undefined): EstimatorId | undefined {
+  if (value === undefined || value === '') return undefined;
+  if ((ESTIMATORS as readonly string[]).includes(value)) return value as EstimatorId;
+  throw usageError(`estimator must be one of ${ESTIMATORS.join(', ')}, not "${value}"`);
 }

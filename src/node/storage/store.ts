@@ -5,7 +5,7 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { failed, notFound } from '../errors';
+import { failed } from '../errors';
 import { migrate } from './schema';
 
 export type Db = Database;
@@ -60,7 +60,7 @@ export function openWritable(path: string): Db {
  * never create a database as a side effect.
  */
 export function openReadOnly(path: string): Db {
-  if (!existsSync(path)) throw notFound('database_not_found', `database not found: ${path}`);
+  if (!existsSync(path)) throw failed('database_not_found', `database not found: ${path}`);
   try {
     const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');

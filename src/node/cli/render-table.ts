@@ -1,0 +1,77 @@
+/** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
+import Table from 'cli-table3';
+import type { ContextReport } from '../../shared/wire';
+
+const n = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : value.toLocaleString('en-US'));
+const pct = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${value.toFixed(1)}%`);
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+const plain = { head: [], border: [] };
+// No rule between body rows: a report is scanned down a column, not cell by cell.
+const chars = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
+export function renderReport(report: ContextReport, options: { items: number | 'all' }): string {
+  const lines: string[] = [];
+  lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
+  const { actual, estimate } = report;
+  lines.push(
+    actual
+      ? `Actual:   ${n(actual.contextUsed)} / ${n(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${actual.percent.toFixed(1)}% of the window)`} · ACP usage_update ${actual.recordedAt}`
+      : 'Actual:   pending — no ACP usage reported for this session yet; estimates only',
+  );
+  lines.push(
+    `Estimate: ${n(estimate.totalTokens)} tokens by ${estimate.method} · ${formatBytes(estimate.totalBytes)} · ${n(estimate.itemCount)} items` +
+      (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`),
+  );
+  const cache = report.providerTokens;
+  if (cache?.cacheReadSharePercent !== null && cache?.cacheReadSharePercent !== undefined) {
+    lines.push(
+      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of prompt tokens read from cache (input ${n(cache.input)}, cache read ${n(cache.cacheRead)}` +
+        (cache.cacheWrite === null ? ')' : `, cache write ${n(cache.cacheWrite)})`),
+    );
+  }
+  lines.push('');
+
+  const sources = new Table({ head: ['Source', 'Scaled', 'Used %', 'Estimated', 'Bytes', 'Items'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right', 'right'] });
+  for (const s of report.sources) {
+    sources.push([s.label, n(s.scaledTokens), pct(s.percentOfUsed), n(s.estimatedTokens), formatBytes(s.bytes), n(s.itemCount)]);
+  }
+  sources.push(['Total', n(actual?.contextUsed ?? null), actual ? '100.0%' : '—', n(estimate.totalTokens), formatBytes(estimate.totalBytes), n(estimate.itemCount)]);
+  lines.push(sources.toString(), '');
+
+  for (const s of report.sources) {
+    if (s.itemCount === 0) continue;
+    const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
+    const table = new Table({ head: ['Item', 'Scaled', 'Used %', 'Estimated', 'Bytes'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right'], colWidths: [64, null, null, null, null], wordWrap: true });
+    for (const item of shown) {
+      const dup = item.duplicate && item.duplicate.ordinal > 1 ? ` [read again: ${item.duplicate.ordinal} of ${item.duplicate.reads}]` : '';
+      table.push([item.label + dup, n(item.scaledTokens), pct(item.percentOfUsed), n(item.estimatedTokens), formatBytes(item.bytes)]);
+    }
+    const hidden = s.itemCount - shown.length;
+    lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table.toString());
+    if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
+    lines.push('');
+  }
+
+  const d = report.duplicates;
+  if (d.extraReads > 0) {
+    lines.push(
+      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${n(d.repeatedEstimatedTokens)} estimated tokens` +
+        (d.repeatedScaledTokens === null ? '' : ` (${n(d.repeatedScaledTokens)} scaled)`),
+      '',
+    );
+  }
+  if (report.excluded.length) {
+    lines.push('Not in context:');
+    for (const e of report.excluded) lines.push(`  - ${e.label}: ${formatBytes(e.bytes)}${e.count === undefined ? '' : `, ${n(e.count)}`} — ${e.reason}`);
+    lines.push('');
+  }
+  lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
+  if (report.warnings.length) lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,39 @@
+/**
+ * The agent-reported context total: the newest ACP usage_update of a session. Rows from other
+ * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
+ * warning. Shared by the usage API (context meter) and the report.
+ */
+import type { UsageInput as LatestUsage } from './report/build-report';
+import { acpUsageNewestFirst, type Db } from './storage/store';
+
+export type { LatestUsage };
+export { percentOfWindow } from './report/build-report';
+
+export function latestAcpUsage(
+  db: Db,
+  workspaceId: string,
+  sessionId: string,
+  warnings: string[] = [],
+): LatestUsage | null {
+  for (const row of acpUsageNewestFirst(db, workspaceId, sessionId)) {
+    const used = row.context_used;
+    if (used === null || !Number.isSafeInteger(used) || used < 0) {
+      warnings.push(
+        `interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; skipped`,
+      );
+      continue;
+    }
+    let size = row.context_size;
+    if (size !== null && (!Number.isSafeInteger(size) || size <= 0)) {
+      warnings.push(
+        `interaction_token_usage/${row.id}: context_size ${String(size)} is not a window size; percent not shown`,
+      );
+      size = null;
+    } else if (size !== null && used > size) {
+      warnings.push(`interaction_token_usage/${row.id}: context_used ${used} exceeds context_size ${size}`);
+    }
+    return { contextUsed: used, contextSize: size, recordedAt: row.created_at };
+  }
+  return null;
+}
+
