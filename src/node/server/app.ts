@@ -35,6 +35,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     '*',
     secureHeaders({
       referrerPolicy: 'no-referrer',
+      // Served over plain HTTP on loopback: HSTS would only confuse a later https service there.
+      strictTransportSecurity: false,
       contentSecurityPolicy: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
