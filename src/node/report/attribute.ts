@@ -56,7 +56,7 @@ export const COMPACTION_PROMPT = 'What did we do so far?';
 const NOT_SENT = new Set(['step-start', 'step-finish', 'patch', 'snapshot', 'agent', 'retry']);
 
 const READ_CALL = /^Called the Read tool with the following input: (\{.*\})\s*$/s;
-const REMINDER = /\n*<system-reminder>\s*Instructions from: ([^\n]+)\n([\s\S]*?)<\/system-reminder>/g;
+const REMINDER = /(\n*)(<system-reminder>\s*Instructions from: ([^\n]+)\n[\s\S]*?<\/system-reminder>)/g;
 const SECTION = /<section\s+source="([^"]*)"\s+label="([^"]*)"\s*>[\s\S]*?<\/section>/g;
 
 type Json = Record<string, unknown>;
@@ -396,8 +396,8 @@ interface Reminder {
 export function splitReminders(output: string): { body: string; reminders: Reminder[] } {
   if (!output.includes('<system-reminder>')) return { body: output, reminders: [] };
   const reminders: Reminder[] = [];
-  const body = output.replace(REMINDER, (whole, from: string) => {
-    reminders.push({ from: from.trim(), text: whole });
+  const body = output.replace(REMINDER, (_whole, _gap: string, block: string, from: string) => {
+    reminders.push({ from: from.trim(), text: block });
     return '';
   });
   return { body, reminders };

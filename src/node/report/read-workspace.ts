@@ -110,12 +110,13 @@ export class WorkspaceReader {
   }
 
   /** Entries of a workspace-relative folder; missing folders are empty. Never follows links. */
-  list(relDir: string): { name: string; isDirectory: boolean }[] {
+  list(relDir: string): { name: string; isDirectory: boolean; isSymlink: boolean }[] {
     if (this.realRoot === null) return [];
     try {
       return readdirSync(join(this.root, relDir), { withFileTypes: true }).map((entry) => ({
         name: entry.name,
         isDirectory: entry.isDirectory(),
+        isSymlink: entry.isSymbolicLink(),
       }));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -176,7 +177,8 @@ export function readWorkspace(root: string, options: ReadOptions = {}): Workspac
   const seen = new Set<string>();
   for (const dir of SKILL_DIRS) {
     for (const entry of reader.list(dir)) {
-      if (!entry.isDirectory) continue;
+      // A linked skill folder is followed only if it stays inside the root (read() checks).
+      if (!entry.isDirectory && !entry.isSymlink) continue;
       const path = `${dir}/${entry.name}/SKILL.md`;
       const file = reader.read(path);
       if (!file.ok) {

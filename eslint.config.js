@@ -1,0 +1,54 @@
+// ESLint flat config. Besides the usual TypeScript and React hooks rules it enforces the
+// project's boundaries: browser code never imports Node code, src/commands never imports the
+// chat, and src/shared (the wire types) depends on nothing but zod.
+import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const NODE_ONLY = {
+  group: ['**/node/**', '**/node', 'node:*', 'better-sqlite3', 'hono', 'hono/*', '@hono/*', 'tiktoken', 'commander', 'cli-table3', 'yaml', 'tsx', 'tsx/*'],
+  message: 'Browser code must not import Node-only code (src/node, Node built-ins, server libraries).',
+};
+const CHAT = { group: ['**/chat/**', '**/chat'], message: 'Commands receive what they need through CommandContext; they never import the chat.' };
+const APP = { group: ['**/app/**', '**/app'], message: 'Only the entry point imports the app shell.' };
+
+export default defineConfig([
+  globalIgnores(['dist/', 'data/', 'coverage/', 'node_modules/']),
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['src/{app,chat,api,commands}/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs['recommended-latest'].rules,
+      'no-restricted-imports': ['error', { patterns: [NODE_ONLY] }],
+    },
+  },
+  {
+    files: ['src/{chat,api,commands}/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NODE_ONLY, APP] }] },
+  },
+  {
+    files: ['src/commands/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NODE_ONLY, APP, CHAT] }] },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [NODE_ONLY, CHAT, APP, { group: ['react', 'react-*', '@tanstack/*', 'zustand', '**/api/**', '**/commands/**'], message: 'The wire types depend on zod only.' }] },
+      ],
+    },
+  },
+]);

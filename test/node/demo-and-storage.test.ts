@@ -1,0 +1,97 @@
+/** The demo builder produces a believable TiDB investigation; storage follows contract §1. */
+import BetterSqlite3 from 'better-sqlite3';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoDatabase } from '../../src/node/demo/builder';
+import { SCHEMA_VERSION } from '../../src/node/storage/schema';
+import { openWritable } from '../../src/node/storage/store';
+
+let dir: string;
+let db: BetterSqlite3.Database;
+let root: string;
+type Row = { id: string; session_id: string; info: string; parts: string; time_updated: number };
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'investibook-demo-'));
+  root = seedDemoDatabase(join(dir, 'investibook.db'), 'demo-token').root;
+  db = new BetterSqlite3(join(dir, 'investibook.db'), { readonly: true });
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const messages = (session: string) =>
+  (db.prepare('SELECT * FROM messages_v2 WHERE session_id = ? ORDER BY id').all(session) as Row[]).map((r) => ({
+    ...r,
+    info: JSON.parse(r.info) as Record<string, unknown>,
+    parts: JSON.parse(r.parts) as Record<string, unknown>[],
+  }));
+
+describe('the demo workspace', () => {
+  it('lays out the folder of contract §2', () => {
+    for (const path of ['AGENTS.md', 'opencode.json', 'evidence/evidence_summary_for_agent.txt', 'evidence/slow-query.log', 'evidence/metrics/tikv_grpc_p99.json', 'meta/cluster.json', 'meta/alerts.json', 'meta/issue.json', 'issues/INC-4821.md']) {
+      expect(existsSync(join(root, path)), path).toBe(true);
+    }
+    expect(readdirSync(join(root, '.opencode/skills')).sort()).toEqual(['incident-report-writer', 'slow-query-analysis', 'tidb-clinic-diagnosis']);
+    expect(readdirSync(join(root, '.opencode/.all-skills')).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('holds a main session of 40+ messages in OpenCode shapes, and an older second session', () => {
+    const sessions = db.prepare('SELECT session_id, COUNT(*) n, MAX(time_updated) t FROM messages_v2 GROUP BY session_id ORDER BY t DESC').all() as { session_id: string; n: number }[];
+    expect(sessions).toHaveLength(2);
+    expect(sessions[0]!.n).toBeGreaterThanOrEqual(40);
+    const main = messages(sessions[0]!.session_id);
+    const parts = main.flatMap((m) => m.parts);
+    const tools = parts.filter((p) => p.type === 'tool') as { tool: string; state: Record<string, unknown> }[];
+    expect(String(main[0]!.parts.find((p) => p.synthetic)?.text)).toMatch(/^<workspace-context>\n<section source="/);
+    expect(tools.filter((t) => t.tool === 'skill').length).toBeGreaterThanOrEqual(3);
+    expect(tools.some((t) => t.tool === 'read' && String((t.state.input as { filePath: string }).filePath).endsWith('evidence/evidence_summary_for_agent.txt'))).toBe(true);
+    expect(tools.some((t) => t.tool === 'read' && String((t.state.input as { filePath: string }).filePath).includes('/meta/'))).toBe(true);
+    expect(tools.some((t) => t.tool === 'bash')).toBe(true);
+    expect(tools.some((t) => t.tool === 'grep')).toBe(true);
+    expect(parts.some((p) => p.type === 'reasoning')).toBe(true);
+    expect(parts.some((p) => p.type === 'file' && p.mime === 'image/png')).toBe(true);
+    expect(parts.some((p) => p.type === 'file' && p.mime === 'text/plain')).toBe(true);
+    expect(tools.filter((t) => (t.state.time as { compacted?: number }).compacted !== undefined)).toHaveLength(1);
+    const request = main.find((m) => m.parts.some((p) => p.type === 'compaction'))!;
+    expect(main.some((m) => m.info.summary === true && m.info.finish === 'stop' && m.info.parentID === request.id)).toBe(true);
+    expect(JSON.stringify(main)).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it('records ACP usage that rises through the session, plus a newer evidence_postpass row', () => {
+    const [main] = db.prepare('SELECT session_id FROM messages_v2 GROUP BY session_id ORDER BY MAX(time_updated) DESC').all() as { session_id: string }[];
+    const rows = db.prepare('SELECT source, context_used, created_at FROM interaction_token_usage WHERE session_id = ? ORDER BY created_at').all(main!.session_id) as { source: string; context_used: number; created_at: number }[];
+    const acp = rows.filter((r) => r.source === 'acp');
+    expect(acp.length).toBeGreaterThan(20);
+    const falls = acp.filter((r, i) => i > 0 && r.context_used < acp[i - 1]!.context_used);
+    expect(falls).toHaveLength(1); // the compaction
+    expect(rows.at(-1)).toMatchObject({ source: 'evidence_postpass' });
+    expect(rows.at(-1)!.created_at).toBeGreaterThan(acp.at(-1)!.created_at);
+  });
+
+  it('refuses to seed over an existing database', () => {
+    expect(() => seedDemoDatabase(join(dir, 'investibook.db'), 'x')).toThrow(/refusing/);
+  });
+});
+
+describe('storage', () => {
+  it('migrates idempotently and accepts rows that fill only the contract columns', () => {
+    const path = join(dir, 'contract.db');
+    openWritable(path).close();
+    const db2 = openWritable(path);
+    expect(db2.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db2.exec(`
+      INSERT INTO users (id, name) VALUES ('u', 'U');
+      INSERT INTO api_tokens (token_sha256, user_id) VALUES ('${'a'.repeat(64)}', 'u');
+      INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('w', 'W', '/tmp', 1);
+      INSERT INTO workspace_members (workspace_id, user_id) VALUES ('w', 'u');
+      INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_1', 'w', 's', 1, 1, '{}', '[]');
+      INSERT INTO interaction_token_usage (workspace_id, session_id, source, created_at) VALUES ('w', 's', 'acp', 1);
+    `);
+    expect(db2.prepare('SELECT context_used FROM interaction_token_usage').get()).toEqual({ context_used: null });
+    db2.close();
+  });
+});
