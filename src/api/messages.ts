@@ -2,7 +2,7 @@
  * Persisted chat messages: GET …/messages and the one persisting path, `appendMessagesToAPI`
  * (POST …/messages). Local-only messages never come through here.
  */
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { appendMessageResponseSchema, messagesResponseSchema, type ChatMessage, type MessagesResponse } from '../shared/wire';
 import { apiJson, withQuery, workspacePath } from './http';
 
@@ -31,15 +31,9 @@ export async function appendMessagesToAPI(
   return appendMessageResponseSchema.parse(body).message;
 }
 
-/** Sends a message and adds it to the cached list, so the chat updates without a refetch. */
-export function useAppendMessage(workspaceId: string, sessionId: string | null) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (text: string) => appendMessagesToAPI(workspaceId, { text, sessionId }),
-    onSuccess: (message) => {
-      queryClient.setQueryData(messageQueries.list(workspaceId, sessionId).queryKey, (old) =>
-        old ? { ...old, messages: [...old.messages, message] } : { sessionId: message.sessionId, messages: [message] },
-      );
-    },
-  });
+/** Adds a sent message to the cached list, so the chat updates without a refetch. */
+export function addMessageToCache(queryClient: QueryClient, workspaceId: string, sessionId: string | null, message: ChatMessage): void {
+  queryClient.setQueryData(messageQueries.list(workspaceId, sessionId).queryKey, (old) =>
+    old ? { ...old, messages: [...old.messages, message] } : { sessionId: message.sessionId, messages: [message] },
+  );
 }

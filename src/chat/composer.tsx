@@ -26,12 +26,14 @@ export function Composer({ registry, onSubmit, disabled = false }: ComposerProps
     const command = matches[index];
     if (command) setText(`/${command.name} `);
     setActive(0);
+    setDismissed(null);
   };
 
   const send = async () => {
     if (text.trim() === '') return;
     const sent = text;
     setText('');
+    setDismissed(null);
     const ok = await onSubmit(sent);
     if (!ok) setText((current) => current || sent);
   };
@@ -103,6 +105,7 @@ export function Composer({ registry, onSubmit, disabled = false }: ComposerProps
         onChange={(event) => {
           setText(event.target.value);
           setActive(0);
+          setDismissed(null);
         }}
         onKeyDown={onKeyDown}
       />

@@ -2,9 +2,9 @@
  * Runs composer input: commands go to the registry and produce local-only messages; plain text
  * goes to appendMessagesToAPI. Leaving the workspace aborts whatever a command is waiting for.
  */
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
-import { useAppendMessage } from '../api/messages';
+import { addMessageToCache, appendMessagesToAPI } from '../api/messages';
 import { createCommandRegistry, parseInput, type CommandContext, type CommandRegistry } from '../commands';
 import { reportKey, useLocalMessageActions, useLocalMessagesStore } from './local-messages-store';
 
@@ -12,7 +12,10 @@ export function useCommandRunner(workspaceId: string, sessionId: string | null, 
   const queryClient = useQueryClient();
   const commands = useMemo(() => registry ?? createCommandRegistry(), [registry]);
   const { localMessageAdded, localMessageReplaced } = useLocalMessageActions();
-  const append = useAppendMessage(workspaceId, sessionId);
+  const append = useMutation({
+    mutationFn: (text: string) => appendMessagesToAPI(workspaceId, { text, sessionId }),
+    onSuccess: (message) => addMessageToCache(queryClient, workspaceId, sessionId, message),
+  });
   const abortRef = useRef(new AbortController());
 
   useEffect(() => {

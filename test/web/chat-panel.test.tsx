@@ -1,0 +1,143 @@
+/** The workspace chat with Testing Library and MSW: history, sending, local-only commands. */
+import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import * as messagesApi from '../../src/api/messages';
+import { fixtures } from './msw/handlers';
+import { requests, server } from './msw/server';
+import { composer, expectNothingStored, renderApp, waitForHistory } from './render';
+
+vi.mock('../../src/api/messages', async (importOriginal) => {
+  const actual = await importOriginal<typeof messagesApi>();
+  return { ...actual, appendMessagesToAPI: vi.fn(actual.appendMessagesToAPI) };
+});
+
+const loadRequests = () => requests.filter((r) => r.method !== 'GET' || !/\/(messages|usage)(\?|$)|\/workspace\/demo$/.test(r.path));
+
+describe('ChatPanel', () => {
+  it('renders the persisted history legibly', async () => {
+    renderApp();
+    await waitForHistory();
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('INC-4821');
+    expect(screen.getByText(/INC-4821 just paged/)).toBeInTheDocument();
+    // Visible reasoning is collapsed.
+    const reasoning = screen.getAllByText('Reasoning')[0]!.closest('details')!;
+    expect(reasoning).not.toHaveAttribute('open');
+    // Tool calls are compact rows with title and status.
+    expect(screen.getAllByText('Loaded skill: tidb-clinic-diagnosis').length).toBeGreaterThan(0);
+    expect(screen.getAllByText('failed').length).toBeGreaterThan(0);
+    expect(screen.getByText(/done · output cleared/)).toBeInTheDocument();
+    // Attachments are chips; the compaction summary is marked as such.
+    expect(screen.getByText('grafana-tikv-cpu.png')).toBeInTheDocument();
+    expect(screen.getByText(/Workspace context · 5 sections/)).toBeInTheDocument();
+    expect(screen.getByRole('article', { name: 'Compaction summary' })).toBeInTheDocument();
+    expect(screen.getByRole('separator')).toHaveTextContent(/Conversation compacted on request/);
+  });
+
+  it('shows the context meter from the usage API, and a clear state without usage', async () => {
+    renderApp();
+    const used = fixtures.usage.latest!.contextUsed.toLocaleString('en-US');
+    expect(await screen.findByText(new RegExp(`Context ${used} / 200,000`))).toBeInTheDocument();
+    expect(screen.getAllByRole('meter', { name: 'Context window used' })[0]).toHaveAttribute('value');
+  });
+
+  it('says when no usage has been reported yet', async () => {
+    server.use(http.get('/api/workspace/demo/usage', () => HttpResponse.json({ sessionId: null, latest: null })));
+    renderApp();
+    expect(await screen.findByText('Context: no usage reported yet')).toBeInTheDocument();
+  });
+
+  it('POSTs plain text through appendMessagesToAPI, shows it, and says no agent is attached', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await user.type(composer(), 'Check the PD leader schedule too');
+    await user.keyboard('{Enter}');
+    expect(await screen.findByText('Check the PD leader schedule too')).toBeInTheDocument();
+    expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', { text: 'Check the PD leader schedule too', sessionId: fixtures.workspace.defaultSessionId });
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(screen.getByText('Saved, but no agent is attached')).toBeInTheDocument();
+    expect(composer()).toHaveValue('');
+  });
+
+  it('keeps Shift+Enter as a new line and sends //text as /text', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await user.type(composer(), '//debug is a{Shift>}{Enter}{/Shift}command');
+    expect(composer()).toHaveValue('//debug is a\ncommand');
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', expect.objectContaining({ text: '/debug is a\ncommand' })));
+  });
+
+  it('answers /help locally: lists the commands, sends nothing, stores nothing', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    const before = requests.length;
+    await user.type(composer(), '/help');
+    await user.keyboard('{Enter}');
+    const help = await screen.findByRole('article', { name: 'Commands (only visible to you)' });
+    expect(within(help).getByText('/debug [session-id]')).toBeInTheDocument();
+    expect(within(help).getByText(/Only visible to you · disappears on refresh/)).toBeInTheDocument();
+    expect(screen.getByRole('article', { name: 'Your command (only visible to you)' })).toHaveTextContent('/help');
+    expect(requests.slice(before)).toEqual([]);
+    expect(messagesApi.appendMessagesToAPI).not.toHaveBeenCalled();
+    await expectNothingStored();
+  });
+
+  it('answers an unknown command with a local reply and sends nothing', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    const before = requests.length;
+    await user.type(composer(), '/frobnicate now');
+    await user.keyboard('{Enter}');
+    expect(await screen.findByText('Unknown command')).toBeInTheDocument();
+    expect(screen.getByText(/\/frobnicate is not a command/)).toBeInTheDocument();
+    expect(requests.slice(before)).toEqual([]);
+    expect(messagesApi.appendMessagesToAPI).not.toHaveBeenCalled();
+    await expectNothingStored();
+    expect(loadRequests()).toEqual([]);
+  });
+
+  it('lets a local message be dismissed', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await user.type(composer(), '/help{Enter}');
+    const help = await screen.findByRole('article', { name: 'Commands (only visible to you)' });
+    await user.click(within(help).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('article', { name: 'Commands (only visible to you)' })).not.toBeInTheDocument();
+  });
+
+  it('offers an accessible autocomplete: arrows, Tab to complete, Esc to close', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await user.type(composer(), '/');
+    const list = screen.getByRole('listbox', { name: 'Commands' });
+    expect(composer()).toHaveAttribute('aria-expanded', 'true');
+    const options = within(list).getAllByRole('option');
+    expect(options.map((o) => o.textContent)).toEqual([expect.stringContaining('/debug [session-id]'), expect.stringContaining('/help')]);
+    expect(options[0]).toHaveAttribute('aria-selected', 'true');
+    expect(within(list).getByText('Show what is filling the model context (only visible to you)')).toBeInTheDocument();
+    await user.keyboard('{ArrowDown}');
+    expect(within(list).getAllByRole('option')[1]).toHaveAttribute('aria-selected', 'true');
+    expect(composer()).toHaveAttribute('aria-activedescendant', within(list).getAllByRole('option')[1]!.id);
+    await user.keyboard('{Tab}');
+    expect(composer()).toHaveValue('/help ');
+    expect(screen.queryByRole('listbox')).not.toBeInTheDocument();
+    await user.clear(composer());
+    await user.type(composer(), '/de');
+    expect(screen.getByRole('listbox')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('listbox')).not.toBeInTheDocument();
+    expect(composer()).toHaveAttribute('aria-expanded', 'false');
+    await user.clear(composer());
+    await user.type(composer(), '/de{Enter}');
+    expect(composer()).toHaveValue('/debug ');
+  });
+
+  it('shows a clear page for a workspace that is missing or not yours', async () => {
+    window.history.replaceState(null, '', '/w/elsewhere');
+    server.use(http.get('/api/workspace/elsewhere', () => HttpResponse.json({ error: { code: 'workspace_not_found', message: 'Workspace not found' } }, { status: 404 })));
+    renderApp();
+    expect(await screen.findByRole('heading', { name: 'Workspace not found' })).toBeInTheDocument();
+  });
+});

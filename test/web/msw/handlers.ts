@@ -1,0 +1,37 @@
+/** Happy-path handlers, grouped by domain, answering with fixtures the real engine generated. */
+import { http, HttpResponse } from 'msw';
+import messages from '../../fixtures/messages-demo.json';
+import report from '../../fixtures/report-demo.json';
+import usage from '../../fixtures/usage-demo.json';
+import workspace from '../../fixtures/workspace-demo.json';
+
+export const fixtures = { workspace, messages, usage, report };
+
+export const workspaceHandlers = [http.get('/api/workspace/demo', () => HttpResponse.json(workspace))];
+
+export const messageHandlers = [
+  http.get('/api/workspace/demo/messages', () => HttpResponse.json(messages)),
+  http.post('/api/workspace/demo/messages', async ({ request }) => {
+    const body = (await request.json()) as { text: string };
+    const now = Date.now();
+    return HttpResponse.json(
+      {
+        message: {
+          id: `msg_${now.toString(16)}`,
+          sessionId: workspace.defaultSessionId,
+          timeCreated: now,
+          timeUpdated: now,
+          info: { role: 'user', time: { created: now } },
+          parts: [{ id: 'prt_new', type: 'text', text: body.text }],
+        },
+      },
+      { status: 201 },
+    );
+  }),
+];
+
+export const usageHandlers = [http.get('/api/workspace/demo/usage', () => HttpResponse.json(usage))];
+
+export const debugHandlers = [http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(report))];
+
+export const handlers = [...workspaceHandlers, ...messageHandlers, ...usageHandlers, ...debugHandlers];
