@@ -68,6 +68,7 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
                     disabled={source.itemCount === 0}
                     onClick={() => toggle(source.id)}
                   >
+                    <span className="chevron" aria-hidden="true" />
                     <span className={`swatch src-${source.id}`} aria-hidden="true" />
                     {source.label}
                   </button>
