@@ -89,7 +89,7 @@ export function buildReport(input: ReportInput): ContextReport {
     const sorted = [...list].sort((a, b) => b.tokens - a.tokens || b.bytes - a.bytes);
     const shown = input.itemsLimit === 'all' ? sorted : sorted.slice(0, input.itemsLimit);
     const hidden = sorted.slice(shown.length);
-    const items: ReportItem[] = shown.map((c) => toItem(c, scaledById.get(c) ?? null, used));
+    const items: ReportItem[] = shown.map((c) => toItem(c, scaledById.get(c) ?? null, used, duplicates.get(c)));
     return {
       id,
       label: SOURCE_LABELS[id],
@@ -203,14 +203,11 @@ function markDuplicates(contributions: Contribution[]): Map<Contribution, Duplic
     if (group.length < 2) continue;
     group.forEach((c, i) => marks.set(c, { reads: group.length, ordinal: i + 1 }));
   }
-  (contributions as (Contribution & { duplicate?: DuplicateMark })[]).forEach((c) => {
-    const mark = marks.get(c);
-    if (mark) c.duplicate = mark;
-  });
   return marks;
 }
 
-function toItem(c: Contribution & { duplicate?: DuplicateMark }, scaled: number | null, used: number | null): ReportItem {
+// Contributions may be shared with a cache across reports: they are read here, never changed.
+function toItem(c: Contribution, scaled: number | null, used: number | null, duplicate: DuplicateMark | undefined): ReportItem {
   return {
     id: itemId(c.sourceRef),
     label: c.label,
@@ -220,7 +217,7 @@ function toItem(c: Contribution & { duplicate?: DuplicateMark }, scaled: number 
     percentOfUsed: percentOf(scaled, used),
     bytes: c.bytes,
     ...(c.path !== undefined ? { path: c.path } : {}),
-    ...(c.duplicate ? { duplicate: c.duplicate } : {}),
+    ...(duplicate ? { duplicate } : {}),
   };
 }
 

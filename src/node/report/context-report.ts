@@ -8,19 +8,21 @@ import { notFound, usageError } from '../errors';
 import { latestAcpUsage } from '../usage';
 import {
   getWorkspace,
-  iterateMessageHeaders,
-  iterateMessagesFrom,
   listSessions,
+  messageById,
+  messageHeader,
   messageParts,
+  messageStamps,
   resolveRoot,
   sessionExists,
   type Db,
 } from '../storage/store';
-import { analyzeMessage, type MessageAnalysis } from './attribute';
+import { analyzeMessage, type AttributionContext, type MessageAnalysis } from './attribute';
 import { buildReport, DEFAULT_ITEMS, type UsageInput } from './build-report';
-import { headerOf, liveStartIndex, partsHaveCompaction, type MessageHeader } from './compaction';
+import { headerOf, liveStartIndex, partsHaveCompaction } from './compaction';
 import { estimatorFor } from './estimator';
 import { readWorkspace, type ReadOptions } from './read-workspace';
+import { ReportCache, type CachedMessage } from './report-cache';
 
 export interface ReportRequest {
   workspaceId: string;
@@ -31,6 +33,8 @@ export interface ReportRequest {
 
 export interface ReportOptions extends ReadOptions {
   now?: () => Date;
+  /** Memo shared between reports of a long-lived process (the server); none in the CLI. */
+  cache?: ReportCache;
 }
 
 /** The most recently active session of a workspace (contract §5), or null when it has none. */
@@ -58,6 +62,9 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
   let history = { messages: 0, bytes: 0 };
   let usage: UsageInput | null = null;
 
+  const cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
+  const scope = `${estimator.id}\u0000${root}`;
+
   // One read transaction: the report sees one consistent snapshot of the database.
   db.transaction(() => {
     if (sessionId === null) {
@@ -65,26 +72,26 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
       return;
     }
     usage = latestAcpUsage(db, workspace.id, sessionId, warnings);
-    const headers: (MessageHeader & { size: number })[] = [];
-    for (const row of iterateMessageHeaders(db, workspace.id, sessionId)) {
-      const info = parseJson(row.info);
-      if (info === undefined) warnings.push(`messages_v2/${row.id}: info is not valid JSON`);
-      const compaction = row.maybe_compaction === 1 && partsHaveCompaction(parseJson(messageParts(db, row.id) ?? ''));
-      headers.push({ ...headerOf(row.id, info, compaction), size: row.size });
-    }
-    const start = liveStartIndex(headers);
-    history = { messages: start, bytes: headers.slice(0, start).reduce((n, h) => n + h.size, 0) };
-    const first = headers[start];
-    if (!first) return;
-    const context = { estimator, root, instructionFiles: new Set<string>() };
-    for (const row of iterateMessagesFrom(db, workspace.id, sessionId, first.id)) {
-      const info = parseJson(row.info);
-      const parts = parseJson(row.parts);
-      const analysis = analyzeMessage(row.id, info ?? {}, parts ?? null, context);
-      if (parts === undefined) {
-        analysis.warnings.splice(0, analysis.warnings.length, `messages_v2/${row.id}: parts is not valid JSON; skipped`);
+    const entries: { id: string; entry: CachedMessage }[] = [];
+    for (const stamp of messageStamps(db, workspace.id, sessionId)) {
+      let entry = cache.get(scope, stamp.id, stamp.time_updated);
+      if (!entry) {
+        const row = messageHeader(db, stamp.id);
+        if (!row) continue; // deleted between the two reads: not possible inside the transaction
+        const info = parseJson(row.info);
+        const compaction = row.maybe_compaction === 1 && partsHaveCompaction(parseJson(messageParts(db, stamp.id) ?? ''));
+        entry = { timeUpdated: stamp.time_updated, size: row.size, header: headerOf(stamp.id, info, compaction), infoValid: info !== undefined, analysis: null };
+        cache.set(scope, stamp.id, entry);
       }
-      messages.push({ id: row.id, analysis });
+      if (!entry.infoValid) warnings.push(`messages_v2/${stamp.id}: info is not valid JSON`);
+      entries.push({ id: stamp.id, entry });
+    }
+    const start = liveStartIndex(entries.map((e) => e.entry.header));
+    history = { messages: start, bytes: entries.slice(0, start).reduce((n, e) => n + e.entry.size, 0) };
+    const context = { estimator, root, instructionFiles: new Set<string>() };
+    for (const { id, entry } of entries.slice(start)) {
+      entry.analysis ??= analyze(db, id, context);
+      messages.push({ id, analysis: entry.analysis });
     }
   })();
 
@@ -101,6 +108,15 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
     warnings,
     itemsLimit: request.items ?? DEFAULT_ITEMS,
   });
+}
+
+function analyze(db: Db, id: string, context: AttributionContext): MessageAnalysis {
+  const row = messageById(db, id);
+  const info = row ? parseJson(row.info) : undefined;
+  const parts = row ? parseJson(row.parts) : undefined;
+  const analysis = analyzeMessage(id, info ?? {}, parts ?? null, context);
+  if (parts === undefined) analysis.warnings.splice(0, analysis.warnings.length, `messages_v2/${id}: parts is not valid JSON; skipped`);
+  return analysis;
 }
 
 function parseJson(text: string): unknown {

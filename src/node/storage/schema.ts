@@ -46,6 +46,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX interaction_token_usage_session
     ON interaction_token_usage (workspace_id, session_id, source, created_at);
   `,
+  // A warm report checks which messages changed from this index alone, without reading rows.
+  `
+  CREATE INDEX messages_v2_stamps ON messages_v2 (workspace_id, session_id, id, time_updated);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -171,28 +171,33 @@ export function iterateMessages(
     .iterate(workspaceId, sessionId) as IterableIterator<MessageRow>;
 }
 
+/** Ids and update stamps of a session's messages, in id order, from the index alone. */
+export function messageStamps(db: Db, workspaceId: string, sessionId: string): { id: string; time_updated: number }[] {
+  return db
+    .prepare(
+      `SELECT id, time_updated FROM messages_v2
+       WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
+    )
+    .all(workspaceId, sessionId) as { id: string; time_updated: number }[];
+}
+
 export interface MessageHeaderRow {
-  id: string;
-  time_updated: number;
   info: string;
   /** 1 when the parts text mentions "compaction" (then the parts are parsed to be sure). */
   maybe_compaction: number;
   size: number;
 }
 
-/** Every message of a session without its parts: enough to find the live context. */
-export function iterateMessageHeaders(
-  db: Db,
-  workspaceId: string,
-  sessionId: string,
-): IterableIterator<MessageHeaderRow> {
-  return db
+/** A message without its parts: enough to find the live context. */
+export function messageHeader(db: Db, messageId: string): MessageHeaderRow | null {
+  const row = db
     .prepare(
-      `SELECT id, time_updated, info, instr(parts, '"compaction"') > 0 AS maybe_compaction,
+      `SELECT info, instr(parts, '"compaction"') > 0 AS maybe_compaction,
               length(CAST(info AS BLOB)) + length(CAST(parts AS BLOB)) AS size
-       FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
+       FROM messages_v2 WHERE id = ?`,
     )
-    .iterate(workspaceId, sessionId) as IterableIterator<MessageHeaderRow>;
+    .get(messageId) as MessageHeaderRow | undefined;
+  return row ?? null;
 }
 
 export function messageParts(db: Db, messageId: string): string | null {
@@ -202,19 +207,14 @@ export function messageParts(db: Db, messageId: string): string | null {
   return row?.parts ?? null;
 }
 
-/** Messages of a session from `fromId` on (inclusive), in id order, one row at a time. */
-export function iterateMessagesFrom(
-  db: Db,
-  workspaceId: string,
-  sessionId: string,
-  fromId: string,
-): IterableIterator<MessageRow> {
-  return db
+export function messageById(db: Db, messageId: string): MessageRow | null {
+  const row = db
     .prepare(
       `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
-       FROM messages_v2 WHERE workspace_id = ? AND session_id = ? AND id >= ? ORDER BY id`,
+       FROM messages_v2 WHERE id = ?`,
     )
-    .iterate(workspaceId, sessionId, fromId) as IterableIterator<MessageRow>;
+    .get(messageId) as MessageRow | undefined;
+  return row ?? null;
 }
 
 export interface NewMessage {
