@@ -3,7 +3,7 @@
  * local-only messages, and the composer. Commands never reach appendMessagesToAPI.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { messageQueries } from '../api/messages';
 import type { CommandRegistry, LocalMessage } from '../commands';
 import type { Workspace } from '../shared/wire';
@@ -37,10 +37,14 @@ export function ChatPanel({ workspace, registry }: Props) {
     endRef.current?.scrollIntoView?.({ block: 'end' });
   }, [entries.length]);
 
-  const retry = (message: LocalMessage & { kind: 'context-report' }) => {
-    localMessageDismissed(message.id);
-    runner.retry(message.commandLine);
-  };
+  const { retry: rerun } = runner;
+  const retry = useCallback(
+    (message: LocalMessage & { kind: 'context-report' }) => {
+      localMessageDismissed(message.id);
+      rerun(message.commandLine);
+    },
+    [localMessageDismissed, rerun],
+  );
 
   return (
     <main className="chat-panel">

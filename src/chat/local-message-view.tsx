@@ -2,7 +2,7 @@
  * A local-only message: marked as such, dismissible, never persisted. The context report's
  * renderer is its own lazily loaded chunk.
  */
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, memo, Suspense, type ReactNode } from 'react';
 import type { LocalMessage } from '../commands';
 
 const ContextReportView = lazy(() => import('./report/context-report-view'));
@@ -15,7 +15,7 @@ interface Props {
   onRetry: (message: LocalMessage & { kind: 'context-report' }) => void;
 }
 
-export function LocalMessageView({ message, onDismiss, onRetry }: Props) {
+export const LocalMessageView = memo(function LocalMessageView({ message, onDismiss, onRetry }: Props) {
   if (message.kind === 'command-echo') {
     return (
       <Frame message={message} onDismiss={onDismiss} className="local-echo" label="Your command">
@@ -73,7 +73,7 @@ export function LocalMessageView({ message, onDismiss, onRetry }: Props) {
       )}
     </Frame>
   );
-}
+});
 
 function Frame({
   message,

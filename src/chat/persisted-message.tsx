@@ -3,13 +3,15 @@
  * compact rows, attachments as chips, the compaction summary marked. Unknown shapes degrade to
  * nothing rather than breaking the list.
  */
+import { memo } from 'react';
 import type { ChatMessage } from '../shared/wire';
 
 type Part = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const obj = (value: unknown): Part => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Part) : {});
 
-export function PersistedMessage({ message }: { message: ChatMessage }) {
+/** Memoised: messages from the query cache keep their identity, so adding one re-renders one. */
+export const PersistedMessage = memo(function PersistedMessage({ message }: { message: ChatMessage }) {
   if (message.problem) {
     return (
       <article className="message message-problem" aria-label="Unreadable message">
@@ -38,7 +40,7 @@ export function PersistedMessage({ message }: { message: ChatMessage }) {
       ))}
     </article>
   );
-}
+});
 
 function PartView({ part }: { part: Part }) {
   switch (part.type) {

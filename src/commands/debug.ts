@@ -28,6 +28,9 @@ export const debugCommand = {
     ctx.signal.addEventListener('abort', cancel, { once: true });
     try {
       const report = await ctx.queryClient.fetchQuery({ ...options, staleTime: 0 });
+      // Parsing and validating a large report is one task, rendering it another: yield between
+      // them so neither blocks input for long.
+      await new Promise((resume) => setTimeout(resume, 0));
       if (!ctx.signal.aborted) ctx.replaceLocalMessage(id, message({ status: 'ready', report, previous }));
     } catch (error) {
       if (ctx.signal.aborted) return;

@@ -3,7 +3,8 @@
  * as a zod schema with its inferred type. Browser and Node code both import this module; it
  * must stay free of Node and DOM APIs.
  */
-import { z } from 'zod';
+// zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
+import { z } from 'zod/mini';
 
 /** The nine semantic sources of contract section 3, in report order. */
 export const SOURCE_IDS = [
@@ -51,7 +52,7 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export const sessionSummarySchema = z.object({
   id: z.string(),
-  messageCount: z.number().int(),
+  messageCount: z.int(),
   lastActiveAt: z.number(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -60,7 +61,7 @@ export const workspaceSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** The most recently active session: the default for messages, usage and the report. */
-  defaultSessionId: z.string().nullable(),
+  defaultSessionId: z.nullable(z.string()),
   sessions: z.array(sessionSummarySchema),
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
@@ -74,12 +75,12 @@ export const chatMessageSchema = z.object({
   info: z.record(z.string(), z.unknown()),
   parts: z.array(z.record(z.string(), z.unknown())),
   /** Set when the stored row could not be read; the message is shown as unreadable. */
-  problem: z.string().optional(),
+  problem: z.optional(z.string()),
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
 export const messagesResponseSchema = z.object({
-  sessionId: z.string().nullable(),
+  sessionId: z.nullable(z.string()),
   messages: z.array(chatMessageSchema),
 });
 export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
@@ -87,24 +88,24 @@ export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
 export const MAX_MESSAGE_TEXT = 100_000;
 
 export const appendMessageRequestSchema = z.object({
-  text: z.string().trim().min(1, 'text must not be empty').max(MAX_MESSAGE_TEXT),
-  sessionId: z.string().min(1).max(200).optional(),
+  text: z.string().check(z.trim(), z.minLength(1, 'text must not be empty'), z.maxLength(MAX_MESSAGE_TEXT)),
+  sessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 export type AppendMessageRequest = z.infer<typeof appendMessageRequestSchema>;
 
 export const appendMessageResponseSchema = z.object({ message: chatMessageSchema });
 
 export const usageSchema = z.object({
-  sessionId: z.string().nullable(),
+  sessionId: z.nullable(z.string()),
   /** null: no ACP usage_update recorded for the session yet. */
-  latest: z
-    .object({
+  latest: z.nullable(
+    z.object({
       contextUsed: z.number(),
-      contextSize: z.number().nullable(),
-      percent: z.number().nullable(),
+      contextSize: z.nullable(z.number()),
+      percent: z.nullable(z.number()),
       recordedAt: z.string(),
-    })
-    .nullable(),
+    }),
+  ),
 });
 export type Usage = z.infer<typeof usageSchema>;
 
@@ -116,40 +117,40 @@ export type EstimatorId = (typeof ESTIMATORS)[number];
 
 export const duplicateReadSchema = z.object({
   /** How many times the same file (and range) is read in live context. */
-  reads: z.number().int(),
+  reads: z.int(),
   /** 1 for the first read, 2 for the second, … */
-  ordinal: z.number().int(),
+  ordinal: z.int(),
 });
 
 export const reportItemSchema = z.object({
   id: z.string(),
   label: z.string(),
   sourceRef: z.string(),
-  estimatedTokens: z.number().int(),
-  scaledTokens: z.number().int().nullable(),
-  percentOfUsed: z.number().nullable(),
-  bytes: z.number().int(),
+  estimatedTokens: z.int(),
+  scaledTokens: z.nullable(z.int()),
+  percentOfUsed: z.nullable(z.number()),
+  bytes: z.int(),
   /** Workspace-relative path of the file this item carries, when it carries one. */
-  path: z.string().optional(),
-  duplicate: duplicateReadSchema.optional(),
+  path: z.optional(z.string()),
+  duplicate: z.optional(duplicateReadSchema),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
 
 export const reportSourceSchema = z.object({
   id: sourceIdSchema,
   label: z.string(),
-  estimatedTokens: z.number().int(),
-  scaledTokens: z.number().int().nullable(),
-  percentOfUsed: z.number().nullable(),
-  bytes: z.number().int(),
-  itemCount: z.number().int(),
+  estimatedTokens: z.int(),
+  scaledTokens: z.nullable(z.int()),
+  percentOfUsed: z.nullable(z.number()),
+  bytes: z.int(),
+  itemCount: z.int(),
   items: z.array(reportItemSchema),
   /** What `items` leaves out when it is cut short (zero when it lists every item). */
   more: z.object({
-    itemCount: z.number().int(),
-    estimatedTokens: z.number().int(),
-    scaledTokens: z.number().int().nullable(),
-    bytes: z.number().int(),
+    itemCount: z.int(),
+    estimatedTokens: z.int(),
+    scaledTokens: z.nullable(z.int()),
+    bytes: z.int(),
   }),
 });
 export type ReportSource = z.infer<typeof reportSourceSchema>;
@@ -157,51 +158,51 @@ export type ReportSource = z.infer<typeof reportSourceSchema>;
 export const excludedSchema = z.object({
   label: z.string(),
   reason: z.string(),
-  bytes: z.number().int(),
-  count: z.number().int().optional(),
+  bytes: z.int(),
+  count: z.optional(z.int()),
 });
 export type Excluded = z.infer<typeof excludedSchema>;
 
 export const contextReportSchema = z.object({
   schemaVersion: z.literal(1),
   workspaceId: z.string(),
-  sessionId: z.string().nullable(),
+  sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
-  actual: z
-    .object({
-      contextUsed: z.number().int(),
-      contextSize: z.number().int().nullable(),
-      percent: z.number().nullable(),
+  actual: z.nullable(
+    z.object({
+      contextUsed: z.int(),
+      contextSize: z.nullable(z.int()),
+      percent: z.nullable(z.number()),
       recordedAt: z.string(),
       source: z.literal('acp'),
-    })
-    .nullable(),
+    }),
+  ),
   estimate: z.object({
     method: z.string(),
     estimator: z.enum(ESTIMATORS),
-    totalTokens: z.number().int(),
-    totalBytes: z.number().int(),
-    itemCount: z.number().int(),
-    scale: z.number().nullable(),
+    totalTokens: z.int(),
+    totalBytes: z.int(),
+    itemCount: z.int(),
+    scale: z.nullable(z.number()),
   }),
   /** Provider-reported tokens of the session's latest assistant message; null when none reported. */
-  providerTokens: z
-    .object({
+  providerTokens: z.nullable(
+    z.object({
       messageId: z.string(),
-      input: z.number().nullable(),
-      output: z.number().nullable(),
-      cacheRead: z.number().nullable(),
-      cacheWrite: z.number().nullable(),
+      input: z.nullable(z.number()),
+      output: z.nullable(z.number()),
+      cacheRead: z.nullable(z.number()),
+      cacheWrite: z.nullable(z.number()),
       /** cacheRead / (input + cacheRead) × 100; null unless both were reported. */
-      cacheReadSharePercent: z.number().nullable(),
-    })
-    .nullable(),
-  sources: z.array(reportSourceSchema).length(SOURCE_IDS.length),
+      cacheReadSharePercent: z.nullable(z.number()),
+    }),
+  ),
+  sources: z.array(reportSourceSchema).check(z.length(SOURCE_IDS.length)),
   duplicates: z.object({
-    files: z.number().int(),
-    extraReads: z.number().int(),
-    repeatedEstimatedTokens: z.number().int(),
-    repeatedScaledTokens: z.number().int().nullable(),
+    files: z.int(),
+    extraReads: z.int(),
+    repeatedEstimatedTokens: z.int(),
+    repeatedScaledTokens: z.nullable(z.int()),
   }),
   excluded: z.array(excludedSchema),
   notes: z.array(z.string()),

@@ -80,7 +80,7 @@ describe('/debug', () => {
     expect(skills).toHaveAttribute('aria-expanded', 'true');
     const items = within(region).getByRole('table', { name: 'Largest items of Skills & Knowledge' });
     const loaded = within(items).getByText('Loaded skill: tidb-clinic-diagnosis');
-    expect(loaded.closest('th')!.getAttribute('title')).toMatch(/^messages_v2\/msg_\w+\/parts\/\d+$/);
+    expect(loaded.closest('th')!.getAttribute('title')).toMatch(/^Loaded skill: tidb-clinic-diagnosis\nmessages_v2\/msg_\w+\/parts\/\d+$/);
     expect(region.textContent).not.toMatch(/messages_v2\//);
     await user.keyboard(' ');
     expect(skills).toHaveAttribute('aria-expanded', 'false');
@@ -203,6 +203,23 @@ describe('/debug', () => {
     const evidenceRow = within(latest).getAllByRole('row').find((r) => r.classList.contains('source-row'))!;
     expect(evidenceRow).toHaveTextContent('+500');
     expect(within(latest).getByText(/since the previous \/debug/)).toHaveTextContent('+500 tokens used in total');
+  });
+
+  it('keeps a source of 200 items to a bounded number of rendered rows', async () => {
+    const big: ContextReport = structuredClone(report);
+    const evidence = big.sources[0]!;
+    evidence.items = Array.from({ length: 200 }, (_, i) => ({ ...evidence.items[0]!, id: `it_${i}`, label: `Read evidence: file-${i}.log` }));
+    evidence.itemCount = 200;
+    server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(big)));
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    await user.click(within(region).getByRole('button', { name: 'Evidence' }));
+    const table = within(region).getByRole('table', { name: 'Largest items of Evidence' });
+    expect(table).toHaveAttribute('aria-rowcount', '201');
+    expect(within(table).getByText('Read evidence: file-0.log')).toBeInTheDocument();
+    expect(within(table).getAllByRole('row').length).toBeLessThan(30);
   });
 
   it('can be dismissed', async () => {

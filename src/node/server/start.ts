@@ -20,20 +20,23 @@ export interface StartOptions {
   port: number;
   token?: string | undefined;
   build?: boolean;
+  /** Where progress lines go (default: stdout). */
+  log?: (line: string) => void;
 }
 
 export async function start(options: StartOptions) {
   const dbPath = resolve(options.dbPath);
+  const log = options.log ?? ((line: string) => console.log(line));
   let token = options.token;
   if (!existsSync(dbPath)) {
     token ??= generateToken();
     seedDemoDatabase(dbPath, token);
     rememberToken(dbPath, token);
-    console.log(`Created the demo database at ${dbPath}`);
+    log(`Created the demo database at ${dbPath}`);
   }
   const db = openWritable(dbPath);
   token = ensureDemoToken(db, dbPath, token);
-  if (options.build !== false) await buildWebIfStale();
+  if (options.build !== false) await buildWebIfStale(log);
 
   let readOnly: Db | null = null;
   const app = createApp({
@@ -50,7 +53,7 @@ export async function start(options: StartOptions) {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://127.0.0.1:${port}/w/${DEMO_WORKSPACE_ID}`;
-  console.log(token ? `Open ${url}?token=${token}` : `Open ${url} (sign in with ?token=YOUR_TOKEN)`);
+  log(token ? `Open ${url}?token=${token}` : `Open ${url} (sign in with ?token=YOUR_TOKEN)`);
   return {
     url,
     port,
@@ -87,11 +90,11 @@ function rememberToken(dbPath: string, token: string): void {
 
 const tokenFile = (dbPath: string): string => `${dbPath}.demo-token`;
 
-async function buildWebIfStale(): Promise<void> {
+async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   const index = join(WEB_ROOT, 'index.html');
   const sources = [join(PROJECT, 'src'), join(PROJECT, 'index.html'), join(PROJECT, 'vite.config.ts')];
   if (existsSync(index) && newestMtime(sources) <= statSync(index).mtimeMs) return;
-  console.log('Building the web app…');
+  log('Building the web app…');
   const { build } = await import('vite');
   await build({ configFile: join(PROJECT, 'vite.config.ts'), root: PROJECT, logLevel: 'warn' });
 }

@@ -10,6 +10,16 @@ import { migrate } from './schema';
 
 export type Db = Database;
 
+// Statements are prepared once per connection: preparing costs more than running a point query.
+const statements = new WeakMap<Db, Map<string, BetterSqlite3.Statement>>();
+function sql(db: Db, text: string): BetterSqlite3.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let statement = cache.get(text);
+  if (!statement) cache.set(text, (statement = db.prepare(text)));
+  return statement;
+}
+
 export interface WorkspaceRow {
   id: string;
   name: string;
@@ -83,16 +93,14 @@ export function resolveRoot(db: Db, rootPath: string): string {
 // --- users and access ------------------------------------------------------------------------
 
 export function userIdForTokenHash(db: Db, tokenSha256: string): string | null {
-  const row = db
-    .prepare('SELECT user_id FROM api_tokens WHERE token_sha256 = ?')
+  const row = sql(db,'SELECT user_id FROM api_tokens WHERE token_sha256 = ?')
     .get(tokenSha256) as { user_id: string } | undefined;
   return row?.user_id ?? null;
 }
 
 /** The workspace if it exists and the user is a member; otherwise null (the two are not told apart). */
 export function workspaceForMember(db: Db, workspaceId: string, userId: string): WorkspaceRow | null {
-  const row = db
-    .prepare(
+  const row = sql(db,
       `SELECT w.id, w.name, w.root_path, w.created_at FROM workspaces w
        JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = ?
        WHERE w.id = ?`,
@@ -102,15 +110,13 @@ export function workspaceForMember(db: Db, workspaceId: string, userId: string):
 }
 
 export function getWorkspace(db: Db, workspaceId: string): WorkspaceRow | null {
-  const row = db
-    .prepare('SELECT id, name, root_path, created_at FROM workspaces WHERE id = ?')
+  const row = sql(db,'SELECT id, name, root_path, created_at FROM workspaces WHERE id = ?')
     .get(workspaceId) as WorkspaceRow | undefined;
   return row ?? null;
 }
 
 export function listWorkspaces(db: Db): WorkspaceRow[] {
-  return db
-    .prepare('SELECT id, name, root_path, created_at FROM workspaces ORDER BY id')
+  return sql(db,'SELECT id, name, root_path, created_at FROM workspaces ORDER BY id')
     .all() as WorkspaceRow[];
 }
 
@@ -121,8 +127,7 @@ export function listWorkspaces(db: Db): WorkspaceRow[] {
  * time_updated and the ACP usage rows' created_at (contract §5).
  */
 export function listSessions(db: Db, workspaceId: string): SessionRow[] {
-  return db
-    .prepare(
+  return sql(db,
       `SELECT session_id, SUM(n) AS message_count, MAX(t) AS last_active FROM (
          SELECT session_id, COUNT(*) AS n, MAX(time_updated) AS t FROM messages_v2
            WHERE workspace_id = ? GROUP BY session_id
@@ -135,8 +140,7 @@ export function listSessions(db: Db, workspaceId: string): SessionRow[] {
 }
 
 export function sessionExists(db: Db, workspaceId: string, sessionId: string): boolean {
-  const row = db
-    .prepare(
+  const row = sql(db,
       `SELECT 1 FROM messages_v2 WHERE workspace_id = ? AND session_id = ?
        UNION ALL
        SELECT 1 FROM interaction_token_usage WHERE workspace_id = ? AND session_id = ?
@@ -149,8 +153,7 @@ export function sessionExists(db: Db, workspaceId: string, sessionId: string): b
 // --- messages --------------------------------------------------------------------------------
 
 export function listMessages(db: Db, workspaceId: string, sessionId: string): MessageRow[] {
-  return db
-    .prepare(
+  return sql(db,
       `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
        FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
     )
@@ -163,8 +166,7 @@ export function iterateMessages(
   workspaceId: string,
   sessionId: string,
 ): IterableIterator<MessageRow> {
-  return db
-    .prepare(
+  return sql(db,
       `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
        FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
     )
@@ -173,8 +175,7 @@ export function iterateMessages(
 
 /** Ids and update stamps of a session's messages, in id order, from the index alone. */
 export function messageStamps(db: Db, workspaceId: string, sessionId: string): { id: string; time_updated: number }[] {
-  return db
-    .prepare(
+  return sql(db,
       `SELECT id, time_updated FROM messages_v2
        WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
     )
@@ -190,8 +191,7 @@ export interface MessageHeaderRow {
 
 /** A message without its parts: enough to find the live context. */
 export function messageHeader(db: Db, messageId: string): MessageHeaderRow | null {
-  const row = db
-    .prepare(
+  const row = sql(db,
       `SELECT info, instr(parts, '"compaction"') > 0 AS maybe_compaction,
               length(CAST(info AS BLOB)) + length(CAST(parts AS BLOB)) AS size
        FROM messages_v2 WHERE id = ?`,
@@ -201,15 +201,14 @@ export function messageHeader(db: Db, messageId: string): MessageHeaderRow | nul
 }
 
 export function messageParts(db: Db, messageId: string): string | null {
-  const row = db.prepare('SELECT parts FROM messages_v2 WHERE id = ?').get(messageId) as
+  const row = sql(db, 'SELECT parts FROM messages_v2 WHERE id = ?').get(messageId) as
     | { parts: string }
     | undefined;
   return row?.parts ?? null;
 }
 
 export function messageById(db: Db, messageId: string): MessageRow | null {
-  const row = db
-    .prepare(
+  const row = sql(db,
       `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
        FROM messages_v2 WHERE id = ?`,
     )
@@ -228,7 +227,7 @@ export interface NewMessage {
 }
 
 export function insertMessage(db: Db, message: NewMessage): void {
-  db.prepare(
+  sql(db, 
     `INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(
@@ -251,8 +250,7 @@ export function acpUsageNewestFirst(
   sessionId: string,
   limit = 20,
 ): UsageRow[] {
-  return db
-    .prepare(
+  return sql(db,
       `SELECT * FROM interaction_token_usage
        WHERE workspace_id = ? AND session_id = ? AND source = 'acp'
        ORDER BY created_at DESC, id DESC LIMIT ?`,
@@ -272,7 +270,7 @@ export interface NewUsage {
 }
 
 export function insertUsage(db: Db, usage: NewUsage): void {
-  db.prepare(
+  sql(db, 
     `INSERT INTO interaction_token_usage
        (workspace_id, session_id, source, context_used, context_size, cost_amount, cost_currency, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -291,15 +289,15 @@ export function insertUsage(db: Db, usage: NewUsage): void {
 // --- setup (demo builder, tests) -------------------------------------------------------------
 
 export function insertUser(db: Db, id: string, name: string): void {
-  db.prepare('INSERT INTO users (id, name) VALUES (?, ?)').run(id, name);
+  sql(db, 'INSERT INTO users (id, name) VALUES (?, ?)').run(id, name);
 }
 
 export function insertTokenHash(db: Db, tokenSha256: string, userId: string): void {
-  db.prepare('INSERT INTO api_tokens (token_sha256, user_id) VALUES (?, ?)').run(tokenSha256, userId);
+  sql(db, 'INSERT INTO api_tokens (token_sha256, user_id) VALUES (?, ?)').run(tokenSha256, userId);
 }
 
 export function insertWorkspace(db: Db, row: WorkspaceRow): void {
-  db.prepare('INSERT INTO workspaces (id, name, root_path, created_at) VALUES (?, ?, ?, ?)').run(
+  sql(db, 'INSERT INTO workspaces (id, name, root_path, created_at) VALUES (?, ?, ?, ?)').run(
     row.id,
     row.name,
     row.root_path,
@@ -308,7 +306,7 @@ export function insertWorkspace(db: Db, row: WorkspaceRow): void {
 }
 
 export function addMember(db: Db, workspaceId: string, userId: string): void {
-  db.prepare('INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)').run(
+  sql(db, 'INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)').run(
     workspaceId,
     userId,
   );
@@ -316,8 +314,7 @@ export function addMember(db: Db, workspaceId: string, userId: string): void {
 
 /** A stable digest of every table's rows, for tests that prove a path wrote nothing. */
 export function contentDigestRows(db: Db): string[] {
-  const tables = db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+  const tables = sql(db,`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
     .all() as { name: string }[];
   const out: string[] = [];
   for (const { name } of tables) {

@@ -1,0 +1,17 @@
+/**
+ * One report in a fresh process (the "cold" figure): prints JSON with the time of the report
+ * itself, the whole process time so far, and the peak RSS. Used by bench/run.ts.
+ */
+import { generateReport } from '../src/node/report/context-report';
+import { openReadOnly } from '../src/node/storage/store';
+import type { EstimatorId } from '../src/shared/wire';
+
+const [dbPath, workspaceId, estimator] = process.argv.slice(2) as [string, string, EstimatorId];
+const started = performance.now();
+const db = openReadOnly(dbPath);
+const report = generateReport(db, { workspaceId, estimator, items: 20 });
+const ms = performance.now() - started;
+db.close();
+process.stdout.write(
+  JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, totalTokens: report.estimate.totalTokens, items: report.estimate.itemCount }),
+);

@@ -1,0 +1,23 @@
+/** The floor: read and JSON.parse every message row of the workspace and read its files once. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openReadOnly } from '../src/node/storage/store';
+
+export function floor(dbPath: string, workspaceId: string, root: string): number {
+  const started = performance.now();
+  const db = openReadOnly(dbPath);
+  let n = 0;
+  for (const row of db.prepare('SELECT info, parts FROM messages_v2 WHERE workspace_id = ?').iterate(workspaceId) as IterableIterator<{ info: string; parts: string }>) {
+    n += (JSON.parse(row.info) ? 1 : 0) + (JSON.parse(row.parts) as unknown[]).length;
+  }
+  db.close();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else n += readFileSync(join(dir, entry.name)).length > 0 ? 1 : 0;
+    }
+  };
+  walk(root);
+  if (n < 0) throw new Error('unreachable');
+  return performance.now() - started;
+}

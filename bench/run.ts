@@ -1,0 +1,157 @@
+/**
+ * `npm run bench`: the context report at three sizes, measured against a floor in the same run
+ * on the same data, for both estimators; then the web bundle and the report's render cost in
+ * Chromium. Prints Markdown tables (docs/benchmarks.md keeps the latest).
+ */
+import { serve } from '@hono/node-server';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { generateReport } from '../src/node/report/context-report';
+import { ReportCache } from '../src/node/report/report-cache';
+import { createApp } from '../src/node/server/app';
+import { openReadOnly, openWritable } from '../src/node/storage/store';
+import type { EstimatorId } from '../src/shared/wire';
+import { floor } from './floor';
+import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
+import { measureRender } from './render';
+
+const PROJECT = join(import.meta.dirname, '..');
+const SIZES = process.argv.includes('--quick') ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+const ESTIMATORS: EstimatorId[] = ['bpe', 'chars4'];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const ratio = (x: number, base: number) => `${(x / base).toFixed(1)}×`;
+
+interface Row {
+  size: number;
+  estimator: EstimatorId;
+  messages: number;
+  liveTokens: number;
+  floor: number;
+  cold: number;
+  warm: number;
+  cli: number;
+  apiP50: number;
+  apiP95: number;
+  rssMb: number;
+}
+
+function cold(dbPath: string, estimator: EstimatorId) {
+  const runs = [0, 1, 2].map(() => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', join(PROJECT, 'bench/cold.ts'), dbPath, BENCH_WS, estimator], { cwd: PROJECT, encoding: 'utf8' });
+    return JSON.parse(out) as { ms: number; maxRssMb: number; totalTokens: number };
+  });
+  return { ms: median(runs.map((r) => r.ms)), rssMb: Math.max(...runs.map((r) => r.maxRssMb)), tokens: runs[0]!.totalTokens };
+}
+
+function warm(dbPath: string, estimator: EstimatorId): number {
+  const db = openReadOnly(dbPath);
+  const cache = new ReportCache();
+  generateReport(db, { workspaceId: BENCH_WS, estimator }, { cache });
+  const times = Array.from({ length: 15 }, () => {
+    const started = performance.now();
+    generateReport(db, { workspaceId: BENCH_WS, estimator }, { cache });
+    return performance.now() - started;
+  });
+  db.close();
+  return median(times);
+}
+
+function cli(dbPath: string, estimator: EstimatorId): number {
+  const times = [0, 1, 2].map(() => {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, [join(PROJECT, 'bin/investibook.js'), 'debug', 'context', BENCH_WS, '--db', dbPath, '--json', '--estimator', estimator], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return performance.now() - started;
+  });
+  return median(times);
+}
+
+async function api(dbPath: string, estimator: EstimatorId): Promise<{ p50: number; p95: number }> {
+  const db = openWritable(dbPath);
+  const readOnly = openReadOnly(dbPath);
+  const app = createApp({ db, readOnlyDb: () => readOnly });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise((ok) => server.once('listening', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/workspace/${BENCH_WS}/debug/context?estimator=${estimator}`;
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 51; i++) {
+      const started = performance.now();
+      const response = await fetch(url, { headers: { Authorization: `Bearer ${BENCH_TOKEN}` } });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`API answered ${response.status}`);
+      if (i > 0) times.push(performance.now() - started); // the first is the cold one, shown apart
+    }
+  } finally {
+    await new Promise((done) => server.close(done));
+    readOnly.close();
+    db.close();
+  }
+  return { p50: pct(times, 50), p95: pct(times, 95) };
+}
+
+function bundle(): { initialGzipKb: number; reportChunkGzipKb: number } {
+  if (!existsSync(join(PROJECT, 'dist/index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: PROJECT, stdio: 'inherit' });
+  const html = readFileSync(join(PROJECT, 'dist/index.html'), 'utf8');
+  const initial = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+  const size = (path: string) => gzipSync(readFileSync(join(PROJECT, 'dist', path))).length / 1024;
+  const chunks = execFileSync('ls', [join(PROJECT, 'dist/assets')], { encoding: 'utf8' }).split('\n');
+  const report = chunks.find((c) => c.startsWith('context-report-view'));
+  return { initialGzipKb: initial.reduce((n, p) => n + size(p), 0), reportChunkGzipKb: report ? size(`/assets/${report}`) : 0 };
+}
+
+async function main() {
+  const rows: Row[] = [];
+  console.log(`# investibook benchmark — ${new Date().toISOString()}`);
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`);
+  for (const size of SIZES) {
+    const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-'));
+    try {
+      const generated = generateBenchWorkspace(dir, size);
+      floor(generated.dbPath, BENCH_WS, generated.root); // page cache warm for everyone alike
+      const floorMs = median([0, 1, 2, 3, 4].map(() => floor(generated.dbPath, BENCH_WS, generated.root)));
+      for (const estimator of ESTIMATORS) {
+        const c = cold(generated.dbPath, estimator);
+        const a = await api(generated.dbPath, estimator);
+        rows.push({ size, estimator, messages: generated.messages, liveTokens: c.tokens, floor: floorMs, cold: c.ms, warm: warm(generated.dbPath, estimator), cli: cli(generated.dbPath, estimator), apiP50: a.p50, apiP95: a.p95, rssMb: c.rssMb });
+        process.stderr.write(`measured ${size} ${estimator}\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  console.log('| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | CLI process | API p50 / p95 | peak RSS |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(
+      `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${r.messages.toLocaleString('en-US')} | ${r.liveTokens.toLocaleString('en-US')} | ${ms(r.floor)} ms | ${ms(r.cold)} ms (${ratio(r.cold, r.floor)}) | ${ms(r.warm)} ms (${ratio(r.warm, r.floor)}) | ${ms(r.cli)} ms (${ratio(r.cli, r.floor)}) | ${ms(r.apiP50)} / ${ms(r.apiP95)} ms (${ratio(r.apiP50, r.floor)}) | ${r.rssMb.toFixed(0)} MB |`,
+    );
+  }
+
+  console.log('\n## Growth (cold report; 2× data costs …)\n');
+  for (const estimator of ESTIMATORS) {
+    const series = rows.filter((r) => r.estimator === estimator);
+    for (let i = 1; i < series.length; i++) {
+      const a = series[i - 1]!;
+      const b = series[i]!;
+      const exponent = Math.log(b.cold / a.cold) / Math.log(b.liveTokens / a.liveTokens);
+      console.log(`- ${estimator}, ${a.size.toLocaleString('en-US')} → ${b.size.toLocaleString('en-US')}: ${(2 ** exponent).toFixed(2)}× per doubling (floor: ${(2 ** (Math.log(b.floor / a.floor) / Math.log(b.liveTokens / a.liveTokens))).toFixed(2)}×)`);
+    }
+  }
+
+  const web = bundle();
+  console.log('\n## Web\n');
+  console.log(`- initial JavaScript: ${web.initialGzipKb.toFixed(1)} KB gzip; report renderer chunk: ${web.reportChunkGzipKb.toFixed(1)} KB gzip (loaded on the first /debug)`);
+  const render = await measureRender(PROJECT);
+  console.log(`- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`);
+}
+
+await main();
