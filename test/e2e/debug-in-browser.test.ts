@@ -3,7 +3,6 @@
  * Chromium, sign-in by link, /debug in the chat, a reload. The browser sends nothing but GETs
  * and the database content is unchanged.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,45 +11,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_LABELS } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import { databaseDigest } from '../support/fixtures';
+import { startServerProcess, type ServerProcess } from '../support/server-process';
 
-const PROJECT = join(import.meta.dirname, '../..');
 let dir: string;
-let server: ChildProcess;
+let server: ServerProcess;
 let openUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-e2e-'));
-  server = spawn(process.execPath, [join(PROJECT, 'bin/start.js')], {
-    cwd: PROJECT,
-    env: { ...process.env, INVESTIBOOK_DB: join(dir, 'investibook.db'), PORT: '0', INVESTIBOOK_TOKEN: 'e2e-token' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  openUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not print an Open line:\n${output}`)), 150_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /^Open (http\S+)$/m.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    server.stdout!.on('data', onData);
-    server.stderr!.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
+  server = await startServerProcess(join(dir, 'investibook.db'), 'e2e-token');
+  openUrl = server.url;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((done) => server.once('exit', done));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -74,6 +51,8 @@ describe('/debug in a real browser', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
 
+    const html = await (await fetch(`${origin}/w/demo`)).text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts: the CSP forbids them
     await page.goto(openUrl);
     expect(page.url()).toBe(`${origin}/w/demo`);
     await page.getByText(/Stopped\. Summary: cause found/).waitFor();

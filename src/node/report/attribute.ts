@@ -4,7 +4,7 @@
  * what it cannot read becomes a warning, never an exception.
  */
 import { isSourceId, type SourceId } from '../../shared/wire';
-import type { Estimator } from './estimator';
+import { BPE_SAMPLE_LIMIT, type Estimator } from './estimator';
 import { classifyPath, describeScope, toWorkspacePath } from './paths';
 
 export interface Contribution {
@@ -55,7 +55,7 @@ export const COMPACTION_PROMPT = 'What did we do so far?';
 /** Parts OpenCode keeps for its own bookkeeping and never sends to the model. */
 const NOT_SENT = new Set(['step-start', 'step-finish', 'patch', 'snapshot', 'agent', 'retry']);
 
-const READ_CALL = /^Called the Read tool with the following input: (\{.*\})\s*$/s;
+const READ_CALL = /^Called the Read tool with the following input: (.*)$/s;
 const REMINDER = /(\n*)(<system-reminder>\s*Instructions from: ([^\n]+)\n[\s\S]*?<\/system-reminder>)/g;
 const SECTION = /<section\s+source="([^"]*)"\s+label="([^"]*)"\s*>[\s\S]*?<\/section>/g;
 
@@ -150,6 +150,9 @@ class PartWalker {
     for (const text of texts) {
       tokens += this.context.estimator.count(text);
       bytes += utf8Bytes(text);
+      if (this.context.estimator.id === 'bpe' && text.length > BPE_SAMPLE_LIMIT) {
+        this.analysis.warnings.push(`${sourceRef}: ${formatSize(bytes)} of text; its tokens were estimated from samples`);
+      }
     }
     this.analysis.contributions.push({ source, label, sourceRef, tokens, bytes, ...extra });
   }

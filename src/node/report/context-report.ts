@@ -78,8 +78,9 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
       if (!entry) {
         const row = messageHeader(db, stamp.id);
         if (!row) continue; // deleted between the two reads: not possible inside the transaction
-        const info = parseJson(row.info);
-        const compaction = row.maybe_compaction === 1 && partsHaveCompaction(parseJson(messageParts(db, stamp.id) ?? ''));
+        const info = parseJson(columnText(row.info, `messages_v2/${stamp.id}`, 'info', []));
+        const compaction =
+          row.maybe_compaction === 1 && partsHaveCompaction(parseJson(columnText(messageParts(db, stamp.id), stamp.id, 'parts', [])));
         entry = { timeUpdated: stamp.time_updated, size: row.size, header: headerOf(stamp.id, info, compaction), infoValid: info !== undefined, analysis: null };
         cache.set(scope, stamp.id, entry);
       }
@@ -112,14 +113,29 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
 
 function analyze(db: Db, id: string, context: AttributionContext): MessageAnalysis {
   const row = messageById(db, id);
-  const info = row ? parseJson(row.info) : undefined;
-  const parts = row ? parseJson(row.parts) : undefined;
+  const notes: string[] = [];
+  const ref = `messages_v2/${id}`;
+  const info = parseJson(columnText(row?.info, ref, 'info', notes));
+  const parts = parseJson(columnText(row?.parts, ref, 'parts', notes));
   const analysis = analyzeMessage(id, info ?? {}, parts ?? null, context);
-  if (parts === undefined) analysis.warnings.splice(0, analysis.warnings.length, `messages_v2/${id}: parts is not valid JSON; skipped`);
+  if (parts === undefined) analysis.warnings.splice(0, analysis.warnings.length, `${ref}: parts is not valid JSON; skipped`);
+  analysis.warnings.unshift(...notes);
   return analysis;
 }
 
-function parseJson(text: string): unknown {
+/** A JSON column as text: other writers may store a BLOB or a number where text belongs. */
+function columnText(value: unknown, ref: string, column: string, warnings: string[]): string | null {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) {
+    warnings.push(`${ref}: ${column} is stored as a BLOB; read as UTF-8`);
+    return value.toString('utf8');
+  }
+  if (value !== null && value !== undefined) warnings.push(`${ref}: ${column} is stored as a ${typeof value}, not JSON text`);
+  return null;
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -70,6 +70,14 @@ export class WorkspaceReader {
     if (real !== this.realRoot && !real.startsWith(this.realRoot + sep)) {
       return this.refuse(relPath, 'is a symlink that leaves the workspace; not read');
     }
+    // Check the type before opening: opening a FIFO would block, a device could be endless.
+    let stats: Stats;
+    try {
+      stats = statSync(real);
+    } catch (error) {
+      return this.refuse(relPath, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); not read`);
+    }
+    if (!stats.isFile()) return this.refuse(relPath, 'is not a regular file; not read');
     let fd: number;
     try {
       fd = openSync(real, 'r');
@@ -77,8 +85,6 @@ export class WorkspaceReader {
       return this.refuse(relPath, `cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'}); not read`);
     }
     try {
-      const stats = statSync(real);
-      if (!stats.isFile()) return this.refuse(relPath, 'is not a regular file; not read');
       const length = Math.min(stats.size, this.maxFileBytes);
       const buffer = Buffer.alloc(length);
       let offset = 0;

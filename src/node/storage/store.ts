@@ -74,9 +74,10 @@ export function openReadOnly(path: string): Db {
   try {
     const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
+    db.pragma('schema_version'); // fails here, with the path, if the file is not a database
     return db;
   } catch (error) {
-    throw failed('database_unreadable', `cannot open database ${path}: ${String(error)}`, error);
+    throw failed('database_unreadable', `cannot read database ${path}: ${error instanceof Error ? error.message : String(error)}`, error);
   }
 }
 

@@ -1,0 +1,46 @@
+/** Runs `npm start`'s entry point as a real process on a temporary database. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export const PROJECT = join(import.meta.dirname, '../..');
+
+export interface ServerProcess {
+  url: string;
+  origin: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+export async function startServerProcess(dbPath: string, token: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(PROJECT, 'bin/start.js')], {
+    cwd: PROJECT,
+    env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not print an Open line:\n${output}`)), 150_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /^Open (http\S+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
