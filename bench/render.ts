@@ -13,7 +13,7 @@ import { launchChromium } from '../test/support/browser';
 export function bigReport(base: ContextReport, perSource = 200): ContextReport {
   const report = structuredClone(base);
   for (const source of report.sources) {
-    const template = source.items[0] ?? { id: 'it_x', label: 'Read evidence: file.log', sourceRef: 'messages_v2/msg_x/parts/0', estimatedTokens: 100, scaledTokens: 200, percentOfUsed: 0.1, bytes: 400 };
+    const template = source.items[0] ?? { id: 'it_x', label: 'Read evidence: file.log', sourceRef: 'messages_v2/msg_x/parts/0', estimatedTokens: 100, scaledTokens: 200, percentOfUsed: 0.1, bytes: 400, order: 0 };
     source.items = Array.from({ length: perSource }, (_, i) => ({ ...template, id: `${template.id}_${i}`, label: `${template.label} #${i + 1}`, sourceRef: `${template.sourceRef}#${i}` }));
     source.itemCount = perSource;
   }

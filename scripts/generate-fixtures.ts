@@ -37,11 +37,18 @@ const workspace = await get('/api/workspace/demo');
 const session = workspace.sessions.find((s: { id: string }) => s.id !== 'ses_fixture_pending').id;
 workspace.sessions = workspace.sessions.filter((s: { id: string }) => s.id !== 'ses_fixture_pending');
 workspace.defaultSessionId = session;
+const report = await get(`/api/workspace/demo/debug/context?session_id=${session}`);
+const skill = report.sources
+  .flatMap((s: { items: { id: string; label: string }[] }) => s.items)
+  .find((i: { label: string }) => i.label === 'Loaded skill: tidb-clinic-diagnosis');
+const pinned = `session_id=${session}&snapshot=${report.snapshotId}`;
 const fixtures = {
   'workspace-demo.json': workspace,
   'messages-demo.json': await get(`/api/workspace/demo/messages?session_id=${session}`),
   'usage-demo.json': await get(`/api/workspace/demo/usage?session_id=${session}`),
-  'report-demo.json': await get(`/api/workspace/demo/debug/context?session_id=${session}`),
+  'report-demo.json': report,
+  'item-skill-demo.json': await get(`/api/workspace/demo/debug/context/items/${skill.id}?${pinned}&page=0`),
+  'reader-demo.json': await get(`/api/workspace/demo/debug/context/reader?${pinned}&page=0`),
   'report-pending.json': await get('/api/workspace/demo/debug/context?session_id=ses_fixture_pending'),
 };
 for (const [name, body] of Object.entries(fixtures)) {

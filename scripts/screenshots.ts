@@ -9,7 +9,7 @@ import { start } from '../src/node/server/start';
 import { launchChromium } from '../test/support/browser';
 
 const dir = mkdtempSync(join(tmpdir(), 'investibook-shots-'));
-const server = await start({ dbPath: join(dir, 'investibook.db'), port: 0, token: 'screenshot-token' });
+const server = await start({ dbPath: join(dir, 'investibook.db'), port: 0, token: 'screenshot-token', log: () => {} });
 const browser = await launchChromium();
 try {
   for (const scheme of ['light', 'dark'] as const) {
@@ -21,6 +21,21 @@ try {
     await page.getByText('Loaded skill:', { exact: false }).first().waitFor({ state: 'attached' });
     await page.getByRole('region', { name: 'Context breakdown' }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: `docs/images/debug-report-${scheme}.png` });
+    if (scheme === 'light') {
+      // Two clicks from "Evidence is N %" to the text: expand (done above), then Reveal.
+      await page.getByRole('button', { name: /^Reveal content: Read evidence/ }).first().click();
+      const panel = page.getByRole('region', { name: /^Content of / });
+      await panel.waitFor();
+      await panel.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: 'docs/images/reveal-content.png' });
+      await page.getByRole('button', { name: /Close the content/ }).click();
+      await page.getByRole('button', { name: 'Open reader' }).click();
+      await page.getByRole('button', { name: 'Evidence', exact: true }).last().click();
+      const reader = page.getByRole('region', { name: 'Context in request order' });
+      await reader.waitFor();
+      await reader.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: 'docs/images/reader.png' });
+    }
     await page.close();
   }
 } finally {

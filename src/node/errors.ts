@@ -2,7 +2,7 @@
  * Typed errors thrown below the edges. The HTTP error handler and the CLI's main are the only
  * places that turn them into statuses and exit codes.
  */
-export type ErrorKind = 'usage' | 'not_found' | 'unauthorized' | 'invalid' | 'conflict' | 'failed';
+export type ErrorKind = 'usage' | 'not_found' | 'unauthorized' | 'invalid' | 'conflict' | 'gone' | 'failed';
 
 export class AppError extends Error {
   constructor(

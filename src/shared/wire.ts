@@ -133,6 +133,8 @@ export const reportItemSchema = z.object({
   /** Workspace-relative path of the file this item carries, when it carries one. */
   path: z.optional(z.string()),
   duplicate: z.optional(duplicateReadSchema),
+  /** Position in request order (0 = first thing the model reads). */
+  order: z.int(),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
 
@@ -163,11 +165,26 @@ export const excludedSchema = z.object({
 });
 export type Excluded = z.infer<typeof excludedSchema>;
 
+export const SUGGESTION_KINDS = ['duplicate_read', 'large_item', 'pruned_outputs', 'near_compaction', 'unused_skill'] as const;
+
+/** Advice computed from the report's own figures, never guessed. */
+export const suggestionSchema = z.object({
+  kind: z.enum(SUGGESTION_KINDS),
+  severity: z.enum(['info', 'warning']),
+  title: z.string(),
+  detail: z.string(),
+  itemIds: z.array(z.string()),
+  figures: z.record(z.string(), z.number()),
+});
+export type Suggestion = z.infer<typeof suggestionSchema>;
+
 export const contextReportSchema = z.object({
   schemaVersion: z.literal(1),
   workspaceId: z.string(),
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
+  /** Digest of the report's inputs; item content is served only for the same snapshot. */
+  snapshotId: z.string(),
   actual: z.nullable(
     z.object({
       contextUsed: z.int(),
@@ -205,7 +222,47 @@ export const contextReportSchema = z.object({
     repeatedScaledTokens: z.nullable(z.int()),
   }),
   excluded: z.array(excludedSchema),
+  suggestions: z.array(suggestionSchema),
   notes: z.array(z.string()),
   warnings: z.array(z.string()),
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
+
+export const ITEM_PAGE_CHARS = 8000;
+
+/** One zero-based page of an item's text, as the model sees it (base64 and binary omitted). */
+export const itemContentSchema = z.object({
+  snapshotId: z.string(),
+  itemId: z.string(),
+  label: z.string(),
+  source: sourceIdSchema,
+  sourceRef: z.string(),
+  page: z.int(),
+  pageCount: z.int(),
+  pageSize: z.int(),
+  totalChars: z.int(),
+  text: z.string(),
+  omissions: z.array(z.string()),
+});
+export type ItemContent = z.infer<typeof itemContentSchema>;
+
+/** The live context in request order: one block per item, with a bounded preview. */
+export const readerPageSchema = z.object({
+  snapshotId: z.string(),
+  page: z.int(),
+  pageCount: z.int(),
+  blockCount: z.int(),
+  blocks: z.array(
+    z.object({
+      itemId: z.string(),
+      order: z.int(),
+      source: sourceIdSchema,
+      label: z.string(),
+      estimatedTokens: z.int(),
+      bytes: z.int(),
+      preview: z.string(),
+      truncated: z.boolean(),
+    }),
+  ),
+});
+export type ReaderPage = z.infer<typeof readerPageSchema>;

@@ -80,6 +80,13 @@ describe('the read-only promise', () => {
       const strip = (r: typeof fromApi) => ({ ...r, generatedAt: '' });
       expect(strip(fromCli)).toEqual(strip(fromApi));
       expect(strip(fromCliApi)).toEqual(strip(fromApi));
+      const skill = fromApi.sources.flatMap((s) => s.items).find((i) => i.label === 'Loaded skill: tidb-clinic-diagnosis')!;
+      const itemViaApi = captureIo(dir);
+      expect(await run(['debug', 'context', 'demo', '--api', url, '--token', TOKEN, '--item', skill.id, '--snapshot', fromApi.snapshotId], itemViaApi)).toBe(0);
+      expect(itemViaApi.stdout()).toMatch(/^Loaded skill: tidb-clinic-diagnosis · page 1 of 1/);
+      expect(itemViaApi.stdout()).toContain('# TiDB Clinic diagnosis');
+      const reader = await fetch(`${url}/api/workspace/demo/debug/context/reader?snapshot=${fromApi.snapshotId}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      expect(reader.status).toBe(200);
       expect(snapshot().db).toEqual(before.db);
       expect(snapshot().tree).toEqual(before.tree);
     } finally {

@@ -5,8 +5,10 @@
  */
 import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useRef, useState } from 'react';
-import type { ContextReport, ReportSource } from '../../shared/wire';
+import type { ContextReport, ReportItem, ReportSource } from '../../shared/wire';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from './format';
+import { ItemContentPanel, type ContentTarget } from './item-content-panel';
+import { ReaderView } from './reader-view';
 import { reportToMarkdown } from './report-markdown';
 
 interface Props {
@@ -18,6 +20,10 @@ interface Props {
 export default function ContextReportView({ report, previous, onDismiss }: Props) {
   const [open, setOpen] = useState<Set<string>>(() => new Set());
   const [copied, setCopied] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState<{ itemId: string; label: string } | null>(null);
+  const [readerOpen, setReaderOpen] = useState(false);
+  const target: ContentTarget = { workspaceId: report.workspaceId, sessionId: report.sessionId, snapshotId: report.snapshotId };
+  const revealIn = (source: ReportSource) => (revealed && source.items.some((i) => i.id === revealed.itemId) ? revealed : null);
   const pending = report.actual === null;
   const deltas = previous ? sourceDeltas(report, previous) : null;
 
@@ -28,6 +34,15 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
       else next.add(id);
       return next;
     });
+
+  /** From a suggestion to the item's text: expand its source and reveal it. */
+  const showItem = (itemId: string) => {
+    const source = report.sources.find((s) => s.items.some((i) => i.id === itemId));
+    const item = source?.items.find((i) => i.id === itemId);
+    if (!source || !item) return;
+    setOpen((current) => new Set(current).add(source.id));
+    setRevealed({ itemId, label: item.label });
+  };
 
   const copy = async (what: 'JSON' | 'Markdown') => {
     const text = what === 'JSON' ? JSON.stringify(report, null, 2) : reportToMarkdown(report);
@@ -84,7 +99,8 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
               {open.has(source.id) && (
                 <tr className="items-row" id={`items-${report.generatedAt}-${source.id}`}>
                   <td colSpan={deltas ? 7 : 6}>
-                    <ItemsTable source={source} pending={pending} />
+                    <ItemsTable source={source} pending={pending} onReveal={(item) => setRevealed({ itemId: item.id, label: item.label })} />
+                    {revealIn(source) && <ItemContentPanel key={revealed!.itemId} target={target} itemId={revealed!.itemId} label={revealed!.label} onClose={() => setRevealed(null)} />}
                   </td>
                 </tr>
               )}
@@ -106,8 +122,13 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
           {fmtDelta((report.actual?.contextUsed ?? 0) - (previous.actual?.contextUsed ?? 0))} tokens used in total).
         </p>
       )}
+      {report.suggestions.length > 0 && <Suggestions report={report} onShow={(id) => showItem(id)} />}
       <FinePrint report={report} />
+      {readerOpen && <ReaderView target={target} onClose={() => setReaderOpen(false)} />}
       <div className="report-actions">
+        <button type="button" aria-expanded={readerOpen} onClick={() => setReaderOpen((open) => !open)}>
+          {readerOpen ? 'Close reader' : 'Open reader'}
+        </button>
         <button type="button" onClick={() => void copy('JSON')}>
           Copy JSON
         </button>
@@ -194,7 +215,7 @@ const FALLBACK_RECT = { width: 800, height: VISIBLE_ROWS * ROW_PX };
  * A source's items: a scroll box of fixed height whose rows are virtualised, so a source of
  * 200 (or 20,000) items costs the browser a dozen rows of layout, never the whole list.
  */
-function ItemsTable({ source, pending }: { source: ReportSource; pending: boolean }) {
+function ItemsTable({ source, pending, onReveal }: { source: ReportSource; pending: boolean; onReveal: (item: ReportItem) => void }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = source.items.length + (source.more.itemCount > 0 ? 1 : 0);
   // eslint-disable-next-line react-hooks/incompatible-library -- its functions never leave this component
@@ -222,6 +243,9 @@ function ItemsTable({ source, pending }: { source: ReportSource; pending: boolea
             <th scope="col">Used %</th>
             <th scope="col">Estimated</th>
             <th scope="col">Bytes</th>
+            <th scope="col">
+              <span className="visually-hidden">Content</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -238,6 +262,7 @@ function ItemsTable({ source, pending }: { source: ReportSource; pending: boolea
                   <td />
                   <td>≈{fmt(source.more.estimatedTokens)}</td>
                   <td>{fmtBytes(source.more.bytes)}</td>
+                  <td />
                 </tr>
               );
             }
@@ -255,6 +280,11 @@ function ItemsTable({ source, pending }: { source: ReportSource; pending: boolea
                 <td>{fmtPct(item.percentOfUsed)}</td>
                 <td>≈{fmt(item.estimatedTokens)}</td>
                 <td>{fmtBytes(item.bytes)}</td>
+                <td>
+                  <button type="button" className="reveal" onClick={() => onReveal(item)} aria-label={`Reveal content: ${item.label}`}>
+                    Reveal
+                  </button>
+                </td>
               </tr>
             );
           })}
@@ -262,6 +292,27 @@ function ItemsTable({ source, pending }: { source: ReportSource; pending: boolea
         </tbody>
       </table>
     </div>
+  );
+}
+
+function Suggestions({ report, onShow }: { report: ContextReport; onShow: (itemId: string) => void }) {
+  return (
+    <section className="suggestions" aria-label="Suggestions">
+      <strong>Suggestions</strong>
+      <ul>
+        {report.suggestions.map((s) => (
+          <li key={`${s.kind}-${s.title}`} className={`suggestion suggestion-${s.severity}`}>
+            <span className="suggestion-title">{s.title}</span>
+            <span className="suggestion-detail">{s.detail}</span>
+            {s.itemIds[0] && report.sources.some((src) => src.items.some((i) => i.id === s.itemIds[0])) && (
+              <button type="button" className="link" onClick={() => onShow(s.itemIds.at(-1)!)}>
+                Show the text
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -27,6 +27,9 @@ export function reportToMarkdown(report: ContextReport): string {
   if (report.duplicates.extraReads > 0) {
     out.push('', `**Duplicated reads:** ${report.duplicates.extraReads} extra reads repeat ${fmt(report.duplicates.repeatedEstimatedTokens)} estimated tokens.`);
   }
+  if (report.suggestions.length) {
+    out.push('', '**Suggestions**', '', ...report.suggestions.map((s) => `- ${s.title}: ${s.detail}`));
+  }
   if (report.excluded.length) {
     out.push('', '**Not in context:** ' + report.excluded.map((e) => `${e.label} (${fmtBytes(e.bytes)})`).join('; '));
   }

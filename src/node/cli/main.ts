@@ -6,11 +6,11 @@ import { Command, CommanderError, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AppError, usageError } from '../errors';
-import { parseEstimatorOption, parseItemsOption } from '../report/context-report';
+import { parseEstimatorOption, parseItemsOption, parsePageOption } from '../report/context-report';
 import { SCHEMA_VERSION } from '../storage/schema';
 import { openWritable } from '../storage/store';
-import { fetchReport, localReport } from './report-source';
-import { renderReport } from './render-table';
+import { apiSource, localSource } from './report-source';
+import { renderItemContent, renderReport } from './render-table';
 
 export interface Io {
   out: (text: string) => void;
@@ -27,6 +27,9 @@ const defaultIo: Io = {
 };
 
 interface ContextOptions {
+  item?: string;
+  page: string;
+  snapshot?: string;
   db?: string;
   session?: string;
   json?: boolean;
@@ -65,6 +68,9 @@ function program(io: Io): Command {
     .option('--json', 'print the report as one JSON object')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
     .addOption(new Option('--estimator <name>', 'token estimator').choices(['bpe', 'chars4']))
+    .option('--item <id>', "print an item's text as the model sees it (ids are in --json output)")
+    .option('--page <n>', 'with --item: zero-based page of 8,000 characters', '0')
+    .option('--snapshot <id>', 'with --item: fail (context changed) unless the report snapshot is still current')
     .option('--api <url>', 'ask a running server instead of reading the database')
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
     .exitOverride()
@@ -76,16 +82,16 @@ function program(io: Io): Command {
         items: options.json ? items : (items ?? 'all'),
         estimator: parseEstimatorOption(options.estimator),
       };
-      let report;
-      if (options.api) {
-        const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
-        if (!token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
-        report = await fetchReport(options.api, token, request);
-      } else {
-        if (options.token) throw usageError('--token only makes sense with --api');
-        const dbPath = resolve(io.cwd, options.db ?? (io.env.INVESTIBOOK_DB || './data/investibook.db'));
-        report = localReport(dbPath, io.cwd, request);
+      const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
+      if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
+      if (!options.api && options.token) throw usageError('--token only makes sense with --api');
+      const source = options.api ? apiSource(options.api, token!) : localSource(resolve(io.cwd, options.db ?? (io.env.INVESTIBOOK_DB || './data/investibook.db')), io.cwd);
+      if (options.item !== undefined) {
+        const content = await source.item({ ...request, itemId: options.item, snapshotId: options.snapshot, page: parsePageOption(options.page) });
+        io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
+        return;
       }
+      const report = await source.report(request);
       io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, { items: items ?? 5 }));
     });
 
@@ -104,7 +110,7 @@ export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
     }
     if (error instanceof AppError) {
       io.err(`investibook: ${error.message}\n`);
-      return error.kind === 'usage' ? 2 : error.kind === 'not_found' ? 3 : 1;
+      return error.kind === 'usage' || error.kind === 'invalid' ? 2 : error.kind === 'not_found' ? 3 : 1;
     }
     io.err(`investibook: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

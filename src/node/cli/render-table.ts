@@ -1,6 +1,6 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
 import Table from 'cli-table3';
-import type { ContextReport } from '../../shared/wire';
+import type { ContextReport, ItemContent } from '../../shared/wire';
 
 const n = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : value.toLocaleString('en-US'));
 const pct = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${value.toFixed(1)}%`);
@@ -66,6 +66,11 @@ export function renderReport(report: ContextReport, options: { items: number | '
       '',
     );
   }
+  if (report.suggestions.length) {
+    lines.push('Suggestions:');
+    for (const s of report.suggestions) lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${s.detail}`);
+    lines.push('');
+  }
   if (report.excluded.length) {
     lines.push('Not in context:');
     for (const e of report.excluded) lines.push(`  - ${e.label}: ${formatBytes(e.bytes)}${e.count === undefined ? '' : `, ${n(e.count)}`} — ${e.reason}`);
@@ -74,4 +79,11 @@ export function renderReport(report: ContextReport, options: { items: number | '
   lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
   if (report.warnings.length) lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** One page of an item: a header line, what was omitted, then the text itself. */
+export function renderItemContent(content: ItemContent): string {
+  const head = `${content.label} · page ${content.page + 1} of ${content.pageCount} (zero-based --page ${content.page}) · ${n(content.totalChars)} characters · ${content.snapshotId}`;
+  const omitted = content.omissions.map((o) => `[omitted: ${o}]`);
+  return `${[head, ...omitted, '', content.text].join('\n')}\n`;
 }

@@ -1,21 +1,31 @@
-/** Where the CLI gets its report: the database directly (read-only), or a running server. */
+/** Where the CLI gets its answers: the database directly (read-only), or a running server. */
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
-import { contextReportSchema, errorBodySchema, type ContextReport } from '../../shared/wire';
+import { contextReportSchema, errorBodySchema, itemContentSchema, type ContextReport, type ItemContent } from '../../shared/wire';
 import { AppError, failed, notFound, usageError } from '../errors';
-import { generateReport, type ReportRequest } from '../report/context-report';
+import { generateReport, itemContent, type ContentRequest, type ReportRequest } from '../report/context-report';
 import { listWorkspaces, openReadOnly, resolveRoot, type Db } from '../storage/store';
 
-type CliRequest = Omit<ReportRequest, 'workspaceId'> & { workspaceId: string | undefined };
+type Cli<T> = Omit<T, 'workspaceId'> & { workspaceId: string | undefined };
 
-export function localReport(dbPath: string, cwd: string, request: CliRequest): ContextReport {
-  const db = openReadOnly(dbPath);
-  try {
-    const workspaceId = request.workspaceId ?? workspaceAt(db, cwd);
-    return generateReport(db, { ...request, workspaceId });
-  } finally {
-    db.close();
-  }
+export interface ReportSource {
+  report(request: Cli<ReportRequest>): Promise<ContextReport>;
+  item(request: Cli<ContentRequest> & { itemId: string }): Promise<ItemContent>;
+}
+
+export function localSource(dbPath: string, cwd: string): ReportSource {
+  const withDb = <T>(work: (db: Db) => T): T => {
+    const db = openReadOnly(dbPath);
+    try {
+      return work(db);
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    report: async (request) => withDb((db) => generateReport(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
+    item: async (request) => withDb((db) => itemContent(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
+  };
 }
 
 /** The workspace whose folder contains `cwd` (the deepest, if folders nest). */
@@ -39,17 +49,40 @@ function realOrSelf(path: string): string {
   }
 }
 
-export async function fetchReport(api: string, token: string, request: CliRequest): Promise<ContextReport> {
-  if (!request.workspaceId) throw usageError('with --api, name the workspace: investibook debug context WORKSPACE_ID --api URL');
+export function apiSource(api: string, token: string): ReportSource {
+  return {
+    async report(request) {
+      const body = await get(api, token, request.workspaceId, '/debug/context', {
+        session_id: request.sessionId,
+        items: request.items === undefined ? undefined : String(request.items),
+        estimator: request.estimator,
+      });
+      const report = contextReportSchema.safeParse(body);
+      if (!report.success) throw failed('bad_response', `${api} sent a report that does not match schema version 1`);
+      return report.data;
+    },
+    async item(request) {
+      const body = await get(api, token, request.workspaceId, `/debug/context/items/${encodeURIComponent(request.itemId)}`, {
+        session_id: request.sessionId,
+        snapshot: request.snapshotId,
+        page: request.page === undefined ? undefined : String(request.page),
+      });
+      const content = itemContentSchema.safeParse(body);
+      if (!content.success) throw failed('bad_response', `${api} sent item content this CLI cannot read`);
+      return content.data;
+    },
+  };
+}
+
+async function get(api: string, token: string, workspaceId: string | undefined, path: string, query: Record<string, string | undefined>): Promise<unknown> {
+  if (!workspaceId) throw usageError('with --api, name the workspace: investibook debug context WORKSPACE_ID --api URL');
   let url: URL;
   try {
-    url = new URL(`api/workspace/${encodeURIComponent(request.workspaceId)}/debug/context`, api.endsWith('/') ? api : `${api}/`);
+    url = new URL(`api/workspace/${encodeURIComponent(workspaceId)}${path}`, api.endsWith('/') ? api : `${api}/`);
   } catch {
     throw usageError(`--api is not a URL: ${api}`);
   }
-  if (request.sessionId) url.searchParams.set('session_id', request.sessionId);
-  if (request.items !== undefined) url.searchParams.set('items', String(request.items));
-  if (request.estimator) url.searchParams.set('estimator', request.estimator);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   let response: Response;
   try {
     response = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
@@ -57,15 +90,11 @@ export async function fetchReport(api: string, token: string, request: CliReques
     throw failed('api_unreachable', `cannot reach ${url.origin}: ${(error as Error).cause ?? (error as Error).message}`);
   }
   const body: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const parsed = errorBodySchema.safeParse(body);
-    const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
-    const code = parsed.success ? parsed.data.error.code : 'http_error';
-    if (response.status === 404) throw notFound(code, `${message} (${request.workspaceId})`);
-    if (response.status === 400) throw usageError(message);
-    throw new AppError('failed', code, `${url.origin} answered ${response.status}: ${message}`);
-  }
-  const report = contextReportSchema.safeParse(body);
-  if (!report.success) throw failed('bad_response', `${url.origin} sent a report that does not match schema version 1`);
-  return report.data;
+  if (response.ok) return body;
+  const parsed = errorBodySchema.safeParse(body);
+  const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
+  const code = parsed.success ? parsed.data.error.code : 'http_error';
+  if (response.status === 404) throw notFound(code, `${message} (${workspaceId})`);
+  if (response.status === 400) throw usageError(message);
+  throw new AppError(response.status === 410 ? 'gone' : 'failed', code, `${url.origin} answered ${response.status}: ${message}`);
 }

@@ -16,6 +16,8 @@ export interface Contribution {
   path?: string;
   /** Reads with the same key are the same content read again. */
   readKey?: string;
+  /** The text itself, only when the context asks to keep it (content pages, reader). */
+  text?: string;
 }
 
 /** What a message leaves out of the context, by kind (added up into `excluded`). */
@@ -32,6 +34,8 @@ export interface MessageAnalysis {
   warnings: string[];
   /** Provider-reported tokens when this is an assistant message that carries them. */
   providerTokens: ProviderTokens | null;
+  /** Enabled skills this message names outside of loading them (for "loaded but never used"). */
+  mentions: string[];
 }
 
 export interface ProviderTokens {
@@ -46,6 +50,10 @@ export interface AttributionContext {
   /** Workspace root now; roots recorded in assistant info are added per message. */
   root: string;
   instructionFiles: ReadonlySet<string>;
+  /** Keep each contribution's text (costs memory; for content pages and the reader only). */
+  keepText?: boolean;
+  /** Enabled skill names to look for in the conversation. */
+  skillNames?: readonly string[];
 }
 
 export const PRUNED_PLACEHOLDER = '[Old tool result content cleared]';
@@ -88,6 +96,7 @@ export function analyzeMessage(
     omissions: emptyOmissions(),
     warnings: [],
     providerTokens: null,
+    mentions: [],
   };
   const infoObject = isObject(info) ? info : {};
   if (!isObject(info)) analysis.warnings.push(`messages_v2/${id}: info is not a JSON object; read as a user message`);
@@ -154,7 +163,14 @@ class PartWalker {
         this.analysis.warnings.push(`${sourceRef}: ${formatSize(bytes)} of text; its tokens were estimated from samples`);
       }
     }
-    this.analysis.contributions.push({ source, label, sourceRef, tokens, bytes, ...extra });
+    const loads = extra.readKey?.startsWith('skill:') ? extra.readKey.slice('skill:'.length) : null;
+    for (const name of this.context.skillNames ?? []) {
+      if (name === loads || this.analysis.mentions.includes(name)) continue;
+      if (texts.some((text) => text.includes(name))) this.analysis.mentions.push(name);
+    }
+    const contribution: Contribution = { source, label, sourceRef, tokens, bytes, ...extra };
+    if (this.context.keepText) contribution.text = texts.join('\n');
+    this.analysis.contributions.push(contribution);
   }
 
   visit(part: unknown, index: number): void {

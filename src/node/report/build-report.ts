@@ -9,9 +9,10 @@ import {
   type Excluded,
   type ReportItem,
   type SourceId,
+  type Suggestion,
 } from '../../shared/wire';
 import { apportion } from './apportion';
-import { emptyOmissions, utf8Bytes, type Contribution, type MessageAnalysis, type Omissions } from './attribute';
+import { emptyOmissions, formatSize, utf8Bytes, type Contribution, type MessageAnalysis, type Omissions } from './attribute';
 import type { Estimator } from './estimator';
 
 export interface WorkspaceSnapshot {
@@ -22,6 +23,8 @@ export interface WorkspaceSnapshot {
   skills: { name: string; description: string; path: string }[];
   excluded: Excluded[];
   warnings: string[];
+  /** Path, size and mtime of every file read: part of the snapshot digest. */
+  stamps: { path: string; size: number; mtimeMs: number }[];
 }
 
 /** The agent-reported total: the newest usable ACP usage_update of the session. */
@@ -39,6 +42,7 @@ export interface ReportInput {
   workspaceId: string;
   sessionId: string | null;
   generatedAt: string;
+  snapshotId: string;
   estimator: Estimator;
   workspace: WorkspaceSnapshot;
   /** Live messages (after the latest completed compaction), in order, with their ids. */
@@ -47,19 +51,33 @@ export interface ReportInput {
   usage: UsageInput | null;
   warnings: string[];
   itemsLimit: number | 'all';
+  /** Keep the texts of the always-loaded items too (content pages, reader). */
+  keepText?: boolean;
 }
 
 export const DEFAULT_ITEMS = 20;
+/** One item above this share of the used context is worth a look. */
+export const LARGE_ITEM_PERCENT = 20;
+/** Above this share of the window, compaction is near. */
+export const NEAR_COMPACTION_PERCENT = 80;
+
+/** Every contribution in request order: always-loaded items first, then the live history. */
+export function orderedContributions(input: Pick<ReportInput, 'workspace' | 'estimator' | 'messages' | 'keepText'>): Contribution[] {
+  return [
+    ...workspaceContributions(input.workspace, input.estimator, input.keepText ?? false),
+    ...input.messages.flatMap((m) => m.analysis.contributions),
+  ];
+}
 
 export function buildReport(input: ReportInput): ContextReport {
   const { estimator, workspace } = input;
-  const contributions: Contribution[] = [...workspaceContributions(workspace, estimator)];
+  const contributions = orderedContributions(input);
+  const order = new Map(contributions.map((c, i) => [c, i]));
   const omissions = emptyOmissions();
   const warnings = [...workspace.warnings, ...input.warnings];
   let provider: { messageId: string; tokens: NonNullable<MessageAnalysis['providerTokens']> } | null = null;
   let hasAttachments = false;
   for (const { id, analysis } of input.messages) {
-    contributions.push(...analysis.contributions);
     addOmissions(omissions, analysis.omissions);
     warnings.push(...analysis.warnings);
     if (analysis.providerTokens) provider = { messageId: id, tokens: analysis.providerTokens };
@@ -89,7 +107,7 @@ export function buildReport(input: ReportInput): ContextReport {
     const sorted = [...list].sort((a, b) => b.tokens - a.tokens || b.bytes - a.bytes);
     const shown = input.itemsLimit === 'all' ? sorted : sorted.slice(0, input.itemsLimit);
     const hidden = sorted.slice(shown.length);
-    const items: ReportItem[] = shown.map((c) => toItem(c, scaledById.get(c) ?? null, used, duplicates.get(c)));
+    const items: ReportItem[] = shown.map((c) => toItem(c, scaledById.get(c) ?? null, used, duplicates.get(c), order.get(c)!));
     return {
       id,
       label: SOURCE_LABELS[id],
@@ -114,6 +132,7 @@ export function buildReport(input: ReportInput): ContextReport {
     workspaceId: input.workspaceId,
     sessionId: input.sessionId,
     generatedAt: input.generatedAt,
+    snapshotId: input.snapshotId,
     actual: actual && {
       contextUsed: actual.contextUsed,
       contextSize: actual.contextSize,
@@ -145,12 +164,13 @@ export function buildReport(input: ReportInput): ContextReport {
       repeatedScaledTokens: attributable ? sum(repeated.map((c) => scaledById.get(c) ?? 0)) : null,
     },
     excluded: [...workspace.excluded, ...excludedEntries(input.history, omissions)],
+    suggestions: suggest({ input, contributions, duplicates, scaledById, omissions, used }),
     notes: notes(input, estimator, { attributable, hasAttachments, totalTokens }),
     warnings,
   };
 }
 
-function workspaceContributions(workspace: WorkspaceSnapshot, estimator: Estimator): Contribution[] {
+function workspaceContributions(workspace: WorkspaceSnapshot, estimator: Estimator, keepText: boolean): Contribution[] {
   const out: Contribution[] = workspace.instructions.map(({ path, text }) => {
     const full = `Instructions from: ${workspace.root}/${path}\n${text}`;
     return {
@@ -160,6 +180,7 @@ function workspaceContributions(workspace: WorkspaceSnapshot, estimator: Estimat
       tokens: estimator.count(full),
       bytes: utf8Bytes(full),
       path,
+      ...(keepText ? { text: full } : {}),
     };
   });
   if (workspace.skills.length > 0) {
@@ -171,6 +192,7 @@ function workspaceContributions(workspace: WorkspaceSnapshot, estimator: Estimat
       sourceRef: 'file:.opencode/skills (catalog)',
       tokens: estimator.count(catalog),
       bytes: utf8Bytes(catalog),
+      ...(keepText ? { text: catalog } : {}),
     });
   }
   return out;
@@ -207,7 +229,7 @@ function markDuplicates(contributions: Contribution[]): Map<Contribution, Duplic
 }
 
 // Contributions may be shared with a cache across reports: they are read here, never changed.
-function toItem(c: Contribution, scaled: number | null, used: number | null, duplicate: DuplicateMark | undefined): ReportItem {
+function toItem(c: Contribution, scaled: number | null, used: number | null, duplicate: DuplicateMark | undefined, order: number): ReportItem {
   return {
     id: itemId(c.sourceRef),
     label: c.label,
@@ -218,8 +240,100 @@ function toItem(c: Contribution, scaled: number | null, used: number | null, dup
     bytes: c.bytes,
     ...(c.path !== undefined ? { path: c.path } : {}),
     ...(duplicate ? { duplicate } : {}),
+    order,
   };
 }
+
+interface SuggestFacts {
+  input: ReportInput;
+  contributions: Contribution[];
+  duplicates: Map<Contribution, DuplicateMark>;
+  scaledById: Map<Contribution, number>;
+  omissions: Omissions;
+  used: number | null;
+}
+
+/** Advice from the figures at hand: repeated reads, one dominant item, pruning, a full window, idle skills. */
+function suggest({ input, contributions, duplicates, scaledById, omissions, used }: SuggestFacts): Suggestion[] {
+  const out: Suggestion[] = [];
+  const tokensOf = (c: Contribution) => (used === null ? `≈${fmt(c.tokens)} estimated tokens` : `≈${fmt(scaledById.get(c) ?? 0)} tokens`);
+
+  const groups = new Map<string, Contribution[]>();
+  for (const [c] of duplicates) groups.set(c.readKey!, [...(groups.get(c.readKey!) ?? []), c]);
+  for (const group of groups.values()) {
+    const extra = group.slice(1);
+    const repeated = sum(extra.map((c) => c.tokens));
+    const repeatedScaled = used === null ? null : sum(extra.map((c) => scaledById.get(c) ?? 0));
+    const what = group[0]!.path ?? group[0]!.label;
+    out.push({
+      kind: 'duplicate_read',
+      severity: 'warning',
+      title: `${what} is in context ${group.length} times`,
+      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ≈${fmt(repeated)} estimated tokens${repeatedScaled === null ? '' : ` (≈${fmt(repeatedScaled)} of the used context)`}. Ask the agent to refer to the earlier read instead of reading again.`,
+      itemIds: group.map((c) => itemId(c.sourceRef)),
+      figures: { reads: group.length, repeatedEstimatedTokens: repeated, ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }) },
+    });
+  }
+
+  if (used !== null && used > 0) {
+    for (const c of contributions) {
+      const share = ((scaledById.get(c) ?? 0) / used) * 100;
+      if (share <= LARGE_ITEM_PERCENT) continue;
+      out.push({
+        kind: 'large_item',
+        severity: 'warning',
+        title: `${c.label} is ${share.toFixed(1)}% of the used context`,
+        detail: `One item holds ${tokensOf(c)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
+        itemIds: [itemId(c.sourceRef)],
+        figures: { percentOfUsed: round2(share), scaledTokens: scaledById.get(c) ?? 0, estimatedTokens: c.tokens },
+      });
+    }
+  }
+
+  if (omissions.prunedOutputs.count > 0) {
+    out.push({
+      kind: 'pruned_outputs',
+      severity: 'info',
+      title: `${omissions.prunedOutputs.count} tool output${omissions.prunedOutputs.count === 1 ? ' was' : 's were'} pruned`,
+      detail: `OpenCode cleared ${formatSize(omissions.prunedOutputs.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
+      itemIds: [],
+      figures: { count: omissions.prunedOutputs.count, bytes: omissions.prunedOutputs.bytes },
+    });
+  }
+
+  const usage = input.usage;
+  const windowPercent = usage ? percentOfWindow(usage) : null;
+  if (usage && windowPercent !== null && windowPercent >= NEAR_COMPACTION_PERCENT) {
+    out.push({
+      kind: 'near_compaction',
+      severity: 'warning',
+      title: `The context window is ${windowPercent.toFixed(1)}% full: compaction is near`,
+      detail: `${fmt(usage.contextUsed)} of ${fmt(usage.contextSize)} tokens are used. When the window fills, OpenCode compacts the history into a summary and the details above leave the context.`,
+      itemIds: [],
+      figures: { percent: windowPercent, contextUsed: usage.contextUsed, contextSize: usage.contextSize ?? 0 },
+    });
+  }
+
+  // A skill loaded and then never named again by anyone: its body may be dead weight.
+  input.messages.forEach(({ analysis }, index) => {
+    for (const load of analysis.contributions.filter((c) => c.readKey?.startsWith('skill:'))) {
+      const name = load.readKey!.slice('skill:'.length);
+      const later = input.messages.slice(index + 1);
+      if (later.length === 0 || later.some((m) => m.analysis.mentions.includes(name))) continue;
+      out.push({
+        kind: 'unused_skill',
+        severity: 'info',
+        title: `Skill ${name} was loaded but not referenced since`,
+        detail: `Loading it put ${tokensOf(load)} in context; no later message names it in ${later.length} message${later.length === 1 ? '' : 's'}.`,
+        itemIds: [itemId(load.sourceRef)],
+        figures: { estimatedTokens: load.tokens, laterMessages: later.length, ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }) },
+      });
+    }
+  });
+  return out;
+}
+
+const fmt = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
 /** A short stable id for an item (FNV-1a of its sourceRef), safe in URLs. */
 export function itemId(sourceRef: string): string {

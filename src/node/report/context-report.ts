@@ -1,11 +1,19 @@
 /**
- * The read-only report service: the one call behind the API and the CLI. It resolves the
+ * The read-only report service: the calls behind the API and the CLI. It resolves the
  * workspace and session, reads the folder and the database (never writing either), and hands
- * plain data to the pure core.
+ * plain data to the pure core. Item content and the reader reuse the same collection step, so
+ * they describe exactly what the report describes.
  */
-import { ESTIMATORS, type ContextReport, type EstimatorId } from '../../shared/wire';
-import { notFound, usageError } from '../errors';
-import { latestAcpUsage } from '../usage';
+import { createHash } from 'node:crypto';
+import {
+  ESTIMATORS,
+  ITEM_PAGE_CHARS,
+  type ContextReport,
+  type EstimatorId,
+  type ItemContent,
+  type ReaderPage,
+} from '../../shared/wire';
+import { AppError, notFound, usageError } from '../errors';
 import {
   getWorkspace,
   listSessions,
@@ -17,9 +25,11 @@ import {
   sessionExists,
   type Db,
 } from '../storage/store';
-import { analyzeMessage, type AttributionContext, type MessageAnalysis } from './attribute';
-import { buildReport, DEFAULT_ITEMS, type UsageInput } from './build-report';
+import { latestAcpUsage } from '../usage';
+import { analyzeMessage, type AttributionContext, type Contribution, type MessageAnalysis } from './attribute';
+import { buildReport, DEFAULT_ITEMS, itemId, orderedContributions, type ReportInput, type UsageInput } from './build-report';
 import { headerOf, liveStartIndex, partsHaveCompaction } from './compaction';
+import { pageText, previewText } from './content-pages';
 import { estimatorFor } from './estimator';
 import { readWorkspace, type ReadOptions } from './read-workspace';
 import { ReportCache, type CachedMessage } from './report-cache';
@@ -43,6 +53,70 @@ export function defaultSession(db: Db, workspaceId: string): string | null {
 }
 
 export function generateReport(db: Db, request: ReportRequest, options: ReportOptions = {}): ContextReport {
+  const input = collect(db, request, options, false);
+  return buildReport({ ...input, itemsLimit: request.items ?? DEFAULT_ITEMS });
+}
+
+export const READER_BLOCKS_PER_PAGE = 200;
+const READER_PREVIEW_CHARS = 600;
+
+export interface ContentRequest extends ReportRequest {
+  /** The report's snapshotId; when given and no longer current, the answer is 410. */
+  snapshotId?: string | undefined;
+  page?: number | undefined;
+}
+
+/** One page of an item's text as the model sees it. */
+export function itemContent(db: Db, request: ContentRequest & { itemId: string }, options: ReportOptions = {}): ItemContent {
+  const input = collect(db, request, options, true);
+  checkSnapshot(input, request.snapshotId);
+  const found = orderedContributions(input).find((c) => itemId(c.sourceRef) === request.itemId);
+  if (!found) throw notFound('item_not_found', `no item ${request.itemId} in this context`);
+  const paged = pageText(found, request.page ?? 0);
+  return {
+    snapshotId: input.snapshotId,
+    itemId: request.itemId,
+    label: found.label,
+    source: found.source,
+    sourceRef: found.sourceRef,
+    pageSize: ITEM_PAGE_CHARS,
+    ...paged,
+  };
+}
+
+/** The live context in request order, a page of blocks at a time, each with a bounded preview. */
+export function readerPage(db: Db, request: ContentRequest, options: ReportOptions = {}): ReaderPage {
+  const input = collect(db, request, options, true);
+  checkSnapshot(input, request.snapshotId);
+  const all = orderedContributions(input);
+  const pageCount = Math.max(1, Math.ceil(all.length / READER_BLOCKS_PER_PAGE));
+  const page = request.page ?? 0;
+  if (!Number.isInteger(page) || page < 0 || page >= pageCount) {
+    throw new AppError('invalid', 'page_out_of_range', `page ${page} is out of range: the reader has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`);
+  }
+  const start = page * READER_BLOCKS_PER_PAGE;
+  return {
+    snapshotId: input.snapshotId,
+    page,
+    pageCount,
+    blockCount: all.length,
+    blocks: all.slice(start, start + READER_BLOCKS_PER_PAGE).map((c, i) => {
+      const preview = previewText(c, READER_PREVIEW_CHARS);
+      return { itemId: itemId(c.sourceRef), order: start + i, source: c.source, label: c.label, estimatedTokens: c.tokens, bytes: c.bytes, ...preview };
+    }),
+  };
+}
+
+function checkSnapshot(input: Collected, requested: string | undefined): void {
+  if (requested !== undefined && requested !== input.snapshotId) {
+    throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
+  }
+}
+
+type Collected = Omit<ReportInput, 'itemsLimit'>;
+
+/** Everything the core needs, read in one consistent pass. */
+function collect(db: Db, request: ReportRequest, options: ReportOptions, keepText: boolean): Collected {
   const workspace = getWorkspace(db, request.workspaceId);
   if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
   let sessionId: string | null;
@@ -57,13 +131,18 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
 
   const estimator = estimatorFor(request.estimator ?? 'bpe');
   const root = resolveRoot(db, workspace.root_path);
+  const snapshot = readWorkspace(root, options);
+  const skillNames = snapshot.skills.map((s) => s.name);
+  const context: AttributionContext = { estimator, root, instructionFiles: new Set(snapshot.instructions.map((i) => i.path)), keepText, skillNames };
+  // Texts are kept only for content requests, which must not fill the shared memo with them.
+  const cache = keepText || !options.cache ? new ReportCache(Number.MAX_SAFE_INTEGER) : options.cache;
+  const scope = `${estimator.id}\u0000${root}\u0000${skillNames.join('\u0001')}`;
+  const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
+
   const warnings: string[] = [];
   const messages: { id: string; analysis: MessageAnalysis }[] = [];
   let history = { messages: 0, bytes: 0 };
   let usage: UsageInput | null = null;
-
-  const cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
-  const scope = `${estimator.id}\u0000${root}`;
 
   // One read transaction: the report sees one consistent snapshot of the database.
   db.transaction(() => {
@@ -72,12 +151,14 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
       return;
     }
     usage = latestAcpUsage(db, workspace.id, sessionId, warnings);
+    digest.update(JSON.stringify(usage));
     const entries: { id: string; entry: CachedMessage }[] = [];
     for (const stamp of messageStamps(db, workspace.id, sessionId)) {
+      digest.update(`${stamp.id}:${stamp.time_updated}\n`);
       let entry = cache.get(scope, stamp.id, stamp.time_updated);
       if (!entry) {
         const row = messageHeader(db, stamp.id);
-        if (!row) continue; // deleted between the two reads: not possible inside the transaction
+        if (!row) continue;
         const info = parseJson(columnText(row.info, `messages_v2/${stamp.id}`, 'info', []));
         const compaction =
           row.maybe_compaction === 1 && partsHaveCompaction(parseJson(columnText(messageParts(db, stamp.id), stamp.id, 'parts', [])));
@@ -89,26 +170,25 @@ export function generateReport(db: Db, request: ReportRequest, options: ReportOp
     }
     const start = liveStartIndex(entries.map((e) => e.entry.header));
     history = { messages: start, bytes: entries.slice(0, start).reduce((n, e) => n + e.entry.size, 0) };
-    const context = { estimator, root, instructionFiles: new Set<string>() };
     for (const { id, entry } of entries.slice(start)) {
       entry.analysis ??= analyze(db, id, context);
       messages.push({ id, analysis: entry.analysis });
     }
   })();
 
-  const snapshot = readWorkspace(root, options);
-  return buildReport({
+  return {
     workspaceId: workspace.id,
     sessionId,
     generatedAt: (options.now?.() ?? new Date()).toISOString(),
+    snapshotId: `snap_${digest.digest('hex').slice(0, 24)}`,
     estimator,
     workspace: snapshot,
     messages,
     history,
     usage,
     warnings,
-    itemsLimit: request.items ?? DEFAULT_ITEMS,
-  });
+    keepText,
+  };
 }
 
 function analyze(db: Db, id: string, context: AttributionContext): MessageAnalysis {
@@ -158,3 +238,12 @@ export function parseEstimatorOption(value: string | undefined): EstimatorId | u
   if ((ESTIMATORS as readonly string[]).includes(value)) return value as EstimatorId;
   throw usageError(`estimator must be one of ${ESTIMATORS.join(', ')}, not "${value}"`);
 }
+
+/** A zero-based page number; undefined means the first page. */
+export function parsePageOption(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new AppError('invalid', 'invalid_page', `page must be a whole number from 0, not "${value}"`);
+  return Number(value);
+}
+
+export type { Contribution };

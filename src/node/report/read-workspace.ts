@@ -25,6 +25,8 @@ export type SafeRead =
 export class WorkspaceReader {
   private readonly realRoot: string | null;
   readonly warnings: string[] = [];
+  /** Every file read, for the snapshot digest. */
+  readonly stamps: { path: string; size: number; mtimeMs: number }[] = [];
   private readonly maxFileBytes: number;
 
   constructor(
@@ -102,6 +104,7 @@ export class WorkspaceReader {
       if (text.includes('\uFFFD') && !bytes.includes(Buffer.from('\uFFFD'))) {
         this.warnings.push(`${relPath}: not valid UTF-8; invalid bytes were replaced`);
       }
+      this.stamps.push({ path: relPath, size: stats.size, mtimeMs: stats.mtimeMs });
       return { ok: true, text, size: stats.size, mtimeMs: stats.mtimeMs };
     } catch (error) {
       return this.refuse(relPath, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
@@ -169,7 +172,7 @@ export class WorkspaceReader {
 /** What the runtime loads for every request, from the workspace folder. */
 export function readWorkspace(root: string, options: ReadOptions = {}): WorkspaceSnapshot {
   const reader = new WorkspaceReader(root, options);
-  const snapshot: WorkspaceSnapshot = { root, instructions: [], skills: [], excluded: [], warnings: reader.warnings };
+  const snapshot: WorkspaceSnapshot = { root, instructions: [], skills: [], excluded: [], warnings: reader.warnings, stamps: reader.stamps };
   if (!reader.available) return snapshot;
 
   for (const path of instructionPaths(reader)) {

@@ -96,7 +96,16 @@ async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   if (existsSync(index) && newestMtime(sources) <= statSync(index).mtimeMs) return;
   log('Building the web app…');
   const { build } = await import('vite');
-  await build({ configFile: join(PROJECT, 'vite.config.ts'), root: PROJECT, logLevel: 'warn' });
+  // A production bundle even when started from a test runner (NODE_ENV=test would make Vite
+  // build React's development bundle).
+  const previous = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: join(PROJECT, 'vite.config.ts'), root: PROJECT, mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (previous === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = previous;
+  }
 }
 
 function newestMtime(paths: string[]): number {

@@ -1,11 +1,13 @@
 /** Happy-path handlers, grouped by domain, answering with fixtures the real engine generated. */
 import { http, HttpResponse } from 'msw';
+import itemSkill from '../../fixtures/item-skill-demo.json';
 import messages from '../../fixtures/messages-demo.json';
+import reader from '../../fixtures/reader-demo.json';
 import report from '../../fixtures/report-demo.json';
 import usage from '../../fixtures/usage-demo.json';
 import workspace from '../../fixtures/workspace-demo.json';
 
-export const fixtures = { workspace, messages, usage, report };
+export const fixtures = { workspace, messages, usage, report, itemSkill, reader };
 
 export const workspaceHandlers = [http.get('/api/workspace/demo', () => HttpResponse.json(workspace))];
 
@@ -32,6 +34,14 @@ export const messageHandlers = [
 
 export const usageHandlers = [http.get('/api/workspace/demo/usage', () => HttpResponse.json(usage))];
 
-export const debugHandlers = [http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(report))];
+export const debugHandlers = [
+  http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(report)),
+  http.get('/api/workspace/demo/debug/context/items/:itemId', ({ params }) =>
+    params.itemId === itemSkill.itemId
+      ? HttpResponse.json(itemSkill)
+      : HttpResponse.json({ error: { code: 'item_not_found', message: 'No such item' } }, { status: 404 }),
+  ),
+  http.get('/api/workspace/demo/debug/context/reader', () => HttpResponse.json(reader)),
+];
 
 export const handlers = [...workspaceHandlers, ...messageHandlers, ...usageHandlers, ...debugHandlers];
