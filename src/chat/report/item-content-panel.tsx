@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { contentQueries } from '../../api/context-report';
 import { ApiError } from '../../api/http';
 import { fmt } from './format';
+import { Pager } from './pager';
 
 export interface ContentTarget {
   workspaceId: string;
@@ -43,17 +44,7 @@ export function ItemContentPanel({ target, itemId, label, onClose }: { target: C
           <pre className="item-text" tabIndex={0}>
             {content.data.text}
           </pre>
-          <nav className="pager" aria-label="Content pages">
-            <button type="button" disabled={page === 0} onClick={() => setPage((p) => p - 1)}>
-              Previous page
-            </button>
-            <span>
-              Page {page + 1} of {content.data.pageCount} · {fmt(content.data.totalChars)} characters
-            </span>
-            <button type="button" disabled={page + 1 >= content.data.pageCount} onClick={() => setPage((p) => p + 1)}>
-              Next page
-            </button>
-          </nav>
+          <Pager label="Content pages" unit="page" page={page} pageCount={content.data.pageCount} summary={`${fmt(content.data.totalChars)} characters`} onPage={setPage} />
         </>
       )}
     </section>

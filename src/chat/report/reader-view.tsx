@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { contentQueries } from '../../api/context-report';
 import { SOURCE_LABELS, type SourceId } from '../../shared/wire';
 import { fmt } from './format';
+import { Pager } from './pager';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 
 export function ReaderView({ target, onClose }: { target: ContentTarget; onClose: () => void }) {
@@ -58,17 +59,7 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
             ))}
           </ol>
           {reader.data.pageCount > 1 && (
-            <nav className="pager" aria-label="Reader pages">
-              <button type="button" disabled={page === 0} onClick={() => setPage((p) => p - 1)}>
-                Previous blocks
-              </button>
-              <span>
-                Page {page + 1} of {reader.data.pageCount} · {fmt(reader.data.blockCount)} blocks
-              </span>
-              <button type="button" disabled={page + 1 >= reader.data.pageCount} onClick={() => setPage((p) => p + 1)}>
-                Next blocks
-              </button>
-            </nav>
+            <Pager label="Reader pages" unit="blocks" page={page} pageCount={reader.data.pageCount} summary={`${fmt(reader.data.blockCount)} blocks`} onPage={setPage} />
           )}
         </>
       )}
