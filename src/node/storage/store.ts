@@ -81,14 +81,9 @@ export function openReadOnly(path: string): Db {
   }
 }
 
-/** The file path of a database connection (for resolving relative workspace roots). */
-export function databaseFile(db: Db): string {
-  return db.name;
-}
-
 /** `root_path` is absolute, or relative to the directory of the database file (contract §1). */
 export function resolveRoot(db: Db, rootPath: string): string {
-  return isAbsolute(rootPath) ? rootPath : resolve(dirname(databaseFile(db)), rootPath);
+  return isAbsolute(rootPath) ? rootPath : resolve(dirname(db.name), rootPath);
 }
 
 // --- users and access ------------------------------------------------------------------------
@@ -159,19 +154,6 @@ export function listMessages(db: Db, workspaceId: string, sessionId: string): Me
        FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
     )
     .all(workspaceId, sessionId) as MessageRow[];
-}
-
-/** Messages of a session in id order, one row at a time: large sessions are never all in memory. */
-export function iterateMessages(
-  db: Db,
-  workspaceId: string,
-  sessionId: string,
-): IterableIterator<MessageRow> {
-  return sql(db,
-      `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
-       FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
-    )
-    .iterate(workspaceId, sessionId) as IterableIterator<MessageRow>;
 }
 
 /** Ids and update stamps of a session's messages, in id order, from the index alone. */
