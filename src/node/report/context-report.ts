@@ -30,7 +30,7 @@ import { analyzeMessage, type AttributionContext, type Contribution, type Messag
 import { buildReport, DEFAULT_ITEMS, itemId, orderedContributions, type ReportInput, type UsageInput } from './build-report';
 import { headerOf, liveStartIndex, partsHaveCompaction } from './compaction';
 import { pageText, previewText } from './content-pages';
-import { estimatorFor } from './estimator';
+import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, type ReadOptions } from './read-workspace';
 import { ReportCache, type CachedMessage } from './report-cache';
 
@@ -129,7 +129,7 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions, keepTex
     sessionId = defaultSession(db, workspace.id);
   }
 
-  const estimator = estimatorFor(request.estimator ?? 'bpe');
+  const estimator = memoized(estimatorFor(request.estimator ?? 'bpe'));
   const root = resolveRoot(db, workspace.root_path);
   const snapshot = readWorkspace(root, options);
   const skillNames = snapshot.skills.map((s) => s.name);

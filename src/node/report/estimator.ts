@@ -90,3 +90,21 @@ export const chars4Estimator: Estimator = {
 export function estimatorFor(id: EstimatorId): Estimator {
   return id === 'chars4' ? chars4Estimator : bpeEstimator;
 }
+
+/**
+ * Counts each distinct long text once per report: agents re-read the same file, and identical
+ * outputs need not be tokenized again. Lives only as long as one report.
+ */
+export function memoized(estimator: Estimator, minLength = 1024): Estimator {
+  const counts = new Map<string, number>();
+  return {
+    id: estimator.id,
+    method: estimator.method,
+    count(text) {
+      if (text.length < minLength) return estimator.count(text);
+      let n = counts.get(text);
+      if (n === undefined) counts.set(text, (n = estimator.count(text)));
+      return n;
+    },
+  };
+}
