@@ -150,6 +150,10 @@ async function main() {
   const web = bundle();
   console.log('\n## Web\n');
   console.log(`- initial JavaScript: ${web.initialGzipKb.toFixed(1)} KB gzip; report renderer chunk: ${web.reportChunkGzipKb.toFixed(1)} KB gzip (loaded on the first /debug)`);
+  if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
+    console.log('- render cost in Chromium: skipped, Chromium is not installed (bash scripts/ensure-chromium.sh installs it)');
+    return;
+  }
   const render = await measureRender(PROJECT);
   console.log(`- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`);
 }
