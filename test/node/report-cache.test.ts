@@ -37,16 +37,17 @@ describe('ReportCache', () => {
     }
   });
 
-  it('keeps at most maxEntries, dropping the least recently used', () => {
+  it('keeps at most maxEntries, dropping the oldest, and misses on a changed stamp', () => {
     const cache = new ReportCache(2);
     const entry = (t: number) => ({ timeUpdated: t, size: 1, header: { id: 'x', role: 'user' as const, parentId: null, completedSummary: false, hasCompactionPart: false }, infoValid: true, analysis: null });
     cache.set('s', 'a', entry(1));
-    cache.set('s', 'b', entry(1));
-    cache.get('s', 'a', 1);
-    cache.set('s', 'c', entry(1));
+    cache.set('t', 'b', entry(1));
+    cache.set('t', 'c', entry(1));
     expect(cache.size).toBe(2);
-    expect(cache.get('s', 'b', 1)).toBeUndefined();
-    expect(cache.get('s', 'a', 1)).toBeDefined();
-    expect(cache.get('s', 'a', 2)).toBeUndefined();
+    expect(cache.get('s', 'a', 1)).toBeUndefined();
+    expect(cache.get('t', 'b', 1)).toBeDefined();
+    expect(cache.get('t', 'b', 2)).toBeUndefined();
+    cache.set('t', 'b', entry(2));
+    expect(cache.size).toBe(2);
   });
 });

@@ -259,7 +259,11 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
   const tokensOf = (c: Contribution) => (used === null ? `≈${fmt(c.tokens)} estimated tokens` : `≈${fmt(scaledById.get(c) ?? 0)} tokens`);
 
   const groups = new Map<string, Contribution[]>();
-  for (const [c] of duplicates) groups.set(c.readKey!, [...(groups.get(c.readKey!) ?? []), c]);
+  for (const [c] of duplicates) {
+    const group = groups.get(c.readKey!);
+    if (group) group.push(c);
+    else groups.set(c.readKey!, [c]);
+  }
   for (const group of groups.values()) {
     const extra = group.slice(1);
     const repeated = sum(extra.map((c) => c.tokens));
@@ -315,21 +319,27 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
   }
 
   // A skill loaded and then never named again by anyone: its body may be dead weight.
+  const lastMention = new Map<string, number>();
+  input.messages.forEach(({ analysis }, index) => analysis.mentions.forEach((name) => lastMention.set(name, index)));
+  const latestLoad = new Map<string, { load: Contribution; index: number; count: number }>();
   input.messages.forEach(({ analysis }, index) => {
     for (const load of analysis.contributions.filter((c) => c.readKey?.startsWith('skill:'))) {
       const name = load.readKey!.slice('skill:'.length);
-      const later = input.messages.slice(index + 1);
-      if (later.length === 0 || later.some((m) => m.analysis.mentions.includes(name))) continue;
-      out.push({
-        kind: 'unused_skill',
-        severity: 'info',
-        title: `Skill ${name} was loaded but not referenced since`,
-        detail: `Loading it put ${tokensOf(load)} in context; no later message names it in ${later.length} message${later.length === 1 ? '' : 's'}.`,
-        itemIds: [itemId(load.sourceRef)],
-        figures: { estimatedTokens: load.tokens, laterMessages: later.length, ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }) },
-      });
+      latestLoad.set(name, { load, index, count: (latestLoad.get(name)?.count ?? 0) + 1 });
     }
   });
+  for (const [name, { load, index, count }] of latestLoad) {
+    const laterMessages = input.messages.length - index - 1;
+    if (laterMessages === 0 || (lastMention.get(name) ?? -1) > index) continue;
+    out.push({
+      kind: 'unused_skill',
+      severity: 'info',
+      title: `Skill ${name} was loaded but not referenced since`,
+      detail: `${count > 1 ? `Its latest of ${count} loads` : 'Loading it'} put ${tokensOf(load)} in context; no later message names it in ${laterMessages} message${laterMessages === 1 ? '' : 's'}.`,
+      itemIds: [itemId(load.sourceRef)],
+      figures: { estimatedTokens: load.tokens, loads: count, laterMessages, ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }) },
+    });
+  }
   return out;
 }
 

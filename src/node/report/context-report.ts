@@ -153,8 +153,9 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions, keepTex
     usage = latestAcpUsage(db, workspace.id, sessionId, warnings);
     digest.update(JSON.stringify(usage));
     const entries: { id: string; entry: CachedMessage }[] = [];
-    for (const stamp of messageStamps(db, workspace.id, sessionId)) {
-      digest.update(`${stamp.id}:${stamp.time_updated}\n`);
+    const stamps = messageStamps(db, workspace.id, sessionId);
+    digest.update(stamps.map((s) => `${s.id}:${s.time_updated}`).join('\n'));
+    for (const stamp of stamps) {
       let entry = cache.get(scope, stamp.id, stamp.time_updated);
       if (!entry) {
         const row = messageHeader(db, stamp.id);

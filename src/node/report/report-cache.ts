@@ -1,8 +1,8 @@
 /**
- * In-memory memo of per-message work, keyed by message id and `time_updated` (and by estimator
- * and workspace root, which the analysis depends on). A second report over unchanged data reads
- * only the stamp index. Bounded: the least recently used entries are dropped. Never written
- * anywhere but memory.
+ * In-memory memo of per-message work, keyed by message id and `time_updated` within a scope
+ * (estimator, workspace root, enabled skills — what the analysis depends on). A second report over
+ * unchanged data reads only the stamp index. Bounded: past `maxEntries` the oldest entries are
+ * dropped. Never written anywhere but memory.
  */
 import type { MessageAnalysis } from './attribute';
 import type { MessageHeader } from './compaction';
@@ -19,35 +19,39 @@ export interface CachedMessage {
 export const DEFAULT_CACHE_ENTRIES = 100_000;
 
 export class ReportCache {
-  private readonly entries = new Map<string, CachedMessage>();
+  private readonly scopes = new Map<string, Map<string, CachedMessage>>();
+  private entries = 0;
 
   constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 
   get(scope: string, id: string, timeUpdated: number): CachedMessage | undefined {
-    const key = `${scope}\u0000${id}`;
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.timeUpdated !== timeUpdated) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    // Re-insert: Map order is the LRU order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+    const entry = this.scopes.get(scope)?.get(id);
+    return entry && entry.timeUpdated === timeUpdated ? entry : undefined;
   }
 
   set(scope: string, id: string, entry: CachedMessage): void {
-    const key = `${scope}\u0000${id}`;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    let messages = this.scopes.get(scope);
+    if (!messages) {
+      messages = new Map();
+      this.scopes.set(scope, messages);
+    }
+    if (!messages.has(id)) this.entries++;
+    messages.set(id, entry);
+    // Oldest scopes first, oldest entries of a scope first (Map order is insertion order).
+    while (this.entries > this.maxEntries) {
+      const [oldestScope, oldest] = this.scopes.entries().next().value as [string, Map<string, CachedMessage>];
+      const first = oldest.keys().next();
+      if (first.done) {
+        this.scopes.delete(oldestScope);
+        continue;
+      }
+      oldest.delete(first.value);
+      this.entries--;
+      if (oldest.size === 0) this.scopes.delete(oldestScope);
     }
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries;
   }
 }
