@@ -1,6 +1,7 @@
 /** The header's context meter: the agent's last ACP usage_update, used / size and percent. */
 import { useQuery } from '@tanstack/react-query';
 import { usageQueries } from '../api/usage';
+import { fmt } from '../shared/format';
 
 export function ContextMeter({ workspaceId, sessionId }: { workspaceId: string; sessionId: string | null }) {
   const usage = useQuery(usageQueries.latest(workspaceId, sessionId));
@@ -12,8 +13,8 @@ export function ContextMeter({ workspaceId, sessionId }: { workspaceId: string; 
   return (
     <span className="context-meter" title={`Last ACP usage_update: ${new Date(latest.recordedAt).toLocaleString()}`}>
       <span>
-        Context {latest.contextUsed.toLocaleString('en-US')}
-        {latest.contextSize ? ` / ${latest.contextSize.toLocaleString('en-US')}` : ''}
+        Context {fmt(latest.contextUsed)}
+        {latest.contextSize ? ` / ${fmt(latest.contextSize)}` : ''}
         {percent === null ? '' : ` · ${percent.toFixed(1)}%`}
       </span>
       {percent !== null && (

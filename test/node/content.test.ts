@@ -61,7 +61,7 @@ describe('item content', () => {
     const r = await report();
     const chart = itemContentSchema.parse(await (await app.request(itemUrl(r, item(r, 'Tool call: bash — render panel').id), auth())).json());
     expect(chart.text).not.toContain(PNG.slice(0, 100));
-    expect(chart.text).toMatch(/\[image\/png body omitted: \d+ KB of base64\]/);
+    expect(chart.text).toMatch(/\[image\/png body omitted: [\d.]+ KB of base64\]/);
     expect(chart.omissions).toHaveLength(1);
     const core = itemContentSchema.parse(await (await app.request(itemUrl(r, item(r, 'Tool call: bash — cat core').id), auth())).json());
     expect(core.text).not.toContain('\u0000');

@@ -6,7 +6,7 @@
 import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useRef, useState } from 'react';
 import type { ContextReport, ReportItem, ReportSource } from '../../shared/wire';
-import { fmt, fmtBytes, fmtDelta, fmtPct } from './format';
+import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 import { ReaderView } from './reader-view';
 import { reportToMarkdown } from './report-markdown';

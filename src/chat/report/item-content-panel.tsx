@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { contentQueries } from '../../api/context-report';
 import { ApiError } from '../../api/http';
-import { fmt } from './format';
+import { fmt } from '../../shared/format';
 import { Pager } from './pager';
 
 export interface ContentTarget {

@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { contentQueries } from '../../api/context-report';
 import { SOURCE_LABELS, type SourceId } from '../../shared/wire';
-import { fmt } from './format';
+import { fmt } from '../../shared/format';
 import { Pager } from './pager';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 

@@ -1,6 +1,6 @@
 /** The report as Markdown, for pasting into an incident channel or a ticket. */
 import type { ContextReport } from '../../shared/wire';
-import { fmt, fmtBytes, fmtPct } from './format';
+import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 
 export function reportToMarkdown(report: ContextReport): string {
   const out: string[] = [];

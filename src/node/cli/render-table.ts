@@ -1,15 +1,7 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
 import Table from 'cli-table3';
+import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import type { ContextReport, ItemContent } from '../../shared/wire';
-
-const n = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : value.toLocaleString('en-US'));
-const pct = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${value.toFixed(1)}%`);
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
@@ -21,27 +13,27 @@ export function renderReport(report: ContextReport, options: { items: number | '
   const { actual, estimate } = report;
   lines.push(
     actual
-      ? `Actual:   ${n(actual.contextUsed)} / ${n(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${actual.percent.toFixed(1)}% of the window)`} · ACP usage_update ${actual.recordedAt}`
+      ? `Actual:   ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${actual.percent.toFixed(1)}% of the window)`} · ACP usage_update ${actual.recordedAt}`
       : 'Actual:   pending — no ACP usage reported for this session yet; estimates only',
   );
   lines.push(
-    `Estimate: ${n(estimate.totalTokens)} tokens by ${estimate.method} · ${formatBytes(estimate.totalBytes)} · ${n(estimate.itemCount)} items` +
+    `Estimate: ${fmt(estimate.totalTokens)} tokens by ${estimate.method} · ${fmtBytes(estimate.totalBytes)} · ${fmt(estimate.itemCount)} items` +
       (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`),
   );
   const cache = report.providerTokens;
   if (cache?.cacheReadSharePercent !== null && cache?.cacheReadSharePercent !== undefined) {
     lines.push(
-      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of prompt tokens read from cache (input ${n(cache.input)}, cache read ${n(cache.cacheRead)}` +
-        (cache.cacheWrite === null ? ')' : `, cache write ${n(cache.cacheWrite)})`),
+      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of prompt tokens read from cache (input ${fmt(cache.input)}, cache read ${fmt(cache.cacheRead)}` +
+        (cache.cacheWrite === null ? ')' : `, cache write ${fmt(cache.cacheWrite)})`),
     );
   }
   lines.push('');
 
   const sources = new Table({ head: ['Source', 'Scaled', 'Used %', 'Estimated', 'Bytes', 'Items'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right', 'right'] });
   for (const s of report.sources) {
-    sources.push([s.label, n(s.scaledTokens), pct(s.percentOfUsed), n(s.estimatedTokens), formatBytes(s.bytes), n(s.itemCount)]);
+    sources.push([s.label, fmt(s.scaledTokens), fmtPct(s.percentOfUsed), fmt(s.estimatedTokens), fmtBytes(s.bytes), fmt(s.itemCount)]);
   }
-  sources.push(['Total', n(actual?.contextUsed ?? null), actual ? '100.0%' : '—', n(estimate.totalTokens), formatBytes(estimate.totalBytes), n(estimate.itemCount)]);
+  sources.push(['Total', fmt(actual?.contextUsed ?? null), actual ? '100.0%' : '—', fmt(estimate.totalTokens), fmtBytes(estimate.totalBytes), fmt(estimate.itemCount)]);
   lines.push(sources.toString(), '');
 
   for (const s of report.sources) {
@@ -50,7 +42,7 @@ export function renderReport(report: ContextReport, options: { items: number | '
     const table = new Table({ head: ['Item', 'Scaled', 'Used %', 'Estimated', 'Bytes'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right'], colWidths: [64, null, null, null, null], wordWrap: true });
     for (const item of shown) {
       const dup = item.duplicate && item.duplicate.ordinal > 1 ? ` [read again: ${item.duplicate.ordinal} of ${item.duplicate.reads}]` : '';
-      table.push([item.label + dup, n(item.scaledTokens), pct(item.percentOfUsed), n(item.estimatedTokens), formatBytes(item.bytes)]);
+      table.push([item.label + dup, fmt(item.scaledTokens), fmtPct(item.percentOfUsed), fmt(item.estimatedTokens), fmtBytes(item.bytes)]);
     }
     const hidden = s.itemCount - shown.length;
     lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table.toString());
@@ -61,8 +53,8 @@ export function renderReport(report: ContextReport, options: { items: number | '
   const d = report.duplicates;
   if (d.extraReads > 0) {
     lines.push(
-      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${n(d.repeatedEstimatedTokens)} estimated tokens` +
-        (d.repeatedScaledTokens === null ? '' : ` (${n(d.repeatedScaledTokens)} scaled)`),
+      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${fmt(d.repeatedEstimatedTokens)} estimated tokens` +
+        (d.repeatedScaledTokens === null ? '' : ` (${fmt(d.repeatedScaledTokens)} scaled)`),
       '',
     );
   }
@@ -73,7 +65,7 @@ export function renderReport(report: ContextReport, options: { items: number | '
   }
   if (report.excluded.length) {
     lines.push('Not in context:');
-    for (const e of report.excluded) lines.push(`  - ${e.label}: ${formatBytes(e.bytes)}${e.count === undefined ? '' : `, ${n(e.count)}`} — ${e.reason}`);
+    for (const e of report.excluded) lines.push(`  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${e.reason}`);
     lines.push('');
   }
   lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
@@ -83,7 +75,7 @@ export function renderReport(report: ContextReport, options: { items: number | '
 
 /** One page of an item: a header line, what was omitted, then the text itself. */
 export function renderItemContent(content: ItemContent): string {
-  const head = `${content.label} · page ${content.page + 1} of ${content.pageCount} (zero-based --page ${content.page}) · ${n(content.totalChars)} characters · ${content.snapshotId}`;
+  const head = `${content.label} · page ${content.page + 1} of ${content.pageCount} (zero-based --page ${content.page}) · ${fmt(content.totalChars)} characters · ${content.snapshotId}`;
   const omitted = content.omissions.map((o) => `[omitted: ${o}]`);
   return `${[head, ...omitted, '', content.text].join('\n')}\n`;
 }

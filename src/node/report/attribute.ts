@@ -3,6 +3,7 @@
  * semantic source it belongs to. Pure: parsed JSON in, contributions out. Tolerates any shape:
  * what it cannot read becomes a warning, never an exception.
  */
+import { fmtBytes } from '../../shared/format';
 import { isSourceId, type SourceId } from '../../shared/wire';
 import { BPE_SAMPLE_LIMIT, type Estimator } from './estimator';
 import { classifyPath, describeScope, toWorkspacePath } from './paths';
@@ -160,7 +161,7 @@ class PartWalker {
       tokens += this.context.estimator.count(text);
       bytes += utf8Bytes(text);
       if (this.context.estimator.id === 'bpe' && text.length > BPE_SAMPLE_LIMIT) {
-        this.analysis.warnings.push(`${sourceRef}: ${formatSize(bytes)} of text; its tokens were estimated from samples`);
+        this.analysis.warnings.push(`${sourceRef}: ${fmtBytes(bytes)} of text; its tokens were estimated from samples`);
       }
     }
     const loads = extra.readKey?.startsWith('skill:') ? extra.readKey.slice('skill:'.length) : null;
@@ -302,7 +303,7 @@ class PartWalker {
     if (dataUrl) {
       const body = url.length - dataUrl[0].length;
       const decoded = dataUrl[1] ? Math.floor((body * 3) / 4) : body;
-      size = `, ${formatSize(decoded)}`;
+      size = `, ${fmtBytes(decoded)}`;
       this.analysis.omissions.attachmentBodies.count++;
       this.analysis.omissions.attachmentBodies.bytes += body;
     }
@@ -445,11 +446,6 @@ export function preview(text: string, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

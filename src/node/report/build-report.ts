@@ -11,8 +11,9 @@ import {
   type SourceId,
   type Suggestion,
 } from '../../shared/wire';
+import { fmt, fmtBytes } from '../../shared/format';
 import { apportion } from './apportion';
-import { emptyOmissions, formatSize, utf8Bytes, type Contribution, type MessageAnalysis, type Omissions } from './attribute';
+import { emptyOmissions, utf8Bytes, type Contribution, type MessageAnalysis, type Omissions } from './attribute';
 import type { Estimator } from './estimator';
 
 export interface WorkspaceSnapshot {
@@ -299,7 +300,7 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
       kind: 'pruned_outputs',
       severity: 'info',
       title: `${omissions.prunedOutputs.count} tool output${omissions.prunedOutputs.count === 1 ? ' was' : 's were'} pruned`,
-      detail: `OpenCode cleared ${formatSize(omissions.prunedOutputs.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
+      detail: `OpenCode cleared ${fmtBytes(omissions.prunedOutputs.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
       itemIds: [],
       figures: { count: omissions.prunedOutputs.count, bytes: omissions.prunedOutputs.bytes },
     });
@@ -343,7 +344,6 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
   return out;
 }
 
-const fmt = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
 /** A short stable id for an item (FNV-1a of its sourceRef), safe in URLs. */
 export function itemId(sourceRef: string): string {

@@ -4,7 +4,8 @@
  */
 import { ITEM_PAGE_CHARS } from '../../shared/wire';
 import { AppError } from '../errors';
-import { formatSize, type Contribution } from './attribute';
+import { fmtBytes } from '../../shared/format';
+import type { Contribution } from './attribute';
 
 const DATA_URL = /data:([\w.+-]+\/[\w.+-]+)?;base64,[A-Za-z0-9+/=]{16,}/g;
 const BASE64_RUN = /[A-Za-z0-9+/]{512,}={0,2}/g;
@@ -16,18 +17,18 @@ export function sanitize(contribution: Contribution): { text: string; omissions:
   const omissions: string[] = [];
   let text = contribution.text ?? '';
   text = text.replace(DATA_URL, (whole, mime: string | undefined) => {
-    const note = `[${mime ?? 'binary'} body omitted: ${formatSize(Math.floor((whole.length * 3) / 4))} of base64]`;
+    const note = `[${mime ?? 'binary'} body omitted: ${fmtBytes(Math.floor((whole.length * 3) / 4))} of base64]`;
     omissions.push(note.slice(1, -1));
     return note;
   });
   text = text.replace(BASE64_RUN, (whole) => {
-    const note = `[base64-like run omitted: ${formatSize(whole.length)}]`;
+    const note = `[base64-like run omitted: ${fmtBytes(whole.length)}]`;
     omissions.push(note.slice(1, -1));
     return note;
   });
   const binary = BINARY.exec(text);
   if (binary) {
-    const note = `[binary content omitted: ${formatSize(binary[0].length)}]`;
+    const note = `[binary content omitted: ${fmtBytes(binary[0].length)}]`;
     omissions.push(note.slice(1, -1));
     text = text.slice(0, binary.index) + note;
   }

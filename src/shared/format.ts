@@ -1,4 +1,8 @@
-/** Number formatting shared by the report view and its Markdown export. */
+/**
+ * Number formatting for people, shared by the chat, the CLI and the engine's labels so a figure
+ * reads the same everywhere. Dependency-free.
+ */
+
 // One formatter for all: Number#toLocaleString builds a new Intl.NumberFormat on every call,
 // which costs ~0.1 s over a report of 9 × 200 items.
 const numbers = new Intl.NumberFormat('en-US');
@@ -9,10 +13,11 @@ export const fmt = (value: number | null | undefined): string =>
 export const fmtPct = (value: number | null | undefined): string =>
   value === null || value === undefined ? '—' : `${value.toFixed(1)}%`;
 
+/** 512 B, 2.2 KB, 84 KB, 1.3 MB: one decimal only while it carries information. */
 export function fmtBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, 'KB'] : [bytes / (1024 * 1024), 'MB'];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
 }
 
 export function fmtDelta(delta: number | null): string {
