@@ -53,7 +53,7 @@ export function defaultSession(db: Db, workspaceId: string): string | null {
 }
 
 export function generateReport(db: Db, request: ReportRequest, options: ReportOptions = {}): ContextReport {
-  const input = collect(db, request, options, false);
+  const input = collect(db, request, options);
   return buildReport({ ...input, itemsLimit: request.items ?? DEFAULT_ITEMS });
 }
 
@@ -68,11 +68,12 @@ export interface ContentRequest extends ReportRequest {
 
 /** One page of an item's text as the model sees it. */
 export function itemContent(db: Db, request: ContentRequest & { itemId: string }, options: ReportOptions = {}): ItemContent {
-  const input = collect(db, request, options, true);
+  const input = collect(db, request, options);
   checkSnapshot(input, request.snapshotId);
   const found = orderedContributions(input).find((c) => itemId(c.sourceRef) === request.itemId);
   if (!found) throw notFound('item_not_found', `no item ${request.itemId} in this context`);
-  const paged = pageText(found, request.page ?? 0);
+  const text = textsOf(db, input, [found.sourceRef]).get(found.sourceRef) ?? '';
+  const paged = pageText({ ...found, text }, request.page ?? 0);
   return {
     snapshotId: input.snapshotId,
     itemId: request.itemId,
@@ -86,7 +87,7 @@ export function itemContent(db: Db, request: ContentRequest & { itemId: string }
 
 /** The live context in request order, a page of blocks at a time, each with a bounded preview. */
 export function readerPage(db: Db, request: ContentRequest, options: ReportOptions = {}): ReaderPage {
-  const input = collect(db, request, options, true);
+  const input = collect(db, request, options);
   checkSnapshot(input, request.snapshotId);
   const all = orderedContributions(input);
   const pageCount = Math.max(1, Math.ceil(all.length / READER_BLOCKS_PER_PAGE));
@@ -95,16 +96,35 @@ export function readerPage(db: Db, request: ContentRequest, options: ReportOptio
     throw new AppError('invalid', 'page_out_of_range', `page ${page} is out of range: the reader has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`);
   }
   const start = page * READER_BLOCKS_PER_PAGE;
+  const blocks = all.slice(start, start + READER_BLOCKS_PER_PAGE);
+  const texts = textsOf(db, input, blocks.map((c) => c.sourceRef));
   return {
     snapshotId: input.snapshotId,
     page,
     pageCount,
     blockCount: all.length,
-    blocks: all.slice(start, start + READER_BLOCKS_PER_PAGE).map((c, i) => {
-      const preview = previewText(c, READER_PREVIEW_CHARS);
+    blocks: blocks.map((c, i) => {
+      const preview = previewText({ ...c, text: texts.get(c.sourceRef) ?? '' }, READER_PREVIEW_CHARS);
       return { itemId: itemId(c.sourceRef), order: start + i, source: c.source, label: c.label, estimatedTokens: c.tokens, bytes: c.bytes, ...preview };
     }),
   };
+}
+
+/**
+ * The texts behind some items. The report keeps no text, so only the messages these items come
+ * from are read and analysed again, with texts kept: a page costs a few messages, not the session.
+ */
+function textsOf(db: Db, input: Collected, refs: readonly string[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  const withText = { ...input.context, keepText: true };
+  if (refs.some((ref) => ref.startsWith('file:'))) {
+    for (const c of orderedContributions({ ...input, messages: [], keepText: true })) texts.set(c.sourceRef, c.text ?? '');
+  }
+  const messageIds = new Set(refs.map((ref) => /^messages_v2\/(.+?)\/parts\//.exec(ref)?.[1]).filter((id): id is string => id !== undefined));
+  for (const id of messageIds) {
+    for (const c of analyze(db, id, withText).contributions) texts.set(c.sourceRef, c.text ?? '');
+  }
+  return texts;
 }
 
 function checkSnapshot(input: Collected, requested: string | undefined): void {
@@ -113,10 +133,10 @@ function checkSnapshot(input: Collected, requested: string | undefined): void {
   }
 }
 
-type Collected = Omit<ReportInput, 'itemsLimit'>;
+type Collected = Omit<ReportInput, 'itemsLimit'> & { context: AttributionContext };
 
 /** Everything the core needs, read in one consistent pass. */
-function collect(db: Db, request: ReportRequest, options: ReportOptions, keepText: boolean): Collected {
+function collect(db: Db, request: ReportRequest, options: ReportOptions): Collected {
   const workspace = getWorkspace(db, request.workspaceId);
   if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
   let sessionId: string | null;
@@ -133,9 +153,8 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions, keepTex
   const root = resolveRoot(db, workspace.root_path);
   const snapshot = readWorkspace(root, options);
   const skillNames = snapshot.skills.map((s) => s.name);
-  const context: AttributionContext = { estimator, root, instructionFiles: new Set(snapshot.instructions.map((i) => i.path)), keepText, skillNames };
-  // Texts are kept only for content requests, which must not fill the shared memo with them.
-  const cache = keepText || !options.cache ? new ReportCache(Number.MAX_SAFE_INTEGER) : options.cache;
+  const context: AttributionContext = { estimator, root, instructionFiles: new Set(snapshot.instructions.map((i) => i.path)), skillNames };
+  const cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
   const scope = `${estimator.id}\u0000${root}\u0000${skillNames.join('\u0001')}`;
   const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
 
@@ -188,7 +207,7 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions, keepTex
     history,
     usage,
     warnings,
-    keepText,
+    context,
   };
 }
 
