@@ -8,10 +8,27 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const NODE_ONLY = {
-  group: ['**/node/**', '**/node', 'node:*', 'better-sqlite3', 'hono', 'hono/*', '@hono/*', 'tiktoken', 'commander', 'cli-table3', 'yaml', 'tsx', 'tsx/*'],
+  group: [
+    '**/node/**',
+    '**/node',
+    'node:*',
+    'better-sqlite3',
+    'hono',
+    'hono/*',
+    '@hono/*',
+    'tiktoken',
+    'commander',
+    'cli-table3',
+    'yaml',
+    'tsx',
+    'tsx/*',
+  ],
   message: 'Browser code must not import Node-only code (src/node, Node built-ins, server libraries).',
 };
-const CHAT = { group: ['**/chat/**', '**/chat'], message: 'Commands receive what they need through CommandContext; they never import the chat.' };
+const CHAT = {
+  group: ['**/chat/**', '**/chat'],
+  message: 'Commands receive what they need through CommandContext; they never import the chat.',
+};
 const APP = { group: ['**/app/**', '**/app'], message: 'Only the entry point imports the app shell.' };
 
 export default defineConfig([
@@ -47,7 +64,17 @@ export default defineConfig([
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [NODE_ONLY, CHAT, APP, { group: ['react', 'react-*', '@tanstack/*', 'zustand', '**/api/**', '**/commands/**'], message: 'The wire types depend on zod only.' }] },
+        {
+          patterns: [
+            NODE_ONLY,
+            CHAT,
+            APP,
+            {
+              group: ['react', 'react-*', '@tanstack/*', 'zustand', '**/api/**', '**/commands/**'],
+              message: 'The wire types depend on zod only.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -10,15 +10,17 @@ const { create: actualCreate } = await vi.importActual<typeof ZustandExportedTyp
 
 export const storeResetFns = new Set<() => void>();
 
-const createUncurried = <T,>(stateCreator: ZustandExportedTypes.StateCreator<T>) => {
+const createUncurried = <T>(stateCreator: ZustandExportedTypes.StateCreator<T>) => {
   const store = actualCreate(stateCreator);
   const initialState = store.getInitialState();
   storeResetFns.add(() => store.setState(initialState, true));
   return store;
 };
 
-export const create = (<T,>(stateCreator: ZustandExportedTypes.StateCreator<T>) =>
-  typeof stateCreator === 'function' ? createUncurried(stateCreator) : createUncurried) as typeof ZustandExportedTypes.create;
+export const create = (<T>(stateCreator: ZustandExportedTypes.StateCreator<T>) =>
+  typeof stateCreator === 'function'
+    ? createUncurried(stateCreator)
+    : createUncurried) as typeof ZustandExportedTypes.create;
 
 afterEach(() => {
   act(() => storeResetFns.forEach((reset) => reset()));

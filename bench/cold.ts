@@ -13,5 +13,10 @@ const report = generateReport(db, { workspaceId, estimator, items: 20 });
 const ms = performance.now() - started;
 db.close();
 process.stdout.write(
-  JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, totalTokens: report.estimate.totalTokens, items: report.estimate.itemCount }),
+  JSON.stringify({
+    ms,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    totalTokens: report.estimate.totalTokens,
+    items: report.estimate.itemCount,
+  }),
 );

@@ -7,7 +7,9 @@ export function floor(dbPath: string, workspaceId: string, root: string): number
   const started = performance.now();
   const db = openReadOnly(dbPath);
   let n = 0;
-  for (const row of db.prepare('SELECT info, parts FROM messages_v2 WHERE workspace_id = ?').iterate(workspaceId) as IterableIterator<{ info: string; parts: string }>) {
+  for (const row of db
+    .prepare('SELECT info, parts FROM messages_v2 WHERE workspace_id = ?')
+    .iterate(workspaceId) as IterableIterator<{ info: string; parts: string }>) {
     n += (JSON.parse(row.info) ? 1 : 0) + (JSON.parse(row.parts) as unknown[]).length;
   }
   db.close();

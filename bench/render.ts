@@ -13,8 +13,22 @@ import { launchChromium } from '../test/support/browser';
 export function bigReport(base: ContextReport, perSource = 200): ContextReport {
   const report = structuredClone(base);
   for (const source of report.sources) {
-    const template = source.items[0] ?? { id: 'it_x', label: 'Read evidence: file.log', sourceRef: 'messages_v2/msg_x/parts/0', estimatedTokens: 100, scaledTokens: 200, percentOfUsed: 0.1, bytes: 400, order: 0 };
-    source.items = Array.from({ length: perSource }, (_, i) => ({ ...template, id: `${template.id}_${i}`, label: `${template.label} #${i + 1}`, sourceRef: `${template.sourceRef}#${i}` }));
+    const template = source.items[0] ?? {
+      id: 'it_x',
+      label: 'Read evidence: file.log',
+      sourceRef: 'messages_v2/msg_x/parts/0',
+      estimatedTokens: 100,
+      scaledTokens: 200,
+      percentOfUsed: 0.1,
+      bytes: 400,
+      order: 0,
+    };
+    source.items = Array.from({ length: perSource }, (_, i) => ({
+      ...template,
+      id: `${template.id}_${i}`,
+      label: `${template.label} #${i + 1}`,
+      sourceRef: `${template.sourceRef}#${i}`,
+    }));
     source.itemCount = perSource;
   }
   return report;
@@ -22,8 +36,15 @@ export function bigReport(base: ContextReport, perSource = 200): ContextReport {
 
 export async function measureRender(project: string) {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-render-'));
-  const server = await start({ dbPath: join(dir, 'investibook.db'), port: 0, token: 'bench-render', log: (line) => process.stderr.write(`${line}\n`) });
-  const report = bigReport(JSON.parse(readFileSync(join(project, 'test/fixtures/report-demo.json'), 'utf8')) as ContextReport);
+  const server = await start({
+    dbPath: join(dir, 'investibook.db'),
+    port: 0,
+    token: 'bench-render',
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const report = bigReport(
+    JSON.parse(readFileSync(join(project, 'test/fixtures/report-demo.json'), 'utf8')) as ContextReport,
+  );
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -33,7 +54,9 @@ export async function measureRender(project: string) {
     await page.evaluate(() => {
       const w = window as unknown as { longTasks: { start: number; duration: number }[] };
       w.longTasks = [];
-      new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push({ start: e.startTime, duration: e.duration }))).observe({ type: 'longtask', buffered: false });
+      new PerformanceObserver((list) =>
+        list.getEntries().forEach((e) => w.longTasks.push({ start: e.startTime, duration: e.duration })),
+      ).observe({ type: 'longtask', buffered: false });
     });
     const input = page.getByRole('combobox', { name: 'Message' });
     await input.fill('/debug');
@@ -63,11 +86,16 @@ export async function measureRender(project: string) {
       }
     });
     await page.waitForTimeout(200);
-    const all = await page.evaluate(() => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks);
+    const all = await page.evaluate(
+      () => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks,
+    );
     const showing = all.filter((t) => t.start < expandStart).map((t) => t.duration);
     const longTasks = all.filter((t) => t.start >= expandStart).map((t) => t.duration);
-    const counts = await page.locator('.items-table').evaluateAll((tables) => tables.map((t) => Number(t.getAttribute('aria-rowcount'))));
-    if (counts.length !== 9 || counts.some((n) => n < 201)) throw new Error(`expected 9 lists of 200 items, saw ${counts.join(', ')}`);
+    const counts = await page
+      .locator('.items-table')
+      .evaluateAll((tables) => tables.map((t) => Number(t.getAttribute('aria-rowcount'))));
+    if (counts.length !== 9 || counts.some((n) => n < 201))
+      throw new Error(`expected 9 lists of 200 items, saw ${counts.join(', ')}`);
     const lastRows = await page.locator('.items-table tbody tr th', { hasText: '#200' }).count();
     if (lastRows !== 9) throw new Error(`expected every list to reach its 200th item, saw ${lastRows}`);
     return {

@@ -24,7 +24,8 @@ const SIZES = process.argv.includes('--quick') ? [10_000, 100_000] : [10_000, 10
 const ESTIMATORS: EstimatorId[] = ['bpe', 'chars4'];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const ratio = (x: number, base: number) => `${(x / base).toFixed(1)}×`;
 
@@ -44,10 +45,18 @@ interface Row {
 
 function cold(dbPath: string, estimator: EstimatorId) {
   const runs = [0, 1, 2].map(() => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', join(PROJECT, 'bench/cold.ts'), dbPath, BENCH_WS, estimator], { cwd: PROJECT, encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(PROJECT, 'bench/cold.ts'), dbPath, BENCH_WS, estimator],
+      { cwd: PROJECT, encoding: 'utf8' },
+    );
     return JSON.parse(out) as { ms: number; maxRssMb: number; totalTokens: number };
   });
-  return { ms: median(runs.map((r) => r.ms)), rssMb: Math.max(...runs.map((r) => r.maxRssMb)), tokens: runs[0]!.totalTokens };
+  return {
+    ms: median(runs.map((r) => r.ms)),
+    rssMb: Math.max(...runs.map((r) => r.maxRssMb)),
+    tokens: runs[0]!.totalTokens,
+  };
 }
 
 function warm(dbPath: string, estimator: EstimatorId): number {
@@ -66,7 +75,21 @@ function warm(dbPath: string, estimator: EstimatorId): number {
 function cli(dbPath: string, estimator: EstimatorId): number {
   const times = [0, 1, 2].map(() => {
     const started = performance.now();
-    const result = spawnSync(process.execPath, [join(PROJECT, 'bin/investibook.js'), 'debug', 'context', BENCH_WS, '--db', dbPath, '--json', '--estimator', estimator], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [
+        join(PROJECT, 'bin/investibook.js'),
+        'debug',
+        'context',
+        BENCH_WS,
+        '--db',
+        dbPath,
+        '--json',
+        '--estimator',
+        estimator,
+      ],
+      { encoding: 'utf8' },
+    );
     if (result.status !== 0) throw new Error(result.stderr);
     return performance.now() - started;
   });
@@ -98,19 +121,25 @@ async function api(dbPath: string, estimator: EstimatorId): Promise<{ p50: numbe
 }
 
 function bundle(): { initialGzipKb: number; reportChunkGzipKb: number } {
-  if (!existsSync(join(PROJECT, 'dist/index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: PROJECT, stdio: 'inherit' });
+  if (!existsSync(join(PROJECT, 'dist/index.html')))
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: PROJECT, stdio: 'inherit' });
   const html = readFileSync(join(PROJECT, 'dist/index.html'), 'utf8');
   const initial = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
   const size = (path: string) => gzipSync(readFileSync(join(PROJECT, 'dist', path))).length / 1024;
   const chunks = execFileSync('ls', [join(PROJECT, 'dist/assets')], { encoding: 'utf8' }).split('\n');
   const report = chunks.find((c) => c.startsWith('context-report-view'));
-  return { initialGzipKb: initial.reduce((n, p) => n + size(p), 0), reportChunkGzipKb: report ? size(`/assets/${report}`) : 0 };
+  return {
+    initialGzipKb: initial.reduce((n, p) => n + size(p), 0),
+    reportChunkGzipKb: report ? size(`/assets/${report}`) : 0,
+  };
 }
 
 async function main() {
   const rows: Row[] = [];
   console.log(`# investibook benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
+  );
   for (const size of SIZES) {
     const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-'));
     try {
@@ -120,7 +149,19 @@ async function main() {
       for (const estimator of ESTIMATORS) {
         const c = cold(generated.dbPath, estimator);
         const a = await api(generated.dbPath, estimator);
-        rows.push({ size, estimator, messages: generated.messages, liveTokens: c.tokens, floor: floorMs, cold: c.ms, warm: warm(generated.dbPath, estimator), cli: cli(generated.dbPath, estimator), apiP50: a.p50, apiP95: a.p95, rssMb: c.rssMb });
+        rows.push({
+          size,
+          estimator,
+          messages: generated.messages,
+          liveTokens: c.tokens,
+          floor: floorMs,
+          cold: c.ms,
+          warm: warm(generated.dbPath, estimator),
+          cli: cli(generated.dbPath, estimator),
+          apiP50: a.p50,
+          apiP95: a.p95,
+          rssMb: c.rssMb,
+        });
         process.stderr.write(`measured ${size} ${estimator}\n`);
       }
     } finally {
@@ -128,7 +169,9 @@ async function main() {
     }
   }
 
-  console.log('| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | CLI process | API p50 / p95 | peak RSS |');
+  console.log(
+    '| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | CLI process | API p50 / p95 | peak RSS |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(
@@ -143,19 +186,27 @@ async function main() {
       const a = series[i - 1]!;
       const b = series[i]!;
       const exponent = Math.log(b.cold / a.cold) / Math.log(b.liveTokens / a.liveTokens);
-      console.log(`- ${estimator}, ${a.size.toLocaleString('en-US')} → ${b.size.toLocaleString('en-US')}: ${(2 ** exponent).toFixed(2)}× per doubling (floor: ${(2 ** (Math.log(b.floor / a.floor) / Math.log(b.liveTokens / a.liveTokens))).toFixed(2)}×)`);
+      console.log(
+        `- ${estimator}, ${a.size.toLocaleString('en-US')} → ${b.size.toLocaleString('en-US')}: ${(2 ** exponent).toFixed(2)}× per doubling (floor: ${(2 ** (Math.log(b.floor / a.floor) / Math.log(b.liveTokens / a.liveTokens))).toFixed(2)}×)`,
+      );
     }
   }
 
   const web = bundle();
   console.log('\n## Web\n');
-  console.log(`- initial JavaScript: ${web.initialGzipKb.toFixed(1)} KB gzip; report renderer chunk: ${web.reportChunkGzipKb.toFixed(1)} KB gzip (loaded on the first /debug)`);
+  console.log(
+    `- initial JavaScript: ${web.initialGzipKb.toFixed(1)} KB gzip; report renderer chunk: ${web.reportChunkGzipKb.toFixed(1)} KB gzip (loaded on the first /debug)`,
+  );
   if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
-    console.log('- render cost in Chromium: skipped, Chromium is not installed (bash scripts/ensure-chromium.sh installs it)');
+    console.log(
+      '- render cost in Chromium: skipped, Chromium is not installed (bash scripts/ensure-chromium.sh installs it)',
+    );
     return;
   }
   const render = await measureRender(PROJECT);
-  console.log(`- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`);
+  console.log(
+    `- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`,
+  );
 }
 
 await main();

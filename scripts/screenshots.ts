@@ -13,17 +13,27 @@ const server = await start({ dbPath: join(dir, 'investibook.db'), port: 0, token
 const browser = await launchChromium();
 try {
   for (const scheme of ['light', 'dark'] as const) {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 1250 }, colorScheme: scheme, deviceScaleFactor: 1 });
+    const page = await browser.newPage({
+      viewport: { width: 1100, height: 1250 },
+      colorScheme: scheme,
+      deviceScaleFactor: 1,
+    });
     await page.goto(`${server.url}?token=screenshot-token`);
     await page.getByRole('combobox', { name: 'Message' }).fill('/debug');
     await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: /Evidence/ }).first().click();
+    await page
+      .getByRole('button', { name: /Evidence/ })
+      .first()
+      .click();
     await page.getByText('Loaded skill:', { exact: false }).first().waitFor({ state: 'attached' });
     await page.getByRole('region', { name: 'Context breakdown' }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: `docs/images/debug-report-${scheme}.png` });
     if (scheme === 'light') {
       // Two clicks from "Evidence is N %" to the text: expand (done above), then Reveal.
-      await page.getByRole('button', { name: /^Reveal content: Read evidence/ }).first().click();
+      await page
+        .getByRole('button', { name: /^Reveal content: Read evidence/ })
+        .first()
+        .click();
       const panel = page.getByRole('region', { name: /^Content of / });
       await panel.waitFor();
       await panel.scrollIntoViewIfNeeded();

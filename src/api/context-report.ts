@@ -3,7 +3,14 @@
  * shared schema, so a malformed answer is an error the chat can show, never a broken render.
  */
 import { queryOptions } from '@tanstack/react-query';
-import { contextReportSchema, itemContentSchema, readerPageSchema, type ContextReport, type ItemContent, type ReaderPage } from '../shared/wire';
+import {
+  contextReportSchema,
+  itemContentSchema,
+  readerPageSchema,
+  type ContextReport,
+  type ItemContent,
+  type ReaderPage,
+} from '../shared/wire';
 import { apiJson, ApiError, withQuery, workspacePath } from './http';
 
 export async function getContextReport(
@@ -15,7 +22,8 @@ export async function getContextReport(
     signal: signal ?? null,
   });
   const parsed = contextReportSchema.safeParse(body);
-  if (!parsed.success) throw new ApiError(200, 'malformed_report', 'The server sent a context report this app cannot read.');
+  if (!parsed.success)
+    throw new ApiError(200, 'malformed_report', 'The server sent a context report this app cannot read.');
   return parsed.data;
 }
 
@@ -39,9 +47,13 @@ export async function getItemContent(
   signal?: AbortSignal,
 ): Promise<ItemContent> {
   const path = workspacePath(target.workspaceId, `/debug/context/items/${encodeURIComponent(itemId)}`);
-  const body = await apiJson(withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }), { signal: signal ?? null });
+  const body = await apiJson(
+    withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }),
+    { signal: signal ?? null },
+  );
   const parsed = itemContentSchema.safeParse(body);
-  if (!parsed.success) throw new ApiError(200, 'malformed_content', 'The server sent item content this app cannot read.');
+  if (!parsed.success)
+    throw new ApiError(200, 'malformed_content', 'The server sent item content this app cannot read.');
   return parsed.data;
 }
 
@@ -51,9 +63,13 @@ export async function getReaderPage(
   signal?: AbortSignal,
 ): Promise<ReaderPage> {
   const path = workspacePath(target.workspaceId, '/debug/context/reader');
-  const body = await apiJson(withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }), { signal: signal ?? null });
+  const body = await apiJson(
+    withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }),
+    { signal: signal ?? null },
+  );
   const parsed = readerPageSchema.safeParse(body);
-  if (!parsed.success) throw new ApiError(200, 'malformed_reader', 'The server sent a reader page this app cannot read.');
+  if (!parsed.success)
+    throw new ApiError(200, 'malformed_reader', 'The server sent a reader page this app cannot read.');
   return parsed.data;
 }
 
@@ -63,14 +79,29 @@ type Target = { workspaceId: string; sessionId: string | null; snapshotId: strin
 export const contentQueries = {
   item: (target: Target, itemId: string, page: number) =>
     queryOptions({
-      queryKey: [...contextQueries.all(), target.workspaceId, target.sessionId, target.snapshotId, 'item', itemId, page] as const,
+      queryKey: [
+        ...contextQueries.all(),
+        target.workspaceId,
+        target.sessionId,
+        target.snapshotId,
+        'item',
+        itemId,
+        page,
+      ] as const,
       queryFn: ({ signal }) => getItemContent(target, itemId, page, signal),
       staleTime: Infinity,
       retry: false,
     }),
   reader: (target: Target, page: number) =>
     queryOptions({
-      queryKey: [...contextQueries.all(), target.workspaceId, target.sessionId, target.snapshotId, 'reader', page] as const,
+      queryKey: [
+        ...contextQueries.all(),
+        target.workspaceId,
+        target.sessionId,
+        target.snapshotId,
+        'reader',
+        page,
+      ] as const,
       queryFn: ({ signal }) => getReaderPage(target, page, signal),
       staleTime: Infinity,
       retry: false,

@@ -18,7 +18,11 @@ export async function apiJson(path: string, init: RequestInit = {}): Promise<unk
     response = await fetch(path, {
       ...init,
       credentials: 'same-origin',
-      headers: { Accept: 'application/json', ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
+      headers: {
+        Accept: 'application/json',
+        ...(init.body ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      },
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;

@@ -3,11 +3,22 @@
  * (POST …/messages). Local-only messages never come through here.
  */
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
-import { appendMessageResponseSchema, messagesResponseSchema, type ChatMessage, type MessagesResponse } from '../shared/wire';
+import {
+  appendMessageResponseSchema,
+  messagesResponseSchema,
+  type ChatMessage,
+  type MessagesResponse,
+} from '../shared/wire';
 import { apiJson, withQuery, workspacePath } from './http';
 
-export async function getMessages(workspaceId: string, sessionId: string | null, signal?: AbortSignal): Promise<MessagesResponse> {
-  const body = await apiJson(withQuery(workspacePath(workspaceId, '/messages'), { session_id: sessionId }), { signal: signal ?? null });
+export async function getMessages(
+  workspaceId: string,
+  sessionId: string | null,
+  signal?: AbortSignal,
+): Promise<MessagesResponse> {
+  const body = await apiJson(withQuery(workspacePath(workspaceId, '/messages'), { session_id: sessionId }), {
+    signal: signal ?? null,
+  });
   return messagesResponseSchema.parse(body);
 }
 
@@ -32,7 +43,12 @@ export async function appendMessagesToAPI(
 }
 
 /** Adds a sent message to the cached list, so the chat updates without a refetch. */
-export function addMessageToCache(queryClient: QueryClient, workspaceId: string, sessionId: string | null, message: ChatMessage): void {
+export function addMessageToCache(
+  queryClient: QueryClient,
+  workspaceId: string,
+  sessionId: string | null,
+  message: ChatMessage,
+): void {
   queryClient.setQueryData(messageQueries.list(workspaceId, sessionId).queryKey, (old) =>
     old ? { ...old, messages: [...old.messages, message] } : { sessionId: message.sessionId, messages: [message] },
   );

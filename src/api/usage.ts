@@ -4,7 +4,9 @@ import { usageSchema, type Usage } from '../shared/wire';
 import { apiJson, withQuery, workspacePath } from './http';
 
 export async function getUsage(workspaceId: string, sessionId: string | null, signal?: AbortSignal): Promise<Usage> {
-  const body = await apiJson(withQuery(workspacePath(workspaceId, '/usage'), { session_id: sessionId }), { signal: signal ?? null });
+  const body = await apiJson(withQuery(workspacePath(workspaceId, '/usage'), { session_id: sessionId }), {
+    signal: signal ?? null,
+  });
   return usageSchema.parse(body);
 }
 

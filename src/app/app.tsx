@@ -5,7 +5,9 @@ import { BrowserRouter, Route, Routes } from 'react-router';
 import { WorkspacePage } from '../chat/workspace-page';
 
 export function App({ queryClient }: { queryClient?: QueryClient }) {
-  const [client] = useState(() => queryClient ?? new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } }));
+  const [client] = useState(
+    () => queryClient ?? new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } }),
+  );
   return (
     <QueryClientProvider client={client}>
       <BrowserRouter>

@@ -60,7 +60,12 @@ export function ChatPanel({ workspace, registry }: Props) {
           entry.persisted ? (
             <PersistedMessage key={entry.persisted.id} message={entry.persisted} />
           ) : (
-            <LocalMessageView key={entry.local!.id} message={entry.local!} onDismiss={localMessageDismissed} onRetry={retry} />
+            <LocalMessageView
+              key={entry.local!.id}
+              message={entry.local!}
+              onDismiss={localMessageDismissed}
+              onRetry={retry}
+            />
           ),
         )}
         <div ref={endRef} />

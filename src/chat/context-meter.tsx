@@ -18,7 +18,15 @@ export function ContextMeter({ workspaceId, sessionId }: { workspaceId: string; 
         {percent === null ? '' : ` · ${percent.toFixed(1)}%`}
       </span>
       {percent !== null && (
-        <meter min={0} max={100} low={60} high={80} optimum={0} value={Math.min(100, percent)} aria-label="Context window used" />
+        <meter
+          min={0}
+          max={100}
+          low={60}
+          high={80}
+          optimum={0}
+          value={Math.min(100, percent)}
+          aria-label="Context window used"
+        />
       )}
     </span>
   );

@@ -25,7 +25,12 @@ export const LocalMessageView = memo(function LocalMessageView({ message, onDism
   }
   if (message.kind === 'notice') {
     return (
-      <Frame message={message} onDismiss={onDismiss} className={`local-notice tone-${message.tone}`} label={message.title}>
+      <Frame
+        message={message}
+        onDismiss={onDismiss}
+        className={`local-notice tone-${message.tone}`}
+        label={message.title}
+      >
         <strong>{message.title}</strong>
         <p>{message.text}</p>
       </Frame>
@@ -89,7 +94,11 @@ function Frame({
   children: ReactNode;
 }) {
   return (
-    <article className={`message local-message ${className}`} aria-label={`${label} (only visible to you)`} data-local-only="true">
+    <article
+      className={`message local-message ${className}`}
+      aria-label={`${label} (only visible to you)`}
+      data-local-only="true"
+    >
       <header className="message-meta">
         <span className="local-mark">{LOCAL_ONLY_MARK}</span>
         <button type="button" className="dismiss" aria-label="Dismiss" onClick={() => onDismiss(message.id)}>

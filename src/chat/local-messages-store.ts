@@ -22,7 +22,8 @@ interface LocalMessagesState {
 
 let counter = 0;
 
-export const reportKey = (workspaceId: string, sessionId: string | null): string => `${workspaceId}\u0000${sessionId ?? ''}`;
+export const reportKey = (workspaceId: string, sessionId: string | null): string =>
+  `${workspaceId}\u0000${sessionId ?? ''}`;
 
 export const useLocalMessagesStore = create<LocalMessagesState>()((set) => ({
   messages: [],
@@ -35,9 +36,14 @@ export const useLocalMessagesStore = create<LocalMessagesState>()((set) => ({
     },
     localMessageReplaced: (id, body) =>
       set((state) => {
-        const messages = state.messages.map((m) => (m.id === id ? { ...body, id, workspaceId: m.workspaceId, createdAt: m.createdAt } : m));
+        const messages = state.messages.map((m) =>
+          m.id === id ? { ...body, id, workspaceId: m.workspaceId, createdAt: m.createdAt } : m,
+        );
         if (body.kind !== 'context-report' || body.state.status !== 'ready') return { messages };
-        return { messages, lastReports: { ...state.lastReports, [reportKey(body.workspaceId, body.sessionId)]: body.state.report } };
+        return {
+          messages,
+          lastReports: { ...state.lastReports, [reportKey(body.workspaceId, body.sessionId)]: body.state.report },
+        };
       }),
     localMessageDismissed: (id) => set((state) => ({ messages: state.messages.filter((m) => m.id !== id) })),
   },

@@ -8,7 +8,8 @@ import type { ChatMessage } from '../shared/wire';
 
 type Part = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const obj = (value: unknown): Part => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Part) : {});
+const obj = (value: unknown): Part =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Part) : {};
 
 /** Memoised: messages from the query cache keep their identity, so adding one re-renders one. */
 export const PersistedMessage = memo(function PersistedMessage({ message }: { message: ChatMessage }) {
@@ -25,12 +26,17 @@ export const PersistedMessage = memo(function PersistedMessage({ message }: { me
   if (compactionRequest) {
     return (
       <div className="compaction-marker" role="separator">
-        Conversation compacted{obj(message.parts.find((p) => p.type === 'compaction')).auto === false ? ' on request' : ' automatically'} — earlier messages are no longer in the model context
+        Conversation compacted
+        {obj(message.parts.find((p) => p.type === 'compaction')).auto === false ? ' on request' : ' automatically'} —
+        earlier messages are no longer in the model context
       </div>
     );
   }
   return (
-    <article className={`message message-${role}${summary ? ' message-summary' : ''}`} aria-label={summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent'}>
+    <article
+      className={`message message-${role}${summary ? ' message-summary' : ''}`}
+      aria-label={summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent'}
+    >
       <header className="message-meta">
         <span className="message-author">{summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent'}</span>
         <time dateTime={new Date(message.timeCreated).toISOString()}>{formatTime(message.timeCreated)}</time>
@@ -89,7 +95,12 @@ function SyntheticChip({ text }: { text: string }) {
   return null;
 }
 
-const STATUS_LABEL: Record<string, string> = { completed: 'done', error: 'failed', running: 'interrupted', pending: 'interrupted' };
+const STATUS_LABEL: Record<string, string> = {
+  completed: 'done',
+  error: 'failed',
+  running: 'interrupted',
+  pending: 'interrupted',
+};
 
 function ToolRow({ part }: { part: Part }) {
   const state = obj(part.state);
@@ -98,7 +109,13 @@ function ToolRow({ part }: { part: Part }) {
   const status = str(state.status) ?? 'unknown';
   const pruned = obj(state.time).compacted !== undefined;
   const title =
-    str(state.title) ?? str(input.command) ?? str(input.filePath) ?? str(input.path) ?? str(input.name) ?? str(input.pattern) ?? '';
+    str(state.title) ??
+    str(input.command) ??
+    str(input.filePath) ??
+    str(input.path) ??
+    str(input.name) ??
+    str(input.pattern) ??
+    '';
   return (
     <div className={`tool-row tool-${status}`}>
       <span className="tool-name">{tool}</span>

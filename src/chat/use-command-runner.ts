@@ -49,7 +49,12 @@ export function useCommandRunner(workspaceId: string, sessionId: string | null, 
         listCommands: () => commands.list(),
       };
       void Promise.resolve(command.run(ctx)).catch((error: unknown) => {
-        localMessageAdded(workspaceId, { kind: 'notice', tone: 'error', title: `/${name} failed`, text: String(error) });
+        localMessageAdded(workspaceId, {
+          kind: 'notice',
+          tone: 'error',
+          title: `/${name} failed`,
+          text: String(error),
+        });
       });
     },
     [commands, workspaceId, sessionId, queryClient, localMessageAdded, localMessageReplaced],

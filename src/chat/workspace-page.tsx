@@ -8,7 +8,12 @@ import { ChatPanel } from './chat-panel';
 export function WorkspacePage() {
   const { workspaceId = '' } = useParams();
   const workspace = useQuery(workspaceQueries.detail(workspaceId));
-  if (workspace.isPending) return <p className="page-status" role="status">Loading workspace…</p>;
+  if (workspace.isPending)
+    return (
+      <p className="page-status" role="status">
+        Loading workspace…
+      </p>
+    );
   if (workspace.isError) {
     const error = workspace.error;
     const status = error instanceof ApiError ? error.status : 0;

@@ -43,7 +43,8 @@ export const debugCommand = {
 
 function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.status === 404) return `${error.message}. The workspace or session may have been removed, or you may not have access.`;
+    if (error.status === 404)
+      return `${error.message}. The workspace or session may have been removed, or you may not have access.`;
     if (error.status === 401) return 'You are signed out. Open the workspace link with your token again.';
     return error.message;
   }

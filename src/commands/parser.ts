@@ -3,8 +3,7 @@
  * one; `//text` is the escape for sending `/text` literally.
  */
 export type ParsedInput =
-  | { kind: 'text'; text: string }
-  | { kind: 'command'; name: string; args: string[]; raw: string };
+  { kind: 'text'; text: string } | { kind: 'command'; name: string; args: string[]; raw: string };
 
 export function parseInput(input: string): ParsedInput {
   if (!input.startsWith('/')) return { kind: 'text', text: input };

@@ -32,6 +32,11 @@ export class CommandRegistry {
     const p = prefix.toLowerCase();
     return this.ordered
       .filter((c) => c.name.startsWith(p) || (c.aliases ?? []).some((a) => a.startsWith(p)))
-      .sort((a, b) => Number(b.name === p) - Number(a.name === p) || Number(b.name.startsWith(p)) - Number(a.name.startsWith(p)) || a.name.localeCompare(b.name));
+      .sort(
+        (a, b) =>
+          Number(b.name === p) - Number(a.name === p) ||
+          Number(b.name.startsWith(p)) - Number(a.name.startsWith(p)) ||
+          a.name.localeCompare(b.name),
+      );
   }
 }

@@ -16,8 +16,7 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (code: string, message: string): AppError =>
-  new AppError('not_found', code, message);
+export const notFound = (code: string, message: string): AppError => new AppError('not_found', code, message);
 
 export const usageError = (message: string): AppError => new AppError('usage', 'usage', message);
 

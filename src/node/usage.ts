@@ -18,9 +18,7 @@ export function latestAcpUsage(
   for (const row of acpUsageNewestFirst(db, workspaceId, sessionId)) {
     const used = row.context_used;
     if (used === null || !Number.isSafeInteger(used) || used < 0) {
-      warnings.push(
-        `interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; skipped`,
-      );
+      warnings.push(`interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; skipped`);
       continue;
     }
     let size = row.context_size;
@@ -36,4 +34,3 @@ export function latestAcpUsage(
   }
   return null;
 }
-

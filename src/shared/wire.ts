@@ -165,7 +165,13 @@ export const excludedSchema = z.object({
 });
 export type Excluded = z.infer<typeof excludedSchema>;
 
-export const SUGGESTION_KINDS = ['duplicate_read', 'large_item', 'pruned_outputs', 'near_compaction', 'unused_skill'] as const;
+export const SUGGESTION_KINDS = [
+  'duplicate_read',
+  'large_item',
+  'pruned_outputs',
+  'near_compaction',
+  'unused_skill',
+] as const;
 
 /** Advice computed from the report's own figures, never guessed. */
 export const suggestionSchema = z.object({

@@ -69,15 +69,23 @@ describe('/debug in a real browser', () => {
     const region = page.getByRole('region', { name: 'Context breakdown' });
     await region.waitFor({ timeout: 30_000 });
     for (const label of Object.values(SOURCE_LABELS)) {
-      await expect.poll(() => region.getByRole('button', { name: label, exact: true }).count(), { message: label }).toBe(1);
+      await expect
+        .poll(() => region.getByRole('button', { name: label, exact: true }).count(), { message: label })
+        .toBe(1);
     }
     await region.getByRole('button', { name: 'Skills & Knowledge', exact: true }).click();
     await region.getByText('Loaded skill: tidb-clinic-diagnosis').waitFor();
     // Two-step disclosure: the text arrives only after Reveal.
     await region.getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }).click();
-    await region.getByRole('region', { name: 'Content of Loaded skill: tidb-clinic-diagnosis' }).getByText('# TiDB Clinic diagnosis').waitFor();
+    await region
+      .getByRole('region', { name: 'Content of Loaded skill: tidb-clinic-diagnosis' })
+      .getByText('# TiDB Clinic diagnosis')
+      .waitFor();
     await region.getByRole('button', { name: 'Open reader' }).click();
-    await region.getByRole('region', { name: 'Context in request order' }).getByText('Instructions: AGENTS.md').waitFor();
+    await region
+      .getByRole('region', { name: 'Context in request order' })
+      .getByText('Instructions: AGENTS.md')
+      .waitFor();
     expect(await region.textContent()).not.toMatch(/messages_v2\//);
     expect(await page.getByText('Only visible to you · disappears on refresh').count()).toBeGreaterThan(0);
 
@@ -88,7 +96,10 @@ describe('/debug in a real browser', () => {
 
     expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
     expect(requests.filter((r) => r.path.endsWith('/debug/context'))).toHaveLength(1);
-    expect(requests.filter((r) => r.path.includes('/debug/context/items/')), JSON.stringify(requests)).toHaveLength(1);
+    expect(
+      requests.filter((r) => r.path.includes('/debug/context/items/')),
+      JSON.stringify(requests),
+    ).toHaveLength(1);
     expect(requests.filter((r) => r.path.endsWith('/debug/context/reader'))).toHaveLength(1);
     expect(errors).toEqual([]);
     await page.close();

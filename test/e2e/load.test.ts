@@ -48,13 +48,37 @@ describe('load on loopback', () => {
     const headers = { Authorization: `Bearer ${TOKEN}` };
     const api = `${server.origin}/api/workspace/demo`;
     const reports = Array.from({ length: 200 }, (_, i) =>
-      fetch(`${api}/debug/context${i % 4 === 0 ? '?estimator=chars4' : ''}`, { headers, signal: AbortSignal.timeout(60_000) }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      fetch(`${api}/debug/context${i % 4 === 0 ? '?estimator=chars4' : ''}`, {
+        headers,
+        signal: AbortSignal.timeout(60_000),
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
     );
     const posts = Array.from({ length: 50 }, (_, i) =>
-      fetch(`${api}/messages`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: `load note ${i}` }), signal: AbortSignal.timeout(60_000) }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      fetch(`${api}/messages`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: `load note ${i}` }),
+        signal: AbortSignal.timeout(60_000),
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
     );
-    const readers = Array.from({ length: 3 }, () => exec(process.execPath, [join(PROJECT, 'bin/investibook.js'), 'debug', 'context', 'demo', '--db', dbPath, '--json', '--estimator', 'chars4']));
-    const [reportResults, postResults, readerResults] = await Promise.all([Promise.all(reports), Promise.all(posts), Promise.all(readers)]);
+    const readers = Array.from({ length: 3 }, () =>
+      exec(process.execPath, [
+        join(PROJECT, 'bin/investibook.js'),
+        'debug',
+        'context',
+        'demo',
+        '--db',
+        dbPath,
+        '--json',
+        '--estimator',
+        'chars4',
+      ]),
+    );
+    const [reportResults, postResults, readerResults] = await Promise.all([
+      Promise.all(reports),
+      Promise.all(posts),
+      Promise.all(readers),
+    ]);
 
     expect(reportResults.map((r) => r.status)).toEqual(Array(200).fill(200));
     for (const r of reportResults) expect(contextReportSchema.safeParse(r.body).success).toBe(true);

@@ -20,15 +20,23 @@ describe('import boundaries', () => {
   });
 
   it('src/commands cannot import src/chat', async () => {
-    expect((await errors('src/commands/x.ts', "import { ChatPanel } from '../chat/chat-panel';\nexport { ChatPanel };")).join()).toMatch(/never import the chat/);
+    expect(
+      (
+        await errors('src/commands/x.ts', "import { ChatPanel } from '../chat/chat-panel';\nexport { ChatPanel };")
+      ).join(),
+    ).toMatch(/never import the chat/);
   });
 
   it('the wire types depend on zod only', async () => {
     expect(await errors('src/shared/x.ts', "import { z } from 'zod';\nexport const s = z.string();")).toEqual([]);
-    expect((await errors('src/shared/x.ts', "import { useState } from 'react';\nexport { useState };")).join()).toMatch(/zod only/);
+    expect((await errors('src/shared/x.ts', "import { useState } from 'react';\nexport { useState };")).join()).toMatch(
+      /zod only/,
+    );
   });
 
   it('Node code may import the shared wire types', async () => {
-    expect(await errors('src/node/x.ts', "import { SOURCE_IDS } from '../shared/wire';\nexport { SOURCE_IDS };")).toEqual([]);
+    expect(
+      await errors('src/node/x.ts', "import { SOURCE_IDS } from '../shared/wire';\nexport { SOURCE_IDS };"),
+    ).toEqual([]);
   });
 });

@@ -53,7 +53,17 @@ describe('investibook debug context', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Context report · workspace demo · session ses_/);
     expect(stdout).toMatch(/Actual: +[\d,]+ \/ 200,000 tokens/);
-    for (const label of ['Evidence', 'Skills & Knowledge', 'Cluster & Alert Metadata', 'Agent/runtime instructions', 'Conversation', 'Assistant reasoning (visible)', 'Attachment metadata', 'Issue/source files', 'Unknown tool payload']) {
+    for (const label of [
+      'Evidence',
+      'Skills & Knowledge',
+      'Cluster & Alert Metadata',
+      'Agent/runtime instructions',
+      'Conversation',
+      'Assistant reasoning (visible)',
+      'Attachment metadata',
+      'Issue/source files',
+      'Unknown tool payload',
+    ]) {
       expect(stdout).toContain(label);
     }
     expect(stdout).toContain('Loaded skill: tidb-clinic-diagnosis');
@@ -63,7 +73,18 @@ describe('investibook debug context', () => {
   });
 
   it('prints exactly one report object with --json, honouring --items and --session', async () => {
-    const { code, stdout } = await cli(['debug', 'context', 'demo', '--db', dbPath, '--json', '--items', '2', '--session', 'ses_3a1f0c2e7001Kp4WmB8sQxRt2n']);
+    const { code, stdout } = await cli([
+      'debug',
+      'context',
+      'demo',
+      '--db',
+      dbPath,
+      '--json',
+      '--items',
+      '2',
+      '--session',
+      'ses_3a1f0c2e7001Kp4WmB8sQxRt2n',
+    ]);
     expect(code).toBe(0);
     const report = contextReportSchema.parse(JSON.parse(stdout));
     expect(report.sessionId).toBe('ses_3a1f0c2e7001Kp4WmB8sQxRt2n');
@@ -111,8 +132,20 @@ describe('investibook debug context', () => {
   });
 
   it('runs as a real process with the documented exit code', async () => {
-    const ok = await exec(process.execPath, [BIN, 'debug', 'context', 'demo', '--db', dbPath, '--json', '--estimator', 'chars4']);
+    const ok = await exec(process.execPath, [
+      BIN,
+      'debug',
+      'context',
+      'demo',
+      '--db',
+      dbPath,
+      '--json',
+      '--estimator',
+      'chars4',
+    ]);
     expect(JSON.parse(ok.stdout).estimate.method).toBe('chars/4');
-    await expect(exec(process.execPath, [BIN, 'debug', 'context', 'nope', '--db', dbPath])).rejects.toMatchObject({ code: 3 });
+    await expect(exec(process.execPath, [BIN, 'debug', 'context', 'nope', '--db', dbPath])).rejects.toMatchObject({
+      code: 3,
+    });
   });
 });

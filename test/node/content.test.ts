@@ -6,9 +6,29 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { createApp } from '../../src/node/server/app';
 import { openReadOnly, type Db } from '../../src/node/storage/store';
-import { contextReportSchema, errorBodySchema, ITEM_PAGE_CHARS, itemContentSchema, readerPageSchema, type ContextReport } from '../../src/shared/wire';
+import {
+  contextReportSchema,
+  errorBodySchema,
+  ITEM_PAGE_CHARS,
+  itemContentSchema,
+  readerPageSchema,
+  type ContextReport,
+} from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
-import { addMessages, addUsage, createFixture, databaseDigest, OTHER_TOKEN, readTool, text, TOKEN, tool, treeDigest, WS, type Fixture } from '../support/fixtures';
+import {
+  addMessages,
+  addUsage,
+  createFixture,
+  databaseDigest,
+  OTHER_TOKEN,
+  readTool,
+  text,
+  TOKEN,
+  tool,
+  treeDigest,
+  WS,
+  type Fixture,
+} from '../support/fixtures';
 
 let fx: Fixture;
 let readOnly: Db | null;
@@ -18,11 +38,24 @@ const LONG = Array.from({ length: 900 }, (_, i) => `${i}: store 4 region 2287016
 const PNG = Buffer.alloc(3000, 7).toString('base64');
 
 beforeEach(() => {
-  fx = createFixture({ 'AGENTS.md': '# Rules\nCite evidence.\n', '.opencode/skills/alpha/SKILL.md': '---\nname: alpha\ndescription: Alpha\n---\n', 'evidence/long.log': 'x' });
+  fx = createFixture({
+    'AGENTS.md': '# Rules\nCite evidence.\n',
+    '.opencode/skills/alpha/SKILL.md': '---\nname: alpha\ndescription: Alpha\n---\n',
+    'evidence/long.log': 'x',
+  });
   addMessages(fx.db, [
     { role: 'user', parts: [text('Why is store 4 hot?')] },
-    { role: 'assistant', parts: [{ type: 'reasoning', text: 'Read the long log.' }, readTool(fx.root, 'evidence/long.log', LONG)] },
-    { role: 'assistant', parts: [tool('bash', { command: 'render panel' }, `chart: data:image/png;base64,${PNG} done`), tool('bash', { command: 'cat core' }, `ELF\u0000\u0001\u0002binary`)] },
+    {
+      role: 'assistant',
+      parts: [{ type: 'reasoning', text: 'Read the long log.' }, readTool(fx.root, 'evidence/long.log', LONG)],
+    },
+    {
+      role: 'assistant',
+      parts: [
+        tool('bash', { command: 'render panel' }, `chart: data:image/png;base64,${PNG} done`),
+        tool('bash', { command: 'cat core' }, `ELF\u0000\u0001\u0002binary`),
+      ],
+    },
   ]);
   addUsage(fx.db, 9000);
   readOnly = null;
@@ -34,24 +67,37 @@ afterEach(() => {
 });
 
 async function report(): Promise<ContextReport> {
-  return contextReportSchema.parse(await (await app.request(`/api/workspace/${WS}/debug/context?items=all`, auth())).json());
+  return contextReportSchema.parse(
+    await (await app.request(`/api/workspace/${WS}/debug/context?items=all`, auth())).json(),
+  );
 }
-const item = (r: ContextReport, label: string) => r.sources.flatMap((s) => s.items).find((i) => i.label.startsWith(label))!;
-const itemUrl = (r: ContextReport, id: string, query = '') => `/api/workspace/${WS}/debug/context/items/${id}?snapshot=${r.snapshotId}${query}`;
+const item = (r: ContextReport, label: string) =>
+  r.sources.flatMap((s) => s.items).find((i) => i.label.startsWith(label))!;
+const itemUrl = (r: ContextReport, id: string, query = '') =>
+  `/api/workspace/${WS}/debug/context/items/${id}?snapshot=${r.snapshotId}${query}`;
 
 describe('item content', () => {
   it('pages an item in zero-based pages of at most 8,000 characters, as the model sees it', async () => {
     const r = await report();
     const log = item(r, 'Read evidence: long.log');
     const first = itemContentSchema.parse(await (await app.request(itemUrl(r, log.id, '&page=0'), auth())).json());
-    expect(first).toMatchObject({ itemId: log.id, label: log.label, source: 'evidence', page: 0, pageSize: ITEM_PAGE_CHARS, snapshotId: r.snapshotId });
+    expect(first).toMatchObject({
+      itemId: log.id,
+      label: log.label,
+      source: 'evidence',
+      page: 0,
+      pageSize: ITEM_PAGE_CHARS,
+      snapshotId: r.snapshotId,
+    });
     expect(first.pageCount).toBe(Math.ceil(first.totalChars / ITEM_PAGE_CHARS));
     expect(first.pageCount).toBeGreaterThan(3);
     expect(first.text).toHaveLength(ITEM_PAGE_CHARS);
     expect(first.text).toContain('"filePath"');
     const pages = [first.text];
     for (let page = 1; page < first.pageCount; page++) {
-      pages.push(itemContentSchema.parse(await (await app.request(itemUrl(r, log.id, `&page=${page}`), auth())).json()).text);
+      pages.push(
+        itemContentSchema.parse(await (await app.request(itemUrl(r, log.id, `&page=${page}`), auth())).json()).text,
+      );
     }
     expect(pages.join('')).toContain(LONG);
     expect(pages.join('')).toHaveLength(first.totalChars);
@@ -59,11 +105,15 @@ describe('item content', () => {
 
   it('never pages base64 or binary bodies: it names the omission', async () => {
     const r = await report();
-    const chart = itemContentSchema.parse(await (await app.request(itemUrl(r, item(r, 'Tool call: bash — render panel').id), auth())).json());
+    const chart = itemContentSchema.parse(
+      await (await app.request(itemUrl(r, item(r, 'Tool call: bash — render panel').id), auth())).json(),
+    );
     expect(chart.text).not.toContain(PNG.slice(0, 100));
     expect(chart.text).toMatch(/\[image\/png body omitted: [\d.]+ KB of base64\]/);
     expect(chart.omissions).toHaveLength(1);
-    const core = itemContentSchema.parse(await (await app.request(itemUrl(r, item(r, 'Tool call: bash — cat core').id), auth())).json());
+    const core = itemContentSchema.parse(
+      await (await app.request(itemUrl(r, item(r, 'Tool call: bash — cat core').id), auth())).json(),
+    );
     expect(core.text).not.toContain('\u0000');
     expect(core.text).toMatch(/\[binary content omitted: \d+ B\]/);
   });
@@ -109,36 +159,55 @@ describe('item content', () => {
 });
 
 describe('reader', () => {
-  it('lists every item in the engine\'s request order: instructions, catalog, then the history', async () => {
+  it("lists every item in the engine's request order: instructions, catalog, then the history", async () => {
     const r = await report();
-    const page = readerPageSchema.parse(await (await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=${r.snapshotId}`, auth())).json());
+    const page = readerPageSchema.parse(
+      await (await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=${r.snapshotId}`, auth())).json(),
+    );
     const engineOrder = r.sources.flatMap((s) => s.items).sort((a, b) => a.order - b.order);
     expect(page.blockCount).toBe(r.estimate.itemCount);
     expect(page.blocks.map((b) => b.itemId)).toEqual(engineOrder.map((i) => i.id));
     expect(page.blocks.map((b) => b.order)).toEqual(engineOrder.map((i) => i.order));
-    expect(page.blocks.slice(0, 3).map((b) => b.label)).toEqual(['Instructions: AGENTS.md', 'Skill catalog: 1 enabled skill', 'User message: Why is store 4 hot?']);
+    expect(page.blocks.slice(0, 3).map((b) => b.label)).toEqual([
+      'Instructions: AGENTS.md',
+      'Skill catalog: 1 enabled skill',
+      'User message: Why is store 4 hot?',
+    ]);
     expect(page.blocks.every((b) => b.preview.length <= 601)).toBe(true);
     expect(JSON.stringify(page)).not.toContain(PNG.slice(0, 100));
-    expect((await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=${r.snapshotId}&page=1`, auth())).status).toBe(400);
-    expect((await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=snap_stale`, auth())).status).toBe(410);
+    expect(
+      (await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=${r.snapshotId}&page=1`, auth())).status,
+    ).toBe(400);
+    expect((await app.request(`/api/workspace/${WS}/debug/context/reader?snapshot=snap_stale`, auth())).status).toBe(
+      410,
+    );
   });
 });
 
 describe('suggestions', () => {
   it('are computed from the data: duplicates, a dominant item, pruning, a full window, an idle skill', async () => {
     addMessages(fx.db, [
-      { role: 'assistant', parts: [tool('skill', { name: 'alpha' }, 'alpha body'), readTool(fx.root, 'evidence/long.log', LONG)] },
-      { role: 'assistant', parts: [readTool(fx.root, 'evidence/long.log', 'old', { time: { compacted: 1 } }), text('done')] },
+      {
+        role: 'assistant',
+        parts: [tool('skill', { name: 'alpha' }, 'alpha body'), readTool(fx.root, 'evidence/long.log', LONG)],
+      },
+      {
+        role: 'assistant',
+        parts: [readTool(fx.root, 'evidence/long.log', 'old', { time: { compacted: 1 } }), text('done')],
+      },
     ]);
     addUsage(fx.db, 190_000);
     const r = await report();
     const kinds = r.suggestions.map((s) => s.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['duplicate_read', 'large_item', 'pruned_outputs', 'near_compaction', 'unused_skill']));
+    expect(kinds).toEqual(
+      expect.arrayContaining(['duplicate_read', 'large_item', 'pruned_outputs', 'near_compaction', 'unused_skill']),
+    );
     const duplicate = r.suggestions.find((s) => s.kind === 'duplicate_read')!;
     expect(duplicate.figures.reads).toBe(2);
     expect(duplicate.figures.repeatedEstimatedTokens).toBe(item(r, 'Read evidence: long.log').estimatedTokens);
     expect(r.suggestions.find((s) => s.kind === 'near_compaction')!.figures.percent).toBe(95);
-    for (const large of r.suggestions.filter((s) => s.kind === 'large_item')) expect(large.figures.percentOfUsed).toBeGreaterThan(20);
+    for (const large of r.suggestions.filter((s) => s.kind === 'large_item'))
+      expect(large.figures.percentOfUsed).toBeGreaterThan(20);
   });
 
   it('does not call a skill unused once the conversation names it', async () => {
@@ -155,13 +224,20 @@ describe('the CLI --item', () => {
     const r = await report();
     const id = item(r, 'Read evidence: long.log').id;
     const local = captureIo(fx.dir);
-    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--item', id, '--page', '1', '--snapshot', r.snapshotId], local)).toBe(0);
+    expect(
+      await run(
+        ['debug', 'context', WS, '--db', fx.dbPath, '--item', id, '--page', '1', '--snapshot', r.snapshotId],
+        local,
+      ),
+    ).toBe(0);
     expect(local.stdout()).toMatch(/^Read evidence: long\.log · page 2 of \d+/);
     const json = captureIo(fx.dir);
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--item', id, '--json'], json)).toBe(0);
     expect(itemContentSchema.parse(JSON.parse(json.stdout())).page).toBe(0);
     const stale = captureIo(fx.dir);
-    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--item', id, '--snapshot', 'snap_old'], stale)).toBe(1);
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--item', id, '--snapshot', 'snap_old'], stale)).toBe(
+      1,
+    );
     expect(stale.stderr()).toMatch(/context changed/);
     const missing = captureIo(fx.dir);
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--item', 'it_nope'], missing)).toBe(3);

@@ -32,15 +32,33 @@ const messages = (session: string) =>
 
 describe('the demo workspace', () => {
   it('lays out the folder of contract §2', () => {
-    for (const path of ['AGENTS.md', 'opencode.json', 'evidence/evidence_summary_for_agent.txt', 'evidence/slow-query.log', 'evidence/metrics/tikv_grpc_p99.json', 'meta/cluster.json', 'meta/alerts.json', 'meta/issue.json', 'issues/INC-4821.md']) {
+    for (const path of [
+      'AGENTS.md',
+      'opencode.json',
+      'evidence/evidence_summary_for_agent.txt',
+      'evidence/slow-query.log',
+      'evidence/metrics/tikv_grpc_p99.json',
+      'meta/cluster.json',
+      'meta/alerts.json',
+      'meta/issue.json',
+      'issues/INC-4821.md',
+    ]) {
       expect(existsSync(join(root, path)), path).toBe(true);
     }
-    expect(readdirSync(join(root, '.opencode/skills')).sort()).toEqual(['incident-report-writer', 'slow-query-analysis', 'tidb-clinic-diagnosis']);
+    expect(readdirSync(join(root, '.opencode/skills')).sort()).toEqual([
+      'incident-report-writer',
+      'slow-query-analysis',
+      'tidb-clinic-diagnosis',
+    ]);
     expect(readdirSync(join(root, '.opencode/.all-skills')).length).toBeGreaterThanOrEqual(10);
   });
 
   it('holds a main session of 40+ messages in OpenCode shapes, and an older second session', () => {
-    const sessions = db.prepare('SELECT session_id, COUNT(*) n, MAX(time_updated) t FROM messages_v2 GROUP BY session_id ORDER BY t DESC').all() as { session_id: string; n: number }[];
+    const sessions = db
+      .prepare(
+        'SELECT session_id, COUNT(*) n, MAX(time_updated) t FROM messages_v2 GROUP BY session_id ORDER BY t DESC',
+      )
+      .all() as { session_id: string; n: number }[];
     expect(sessions).toHaveLength(2);
     expect(sessions[0]!.n).toBeGreaterThanOrEqual(40);
     const main = messages(sessions[0]!.session_id);
@@ -48,8 +66,18 @@ describe('the demo workspace', () => {
     const tools = parts.filter((p) => p.type === 'tool') as { tool: string; state: Record<string, unknown> }[];
     expect(String(main[0]!.parts.find((p) => p.synthetic)?.text)).toMatch(/^<workspace-context>\n<section source="/);
     expect(tools.filter((t) => t.tool === 'skill').length).toBeGreaterThanOrEqual(3);
-    expect(tools.some((t) => t.tool === 'read' && String((t.state.input as { filePath: string }).filePath).endsWith('evidence/evidence_summary_for_agent.txt'))).toBe(true);
-    expect(tools.some((t) => t.tool === 'read' && String((t.state.input as { filePath: string }).filePath).includes('/meta/'))).toBe(true);
+    expect(
+      tools.some(
+        (t) =>
+          t.tool === 'read' &&
+          String((t.state.input as { filePath: string }).filePath).endsWith('evidence/evidence_summary_for_agent.txt'),
+      ),
+    ).toBe(true);
+    expect(
+      tools.some(
+        (t) => t.tool === 'read' && String((t.state.input as { filePath: string }).filePath).includes('/meta/'),
+      ),
+    ).toBe(true);
     expect(tools.some((t) => t.tool === 'bash')).toBe(true);
     expect(tools.some((t) => t.tool === 'grep')).toBe(true);
     expect(parts.some((p) => p.type === 'reasoning')).toBe(true);
@@ -57,13 +85,21 @@ describe('the demo workspace', () => {
     expect(parts.some((p) => p.type === 'file' && p.mime === 'text/plain')).toBe(true);
     expect(tools.filter((t) => (t.state.time as { compacted?: number }).compacted !== undefined)).toHaveLength(1);
     const request = main.find((m) => m.parts.some((p) => p.type === 'compaction'))!;
-    expect(main.some((m) => m.info.summary === true && m.info.finish === 'stop' && m.info.parentID === request.id)).toBe(true);
+    expect(
+      main.some((m) => m.info.summary === true && m.info.finish === 'stop' && m.info.parentID === request.id),
+    ).toBe(true);
     expect(JSON.stringify(main)).toMatch(/[\u4e00-\u9fff]/);
   });
 
   it('records ACP usage that rises through the session, plus a newer evidence_postpass row', () => {
-    const [main] = db.prepare('SELECT session_id FROM messages_v2 GROUP BY session_id ORDER BY MAX(time_updated) DESC').all() as { session_id: string }[];
-    const rows = db.prepare('SELECT source, context_used, created_at FROM interaction_token_usage WHERE session_id = ? ORDER BY created_at').all(main!.session_id) as { source: string; context_used: number; created_at: number }[];
+    const [main] = db
+      .prepare('SELECT session_id FROM messages_v2 GROUP BY session_id ORDER BY MAX(time_updated) DESC')
+      .all() as { session_id: string }[];
+    const rows = db
+      .prepare(
+        'SELECT source, context_used, created_at FROM interaction_token_usage WHERE session_id = ? ORDER BY created_at',
+      )
+      .all(main!.session_id) as { source: string; context_used: number; created_at: number }[];
     const acp = rows.filter((r) => r.source === 'acp');
     expect(acp.length).toBeGreaterThan(20);
     const falls = acp.filter((r, i) => i > 0 && r.context_used < acp[i - 1]!.context_used);

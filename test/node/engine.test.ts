@@ -8,13 +8,24 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateReport, type ReportRequest } from '../../src/node/report/context-report';
 import { openReadOnly } from '../../src/node/storage/store';
 import { contextReportSchema, SOURCE_IDS, type ContextReport, type SourceId } from '../../src/shared/wire';
-import { addMessages, addUsage, createFixture, readTool, SESSION, text, tool, WS, type Fixture } from '../support/fixtures';
+import {
+  addMessages,
+  addUsage,
+  createFixture,
+  readTool,
+  SESSION,
+  text,
+  tool,
+  WS,
+  type Fixture,
+} from '../support/fixtures';
 
 const FILES = {
   'AGENTS.md': '# Agent rules\nAlways cite evidence.\n',
   'opencode.json': JSON.stringify({ instructions: ['docs/rules.md'] }),
   'docs/rules.md': 'Runbook rule: never mutate the cluster.\n',
-  '.opencode/skills/alpha/SKILL.md': '---\nname: alpha\ndescription: Alpha skill for hotspots\n---\n\n# Alpha\nBody of alpha.\n',
+  '.opencode/skills/alpha/SKILL.md':
+    '---\nname: alpha\ndescription: Alpha skill for hotspots\n---\n\n# Alpha\nBody of alpha.\n',
   '.opencode/skills/beta/SKILL.md': '---\nname: beta\ndescription: Beta skill\n---\n\n# Beta\n',
   '.opencode/.all-skills/alpha/SKILL.md': '---\nname: alpha\ndescription: cached\n---\n' + 'x'.repeat(500),
   '.opencode/.all-skills/gamma/SKILL.md': '---\nname: gamma\ndescription: never enabled\n---\n' + 'y'.repeat(700),
@@ -52,7 +63,9 @@ const itemByLabel = (r: ContextReport, label: string) => allItems(r).find((i) =>
 describe('always in context', () => {
   it('counts the instruction files and the catalog of enabled skills, never the candidate cache', () => {
     const r = report();
-    expect(labels(r, 'agent_instructions')).toEqual(expect.arrayContaining(['Instructions: AGENTS.md', 'Instructions: docs/rules.md']));
+    expect(labels(r, 'agent_instructions')).toEqual(
+      expect.arrayContaining(['Instructions: AGENTS.md', 'Instructions: docs/rules.md']),
+    );
     expect(labels(r, 'skills_knowledge')).toContain('Skill catalog: 2 enabled skills');
     expect(JSON.stringify(r.sources)).not.toContain('gamma');
     const cache = r.excluded.find((e) => e.label.includes('.opencode/.all-skills'));
@@ -86,11 +99,19 @@ describe('tool payload attribution', () => {
       },
     ]);
     const r = report();
-    expect(labels(r, 'evidence')).toEqual(expect.arrayContaining(['Read evidence summary: evidence_summary_for_agent.txt', 'Read evidence: slow.log']));
-    expect(labels(r, 'cluster_alert_metadata')).toEqual(expect.arrayContaining(['Read cluster metadata: cluster.json', 'Read alert metadata: alerts.json']));
-    expect(labels(r, 'issue_source_files')).toEqual(expect.arrayContaining(['Read issue file: 42.md', 'Read source file: schema.sql']));
+    expect(labels(r, 'evidence')).toEqual(
+      expect.arrayContaining(['Read evidence summary: evidence_summary_for_agent.txt', 'Read evidence: slow.log']),
+    );
+    expect(labels(r, 'cluster_alert_metadata')).toEqual(
+      expect.arrayContaining(['Read cluster metadata: cluster.json', 'Read alert metadata: alerts.json']),
+    );
+    expect(labels(r, 'issue_source_files')).toEqual(
+      expect.arrayContaining(['Read issue file: 42.md', 'Read source file: schema.sql']),
+    );
     expect(labels(r, 'skills_knowledge')).toContain('Read skill file: alpha/SKILL.md');
-    expect(labels(r, 'unknown_tool_payload')).toEqual(expect.arrayContaining(['Read file: other/notes.txt', 'Read file outside the workspace: /etc/passwd']));
+    expect(labels(r, 'unknown_tool_payload')).toEqual(
+      expect.arrayContaining(['Read file: other/notes.txt', 'Read file outside the workspace: /etc/passwd']),
+    );
   });
 
   it('applies the rules in order: explicit tag, then the skill tool, then the path, else unknown', () => {
@@ -98,25 +119,37 @@ describe('tool payload attribution', () => {
       {
         role: 'assistant',
         parts: [
-          tool('bash', { command: 'cat evidence/slow.log' }, 'tagged', { metadata: { investibook: { source: 'evidence' } } }),
+          tool('bash', { command: 'cat evidence/slow.log' }, 'tagged', {
+            metadata: { investibook: { source: 'evidence' } },
+          }),
           tool('skill', { name: 'alpha' }, '<skill_content name="alpha">body</skill_content>'),
           tool('grep', { pattern: 'Query_time', path: join(fx.root, 'evidence') }, 'evidence/slow.log: 1'),
           tool('bash', { command: 'ls -la' }, 'total 0'),
-          tool('read', { filePath: join(fx.root, 'meta/cluster.json') }, '{}', { metadata: { investibook: { source: 'issue_source_files' } } }),
-          tool('webfetch', { url: 'https://example.com' }, 'page', { metadata: { investibook: { source: 'not-a-source' } } }),
+          tool('read', { filePath: join(fx.root, 'meta/cluster.json') }, '{}', {
+            metadata: { investibook: { source: 'issue_source_files' } },
+          }),
+          tool('webfetch', { url: 'https://example.com' }, 'page', {
+            metadata: { investibook: { source: 'not-a-source' } },
+          }),
         ],
       },
     ]);
     const r = report();
-    expect(labels(r, 'evidence')).toEqual(expect.arrayContaining(['Tool call: bash — cat evidence/slow.log', 'Tool call: grep — "Query_time" in evidence']));
+    expect(labels(r, 'evidence')).toEqual(
+      expect.arrayContaining(['Tool call: bash — cat evidence/slow.log', 'Tool call: grep — "Query_time" in evidence']),
+    );
     expect(labels(r, 'skills_knowledge')).toContain('Loaded skill: alpha');
     expect(labels(r, 'issue_source_files')).toContain('Read cluster metadata: cluster.json');
-    expect(labels(r, 'unknown_tool_payload')).toEqual(expect.arrayContaining(['Tool call: bash — ls -la', 'Tool call: webfetch — https://example.com']));
+    expect(labels(r, 'unknown_tool_payload')).toEqual(
+      expect.arrayContaining(['Tool call: bash — ls -la', 'Tool call: webfetch — https://example.com']),
+    );
     expect(r.warnings.some((w) => w.includes('not-a-source'))).toBe(true);
     // Never a "tool" source: input and output of a call are one item.
     expect(r.sources.map((s) => s.id)).not.toContain('tool');
     const bash = itemByLabel(r, 'Tool call: bash — ls -la')!;
-    expect(bash.estimatedTokens).toBe(Math.ceil(JSON.stringify({ command: 'ls -la' }).length / 4) + Math.ceil('total 0'.length / 4));
+    expect(bash.estimatedTokens).toBe(
+      Math.ceil(JSON.stringify({ command: 'ls -la' }).length / 4) + Math.ceil('total 0'.length / 4),
+    );
     expect(bash.sourceRef).toMatch(/^messages_v2\/msg_\w+\/parts\/3$/);
   });
 
@@ -133,7 +166,9 @@ describe('tool payload attribution', () => {
       },
     ]);
     const r = report();
-    expect(itemByLabel(r, 'Tool call: bash — false (error)')!.bytes).toBe(JSON.stringify({ command: 'false' }).length + 'exit status 1: permission denied'.length);
+    expect(itemByLabel(r, 'Tool call: bash — false (error)')!.bytes).toBe(
+      JSON.stringify({ command: 'false' }).length + 'exit status 1: permission denied'.length,
+    );
     expect(itemByLabel(r, 'Tool call: bash — sleep 100 (interrupted)')!.bytes).toBe(
       JSON.stringify({ command: 'sleep 100' }).length + '[Tool execution was interrupted]'.length,
     );
@@ -144,7 +179,12 @@ describe('tool payload attribution', () => {
 
   it('counts <system-reminder> instructions inside a read output as instructions', () => {
     const reminder = `<system-reminder>\nInstructions from: ${join(fx.root, 'sources/AGENTS.md')}\nQuote snapshots with their date.\n</system-reminder>`;
-    addMessages(fx.db, [{ role: 'assistant', parts: [readTool(fx.root, 'sources/schema.sql', `<content>CREATE</content>\n\n${reminder}`)] }]);
+    addMessages(fx.db, [
+      {
+        role: 'assistant',
+        parts: [readTool(fx.root, 'sources/schema.sql', `<content>CREATE</content>\n\n${reminder}`)],
+      },
+    ]);
     const r = report();
     const instructions = itemByLabel(r, 'Instructions: sources/AGENTS.md (loaded with a read)')!;
     expect(instructions.source).toBe('agent_instructions');
@@ -166,7 +206,9 @@ describe('prompt content', () => {
     const r = report();
     expect(labels(r, 'cluster_alert_metadata')).toContain('Workspace context: Cluster overview');
     expect(labels(r, 'evidence')).toContain('Workspace context: Evidence index');
-    expect(labels(r, 'conversation')).toEqual(expect.arrayContaining(['User message: Investigate', 'Workspace context: Odd', 'Workspace context: framing']));
+    expect(labels(r, 'conversation')).toEqual(
+      expect.arrayContaining(['User message: Investigate', 'Workspace context: Odd', 'Workspace context: framing']),
+    );
     expect(r.warnings.some((w) => w.includes('"bogus"'))).toBe(true);
   });
 
@@ -178,7 +220,9 @@ describe('prompt content', () => {
         role: 'user',
         parts: [
           text('See attached'),
-          text(`Called the Read tool with the following input: ${JSON.stringify({ filePath: abs })}`, { synthetic: true }),
+          text(`Called the Read tool with the following input: ${JSON.stringify({ filePath: abs })}`, {
+            synthetic: true,
+          }),
           text(`<path>${abs}</path>\n<type>file</type>\n<content>\n1: # Issue 42\n</content>`, { synthetic: true }),
           { type: 'file', mime: 'text/plain', filename: '42.md', url: `file://${abs}` },
           { type: 'file', mime: 'image/png', filename: 'grafana.png', url: `data:image/png;base64,${png}` },
@@ -188,7 +232,9 @@ describe('prompt content', () => {
     ]);
     const r = report();
     expect(labels(r, 'issue_source_files')).toContain('Read issue file: 42.md (attached)');
-    expect(labels(r, 'attachment_metadata')).toEqual(expect.arrayContaining(['Attachment: grafana.png (image/png, 84 KB)', 'Attachment: 42.md (text/plain)']));
+    expect(labels(r, 'attachment_metadata')).toEqual(
+      expect.arrayContaining(['Attachment: grafana.png (image/png, 84 KB)', 'Attachment: 42.md (text/plain)']),
+    );
     expect(source(r, 'attachment_metadata').bytes).toBeLessThan(300);
     expect(r.excluded.find((e) => e.label.startsWith('Attachment bodies'))?.bytes).toBe(png.length);
     expect(r.excluded.find((e) => e.label === 'Ignored text parts')?.count).toBe(1);
@@ -223,7 +269,12 @@ describe('prompt content', () => {
   it('never invents cache figures the provider did not report', () => {
     addMessages(fx.db, [{ role: 'assistant', parts: [text('hi')], info: { tokens: { input: 10, output: 2 } } }]);
     const r = report();
-    expect(r.providerTokens).toMatchObject({ input: 10, cacheRead: null, cacheWrite: null, cacheReadSharePercent: null });
+    expect(r.providerTokens).toMatchObject({
+      input: 10,
+      cacheRead: null,
+      cacheWrite: null,
+      cacheReadSharePercent: null,
+    });
   });
 });
 
@@ -244,7 +295,9 @@ describe('compaction', () => {
   it('leaves history before the latest completed compaction out, and reports it', () => {
     compactedSession({ summary: true, finish: 'stop' });
     const r = report();
-    expect(labels(r, 'conversation')).toEqual(expect.arrayContaining(['Compaction request', 'Compaction summary', 'User message: new question']));
+    expect(labels(r, 'conversation')).toEqual(
+      expect.arrayContaining(['Compaction request', 'Compaction summary', 'User message: new question']),
+    );
     expect(JSON.stringify(r.sources)).not.toContain('old question');
     expect(labels(r, 'evidence')).toEqual([]);
     const history = r.excluded.find((e) => e.label === 'History before the latest compaction')!;
@@ -275,7 +328,10 @@ describe('totals and scaling', () => {
   beforeEach(() => {
     addMessages(fx.db, [
       { role: 'user', parts: [text('Why is store 4 hot?')] },
-      { role: 'assistant', parts: [readTool(fx.root, 'evidence/slow.log', 'x'.repeat(999)), text('Because of a scan.')] },
+      {
+        role: 'assistant',
+        parts: [readTool(fx.root, 'evidence/slow.log', 'x'.repeat(999)), text('Because of a scan.')],
+      },
     ]);
   });
 
@@ -358,11 +414,27 @@ describe('duplicates', () => {
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/evidence_summary_for_agent.txt', body)] },
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/evidence_summary_for_agent.txt', body)] },
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/slow.log', 'once')] },
-      { role: 'assistant', parts: [tool('read', { filePath: join(fx.root, 'evidence/evidence_summary_for_agent.txt'), offset: 1, limit: 5 }, 'part')] },
+      {
+        role: 'assistant',
+        parts: [
+          tool(
+            'read',
+            { filePath: join(fx.root, 'evidence/evidence_summary_for_agent.txt'), offset: 1, limit: 5 },
+            'part',
+          ),
+        ],
+      },
     ]);
     const r = report();
-    const reads = source(r, 'evidence').items.filter((i) => i.label === 'Read evidence summary: evidence_summary_for_agent.txt');
-    expect(reads.map((i) => i.duplicate)).toEqual(expect.arrayContaining([{ reads: 2, ordinal: 1 }, { reads: 2, ordinal: 2 }]));
+    const reads = source(r, 'evidence').items.filter(
+      (i) => i.label === 'Read evidence summary: evidence_summary_for_agent.txt',
+    );
+    expect(reads.map((i) => i.duplicate)).toEqual(
+      expect.arrayContaining([
+        { reads: 2, ordinal: 1 },
+        { reads: 2, ordinal: 2 },
+      ]),
+    );
     expect(source(r, 'evidence').items.find((i) => i.label.includes('lines 1–5'))?.duplicate).toBeUndefined();
     expect(r.duplicates).toMatchObject({ files: 1, extraReads: 1, repeatedEstimatedTokens: reads[1]!.estimatedTokens });
   });
@@ -373,7 +445,15 @@ describe('bad input still yields a report, with warnings', () => {
     addMessages(fx.db, [
       { role: 'user', parts: [], rawParts: '{not json' },
       { role: 'user', parts: [], rawParts: '{"type":"text"}' },
-      { role: 'assistant', parts: [{ type: 'hologram', text: 'x' }, { type: 'tool', tool: 'bash', state: null }, { type: 'text', text: 42 }, text('fine')] },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'hologram', text: 'x' },
+          { type: 'tool', tool: 'bash', state: null },
+          { type: 'text', text: 42 },
+          text('fine'),
+        ],
+      },
       { role: 'assistant', parts: [text('info broken')], rawInfo: 'nope' },
     ]);
     const r = report();

@@ -1,7 +1,13 @@
 /** The estimators: real BPE counts, special-token look-alikes, pathological runs, sampling, memo. */
 import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
-import { BPE_SAMPLE_LIMIT, bpeEstimator, chars4Estimator, memoized, type Estimator } from '../../src/node/report/estimator';
+import {
+  BPE_SAMPLE_LIMIT,
+  bpeEstimator,
+  chars4Estimator,
+  memoized,
+  type Estimator,
+} from '../../src/node/report/estimator';
 
 describe('estimators', () => {
   it('counts o200k_base tokens and treats special-token look-alikes as text', () => {

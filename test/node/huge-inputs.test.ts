@@ -12,7 +12,9 @@ describe('huge inputs', () => {
       const line = '2026-11-28T02:14:00Z WARN store=4 region=2287016 serverIsBusy took=1834ms 客户\n';
       const output = line.repeat(Math.ceil((50 * 1024 * 1024) / Buffer.byteLength(line)));
       const parts = JSON.stringify([{ id: 'prt_0', ...readTool(fx.root, 'evidence/dump.log', output) }]);
-      fx.db.prepare('INSERT INTO messages_v2 VALUES (?, ?, ?, 1, 1, ?, ?)').run('msg_huge', WS, SESSION, '{"role":"assistant"}', parts);
+      fx.db
+        .prepare('INSERT INTO messages_v2 VALUES (?, ?, ?, 1, 1, ?, ?)')
+        .run('msg_huge', WS, SESSION, '{"role":"assistant"}', parts);
       addUsage(fx.db, 190_000);
       const db = openReadOnly(fx.dbPath);
       const rssBefore = process.memoryUsage().rss;
@@ -23,7 +25,9 @@ describe('huge inputs', () => {
       expect(dump.label).toBe('Read evidence: dump.log');
       expect(dump.bytes).toBeGreaterThan(50 * 1024 * 1024);
       expect(dump.estimatedTokens).toBeGreaterThan(10_000_000);
-      expect(report.warnings.join('\n')).toMatch(/msg_huge\/parts\/0: .* of text; its tokens were estimated from samples/);
+      expect(report.warnings.join('\n')).toMatch(
+        /msg_huge\/parts\/0: .* of text; its tokens were estimated from samples/,
+      );
       expect(grownMb).toBeLessThan(1024);
     } finally {
       fx.cleanup();
@@ -38,7 +42,15 @@ describe('huge inputs', () => {
         for (let i = 0; i < 10_000; i++) {
           const id = `msg_${String(i).padStart(6, '0')}`;
           const role = i % 2 ? 'assistant' : 'user';
-          insert.run(id, WS, SESSION, i, i, JSON.stringify({ role }), JSON.stringify([{ id: 'p', type: 'text', text: `message ${i} about store ${i % 6}` }]));
+          insert.run(
+            id,
+            WS,
+            SESSION,
+            i,
+            i,
+            JSON.stringify({ role }),
+            JSON.stringify([{ id: 'p', type: 'text', text: `message ${i} about store ${i % 6}` }]),
+          );
         }
       })();
       addUsage(fx.db, 150_000);

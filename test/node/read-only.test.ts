@@ -42,8 +42,9 @@ describe('the read-only promise', () => {
     const before = snapshot();
     const db = openReadOnly(dbPath);
     try {
-      for (const estimator of ['bpe', 'chars4'] as const) generateReport(db, { workspaceId: 'demo', estimator, items: 'all' });
-      expect(() => db.prepare("DELETE FROM messages_v2").run()).toThrow(/readonly/i);
+      for (const estimator of ['bpe', 'chars4'] as const)
+        generateReport(db, { workspaceId: 'demo', estimator, items: 'all' });
+      expect(() => db.prepare('DELETE FROM messages_v2').run()).toThrow(/readonly/i);
     } finally {
       db.close();
     }
@@ -52,7 +53,10 @@ describe('the read-only promise', () => {
 
   it('holds for the CLI, table and JSON', async () => {
     const before = snapshot();
-    for (const args of [['debug', 'context', 'demo', '--db', dbPath], ['debug', 'context', 'demo', '--db', dbPath, '--json', '--items', 'all']]) {
+    for (const args of [
+      ['debug', 'context', 'demo', '--db', dbPath],
+      ['debug', 'context', 'demo', '--db', dbPath, '--json', '--items', 'all'],
+    ]) {
       const io = captureIo(dir);
       expect(await run(args, io)).toBe(0);
     }
@@ -62,30 +66,58 @@ describe('the read-only promise', () => {
   it('holds for the API, and the API and --json give the same report', async () => {
     const writable: Db = openWritable(dbPath);
     const connections: Db[] = [];
-    const app = createApp({ db: writable, readOnlyDb: () => connections[0] ?? (connections.push(openReadOnly(dbPath)), connections[0]!) });
+    const app = createApp({
+      db: writable,
+      readOnlyDb: () => connections[0] ?? (connections.push(openReadOnly(dbPath)), connections[0]!),
+    });
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
     await new Promise((ok) => server.once('listening', ok));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const before = snapshot();
-      const response = await fetch(`${url}/api/workspace/demo/debug/context?items=all`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const response = await fetch(`${url}/api/workspace/demo/debug/context?items=all`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
       expect(response.status).toBe(200);
       const fromApi = contextReportSchema.parse(await response.json());
       const io = captureIo(dir);
       expect(await run(['debug', 'context', 'demo', '--db', dbPath, '--json', '--items', 'all'], io)).toBe(0);
       const fromCli = contextReportSchema.parse(JSON.parse(io.stdout()));
       const viaApi = captureIo(dir);
-      expect(await run(['debug', 'context', 'demo', '--api', url, '--token', TOKEN, '--json', '--items', 'all'], viaApi)).toBe(0);
+      expect(
+        await run(['debug', 'context', 'demo', '--api', url, '--token', TOKEN, '--json', '--items', 'all'], viaApi),
+      ).toBe(0);
       const fromCliApi = contextReportSchema.parse(JSON.parse(viaApi.stdout()));
       const strip = (r: typeof fromApi) => ({ ...r, generatedAt: '' });
       expect(strip(fromCli)).toEqual(strip(fromApi));
       expect(strip(fromCliApi)).toEqual(strip(fromApi));
-      const skill = fromApi.sources.flatMap((s) => s.items).find((i) => i.label === 'Loaded skill: tidb-clinic-diagnosis')!;
+      const skill = fromApi.sources
+        .flatMap((s) => s.items)
+        .find((i) => i.label === 'Loaded skill: tidb-clinic-diagnosis')!;
       const itemViaApi = captureIo(dir);
-      expect(await run(['debug', 'context', 'demo', '--api', url, '--token', TOKEN, '--item', skill.id, '--snapshot', fromApi.snapshotId], itemViaApi)).toBe(0);
+      expect(
+        await run(
+          [
+            'debug',
+            'context',
+            'demo',
+            '--api',
+            url,
+            '--token',
+            TOKEN,
+            '--item',
+            skill.id,
+            '--snapshot',
+            fromApi.snapshotId,
+          ],
+          itemViaApi,
+        ),
+      ).toBe(0);
       expect(itemViaApi.stdout()).toMatch(/^Loaded skill: tidb-clinic-diagnosis · page 1 of 1/);
       expect(itemViaApi.stdout()).toContain('# TiDB Clinic diagnosis');
-      const reader = await fetch(`${url}/api/workspace/demo/debug/context/reader?snapshot=${fromApi.snapshotId}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const reader = await fetch(`${url}/api/workspace/demo/debug/context/reader?snapshot=${fromApi.snapshotId}`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
       expect(reader.status).toBe(200);
       expect(snapshot().db).toEqual(before.db);
       expect(snapshot().tree).toEqual(before.tree);

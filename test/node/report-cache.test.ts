@@ -25,7 +25,9 @@ describe('ReportCache', () => {
       expect(strip(report())).toEqual(strip(cold));
       expect(strip(generateReport(db, { workspaceId: WS, items: 'all' }))).toEqual(strip(cold));
 
-      fx.db.prepare('UPDATE messages_v2 SET parts = ?, time_updated = time_updated + 1 WHERE id = ?').run(JSON.stringify([text('edited question')]), first);
+      fx.db
+        .prepare('UPDATE messages_v2 SET parts = ?, time_updated = time_updated + 1 WHERE id = ?')
+        .run(JSON.stringify([text('edited question')]), first);
       addMessages(fx.db, [{ role: 'user', parts: [text('follow-up')] }]);
       const warm = report();
       const labels = warm.sources.find((s) => s.id === 'conversation')!.items.map((i) => i.label);
@@ -39,7 +41,13 @@ describe('ReportCache', () => {
 
   it('keeps at most maxEntries, dropping the oldest, and misses on a changed stamp', () => {
     const cache = new ReportCache(2);
-    const entry = (t: number) => ({ timeUpdated: t, size: 1, header: { id: 'x', role: 'user' as const, parentId: null, completedSummary: false, hasCompactionPart: false }, infoValid: true, analysis: null });
+    const entry = (t: number) => ({
+      timeUpdated: t,
+      size: 1,
+      header: { id: 'x', role: 'user' as const, parentId: null, completedSummary: false, hasCompactionPart: false },
+      infoValid: true,
+      analysis: null,
+    });
     cache.set('s', 'a', entry(1));
     cache.set('t', 'b', entry(1));
     cache.set('t', 'c', entry(1));

@@ -20,7 +20,11 @@ beforeEach(() => {
   addMessages(fx.db, [{ role: 'user', parts: [text('hello')] }]);
   logs = [];
   readOnly = null;
-  app = createApp({ db: fx.db, readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)), log: (line) => logs.push(line) });
+  app = createApp({
+    db: fx.db,
+    readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)),
+    log: (line) => logs.push(line),
+  });
 });
 afterEach(() => {
   readOnly?.close();
@@ -49,7 +53,10 @@ describe('access matrix', () => {
       if (status === 'ok') expect([200, 201]).toContain(response.status);
       else expect(response.status).toBe(status);
       if (status === 404) {
-        const missing = await app.request(`/api/workspace/ws_missing${path}`, { ...init, headers: { ...init.headers, Authorization: `Bearer ${TOKEN}` } });
+        const missing = await app.request(`/api/workspace/ws_missing${path}`, {
+          ...init,
+          headers: { ...init.headers, Authorization: `Bearer ${TOKEN}` },
+        });
         expect(missing.status).toBe(404);
         expect(await response.text()).toBe(await missing.text());
       }
@@ -66,9 +73,13 @@ describe('tokens stay out of logs', () => {
       },
       log: (line) => logs.push(line),
     });
-    const response = await failing.request(`/api/workspace/${WS}/debug/context?token=${TOKEN}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const response = await failing.request(`/api/workspace/${WS}/debug/context?token=${TOKEN}`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ error: { code: 'internal', message: 'Something went wrong on the server' } });
+    expect(await response.json()).toEqual({
+      error: { code: 'internal', message: 'Something went wrong on the server' },
+    });
     expect(logs.join('\n')).toContain('disk on fire');
     expect(logs.join('\n')).not.toContain(TOKEN);
   });
@@ -78,7 +89,10 @@ describe('the web app', () => {
   it('is served with a strict CSP, no referrer, and an SPA fallback', async () => {
     const webRoot = mkdtempSync(join(tmpdir(), 'investibook-web-'));
     try {
-      writeFileSync(join(webRoot, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>');
+      writeFileSync(
+        join(webRoot, 'index.html'),
+        '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>',
+      );
       const web = createApp({ db: fx.db, readOnlyDb: () => openReadOnly(fx.dbPath), webRoot });
       const page = await web.request('/w/ws_test');
       expect(page.status).toBe(200);

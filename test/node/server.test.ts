@@ -3,7 +3,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/node/server/app';
 import { openReadOnly, type Db } from '../../src/node/storage/store';
 import { contextReportSchema, errorBodySchema, messagesResponseSchema, usageSchema } from '../../src/shared/wire';
-import { addMessages, addUsage, createFixture, OTHER_TOKEN, sha256Hex, text, TOKEN, WS, type Fixture } from '../support/fixtures';
+import {
+  addMessages,
+  addUsage,
+  createFixture,
+  OTHER_TOKEN,
+  sha256Hex,
+  text,
+  TOKEN,
+  WS,
+  type Fixture,
+} from '../support/fixtures';
 
 let fx: Fixture;
 let readOnly: Db | null;
@@ -11,9 +21,14 @@ let app: ReturnType<typeof createApp>;
 
 beforeEach(() => {
   fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
-  fx.db.prepare("INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('ws_private', 'Not yours', 'x', 1)").run();
+  fx.db
+    .prepare("INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('ws_private', 'Not yours', 'x', 1)")
+    .run();
   fx.db.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES ('ws_private', 'usr_outsider')").run();
-  addMessages(fx.db, [{ role: 'user', parts: [text('hello')] }, { role: 'assistant', parts: [text('hi there')] }]);
+  addMessages(fx.db, [
+    { role: 'user', parts: [text('hello')] },
+    { role: 'assistant', parts: [text('hi there')] },
+  ]);
   readOnly = null;
   app = createApp({ db: fx.db, readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)) });
 });
@@ -87,14 +102,26 @@ describe('authentication and the access check', () => {
 
 describe('messages', () => {
   it('lists the persisted messages of the default session', async () => {
-    const body = messagesResponseSchema.parse(await (await app.request(`/api/workspace/${WS}/messages`, bearer())).json());
+    const body = messagesResponseSchema.parse(
+      await (await app.request(`/api/workspace/${WS}/messages`, bearer())).json(),
+    );
     expect(body.messages.map((m) => m.parts[0]!.text)).toEqual(['hello', 'hi there']);
   });
 
   it('appends a user message in OpenCode shape', async () => {
-    const response = await app.request(`/api/workspace/${WS}/messages`, { method: 'POST', ...bearer(), headers: { ...bearer().headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'new note' }) });
+    const response = await app.request(`/api/workspace/${WS}/messages`, {
+      method: 'POST',
+      ...bearer(),
+      headers: { ...bearer().headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'new note' }),
+    });
     expect(response.status).toBe(201);
-    const row = fx.db.prepare("SELECT * FROM messages_v2 WHERE parts LIKE '%new note%'").get() as { info: string; parts: string; session_id: string; id: string };
+    const row = fx.db.prepare("SELECT * FROM messages_v2 WHERE parts LIKE '%new note%'").get() as {
+      info: string;
+      parts: string;
+      session_id: string;
+      id: string;
+    };
     expect(JSON.parse(row.info)).toMatchObject({ role: 'user' });
     expect(JSON.parse(row.parts)).toMatchObject([{ type: 'text', text: 'new note' }]);
     expect(row.id).toMatch(/^msg_[0-9a-f]{12}/);
@@ -109,7 +136,11 @@ describe('messages', () => {
   ])('rejects %s', async (_name, body, status, code) => {
     const count = () => (fx.db.prepare('SELECT COUNT(*) AS n FROM messages_v2').get() as { n: number }).n;
     const before = count();
-    const response = await app.request(`/api/workspace/${WS}/messages`, { method: 'POST', headers: { ...bearer().headers, 'Content-Type': 'application/json' }, body });
+    const response = await app.request(`/api/workspace/${WS}/messages`, {
+      method: 'POST',
+      headers: { ...bearer().headers, 'Content-Type': 'application/json' },
+      body,
+    });
     expect(response.status).toBe(status);
     expect(errorBodySchema.parse(await response.json()).error.code).toBe(code);
     expect(count()).toBe(before);
@@ -146,7 +177,10 @@ describe('debug/context', () => {
   });
 
   it('takes session_id, items and estimator, and rejects bad values with 400', async () => {
-    const ok = await app.request(`/api/workspace/${WS}/debug/context?items=1&estimator=chars4&session_id=ses_test_main`, bearer());
+    const ok = await app.request(
+      `/api/workspace/${WS}/debug/context?items=1&estimator=chars4&session_id=ses_test_main`,
+      bearer(),
+    );
     const report = contextReportSchema.parse(await ok.json());
     expect(report.estimate.method).toBe('chars/4');
     expect(report.sources.every((s) => s.items.length <= 1)).toBe(true);
@@ -165,7 +199,9 @@ describe('debug/context', () => {
   });
 
   it('checks access before anything else', async () => {
-    expect((await app.request(`/api/workspace/ws_private/debug/context`, { method: 'POST', ...bearer() })).status).toBe(404);
+    expect((await app.request(`/api/workspace/ws_private/debug/context`, { method: 'POST', ...bearer() })).status).toBe(
+      404,
+    );
     expect((await app.request(`/api/workspace/${WS}/debug/context`, { method: 'POST' })).status).toBe(401);
   });
 });

@@ -33,7 +33,11 @@ describe('start', () => {
     const second = await start({ dbPath, port: 0, build: false, log: (line) => again.push(line) });
     expect(again.some((line) => line.startsWith('Created'))).toBe(false);
     expect(second.token).toBe(token);
-    const messages = await (await fetch(`${second.url.replace('/w/demo', '')}/api/workspace/demo/messages`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const messages = await (
+      await fetch(`${second.url.replace('/w/demo', '')}/api/workspace/demo/messages`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+    ).json();
     expect(JSON.stringify(messages)).toContain('kept across restarts');
     await second.close();
     expect(databaseDigest(dbPath)).toBe(after);
@@ -45,7 +49,9 @@ describe('start', () => {
     const first = await start({ dbPath, port: 0, build: false, log: () => {} });
     await first.close();
     const second = await start({ dbPath, port: 0, build: false, token: 'chosen-token', log: () => {} });
-    const response = await fetch(`${second.url.replace('/w/demo', '')}/api/workspace/demo`, { headers: { Authorization: 'Bearer chosen-token' } });
+    const response = await fetch(`${second.url.replace('/w/demo', '')}/api/workspace/demo`, {
+      headers: { Authorization: 'Bearer chosen-token' },
+    });
     expect(response.status).toBe(200);
     await second.close();
   });

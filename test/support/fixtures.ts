@@ -3,7 +3,16 @@
  * messages, and digests that prove a path wrote nothing.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -47,7 +56,16 @@ export function createFixture(files: Record<string, string | Buffer> = {}): Fixt
   insertTokenHash(db, sha256Hex(OTHER_TOKEN), 'usr_outsider');
   insertWorkspace(db, { id: WS, name: 'Test workspace', root_path: 'ws', created_at: 1 });
   addMember(db, WS, 'usr_member');
-  return { dir, dbPath, root, db, cleanup: () => { db.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    dir,
+    dbPath,
+    root,
+    db,
+    cleanup: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
@@ -82,12 +100,24 @@ export function addMessages(db: Db, specs: MessageSpec[], workspaceId = WS): str
     const parts = spec.parts.map((p, i) => ({ id: `prt_${i}`, ...p }));
     db.prepare(
       'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(id, workspaceId, spec.session ?? SESSION, clock, clock, spec.rawInfo ?? JSON.stringify(info), spec.rawParts ?? JSON.stringify(parts));
+    ).run(
+      id,
+      workspaceId,
+      spec.session ?? SESSION,
+      clock,
+      clock,
+      spec.rawInfo ?? JSON.stringify(info),
+      spec.rawParts ?? JSON.stringify(parts),
+    );
     return id;
   });
 }
 
-export function addUsage(db: Db, contextUsed: number | null, options: { source?: string; size?: number | null; session?: string; at?: number } = {}): void {
+export function addUsage(
+  db: Db,
+  contextUsed: number | null,
+  options: { source?: string; size?: number | null; session?: string; at?: number } = {},
+): void {
   clock += 1000;
   insertUsage(db, {
     workspaceId: WS,
@@ -103,7 +133,12 @@ export function addUsage(db: Db, contextUsed: number | null, options: { source?:
 
 export const text = (t: string, extra: Part = {}): Part => ({ type: 'text', text: t, ...extra });
 
-export function tool(name: string, input: Record<string, unknown>, output: string, extra: { status?: string; metadata?: Part; time?: Part; error?: string } = {}): Part {
+export function tool(
+  name: string,
+  input: Record<string, unknown>,
+  output: string,
+  extra: { status?: string; metadata?: Part; time?: Part; error?: string } = {},
+): Part {
   const status = extra.status ?? 'completed';
   const state: Part = { status, input, time: { start: 1, end: 2, ...extra.time } };
   if (status === 'completed') Object.assign(state, { output, title: name, metadata: extra.metadata ?? {} });

@@ -12,7 +12,8 @@ vi.mock('../../src/api/messages', async (importOriginal) => {
   return { ...actual, appendMessagesToAPI: vi.fn(actual.appendMessagesToAPI) };
 });
 
-const loadRequests = () => requests.filter((r) => r.method !== 'GET' || !/\/(messages|usage)(\?|$)|\/workspace\/demo$/.test(r.path));
+const loadRequests = () =>
+  requests.filter((r) => r.method !== 'GET' || !/\/(messages|usage)(\?|$)|\/workspace\/demo$/.test(r.path));
 
 describe('ChatPanel', () => {
   it('renders the persisted history legibly', async () => {
@@ -53,7 +54,10 @@ describe('ChatPanel', () => {
     await user.type(composer(), 'Check the PD leader schedule too');
     await user.keyboard('{Enter}');
     expect(await screen.findByText('Check the PD leader schedule too')).toBeInTheDocument();
-    expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', { text: 'Check the PD leader schedule too', sessionId: fixtures.workspace.defaultSessionId });
+    expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', {
+      text: 'Check the PD leader schedule too',
+      sessionId: fixtures.workspace.defaultSessionId,
+    });
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     expect(screen.getByText('Saved, but no agent is attached')).toBeInTheDocument();
     expect(composer()).toHaveValue('');
@@ -66,7 +70,12 @@ describe('ChatPanel', () => {
     expect(composer()).toHaveValue('//debug is a\ncommand');
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0);
     await user.keyboard('{Enter}');
-    await waitFor(() => expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', expect.objectContaining({ text: '/debug is a\ncommand' })));
+    await waitFor(() =>
+      expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith(
+        'demo',
+        expect.objectContaining({ text: '/debug is a\ncommand' }),
+      ),
+    );
   });
 
   it('answers /help locally: lists the commands, sends nothing, stores nothing', async () => {
@@ -114,7 +123,10 @@ describe('ChatPanel', () => {
     const list = screen.getByRole('listbox', { name: 'Commands' });
     expect(composer()).toHaveAttribute('aria-expanded', 'true');
     const options = within(list).getAllByRole('option');
-    expect(options.map((o) => o.textContent)).toEqual([expect.stringContaining('/debug [session-id]'), expect.stringContaining('/help')]);
+    expect(options.map((o) => o.textContent)).toEqual([
+      expect.stringContaining('/debug [session-id]'),
+      expect.stringContaining('/help'),
+    ]);
     expect(options[0]).toHaveAttribute('aria-selected', 'true');
     expect(within(list).getByText('Show what is filling the model context (only visible to you)')).toBeInTheDocument();
     await user.keyboard('{ArrowDown}');
@@ -136,7 +148,11 @@ describe('ChatPanel', () => {
 
   it('shows a clear page for a workspace that is missing or not yours', async () => {
     window.history.replaceState(null, '', '/w/elsewhere');
-    server.use(http.get('/api/workspace/elsewhere', () => HttpResponse.json({ error: { code: 'workspace_not_found', message: 'Workspace not found' } }, { status: 404 })));
+    server.use(
+      http.get('/api/workspace/elsewhere', () =>
+        HttpResponse.json({ error: { code: 'workspace_not_found', message: 'Workspace not found' } }, { status: 404 }),
+      ),
+    );
     renderApp();
     expect(await screen.findByRole('heading', { name: 'Workspace not found' })).toBeInTheDocument();
   });

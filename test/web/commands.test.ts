@@ -1,13 +1,31 @@
 /** The slash-command registry, parser and matcher: pure, no React. */
 import { describe, expect, it } from 'vitest';
-import { builtinCommands, commandPrefix, CommandRegistry, createCommandRegistry, parseInput, type Command } from '../../src/commands';
+import {
+  builtinCommands,
+  commandPrefix,
+  CommandRegistry,
+  createCommandRegistry,
+  parseInput,
+  type Command,
+} from '../../src/commands';
 
-const noop = (name: string, aliases?: string[]): Command => ({ name, description: `${name} it`, usage: `/${name}`, ...(aliases ? { aliases } : {}), run: () => {} });
+const noop = (name: string, aliases?: string[]): Command => ({
+  name,
+  description: `${name} it`,
+  usage: `/${name}`,
+  ...(aliases ? { aliases } : {}),
+  run: () => {},
+});
 
 describe('parseInput', () => {
   it('treats input as a command only when / is the first character', () => {
     expect(parseInput('/debug')).toEqual({ kind: 'command', name: 'debug', args: [], raw: '/debug' });
-    expect(parseInput('/debug  ses_1   x ')).toEqual({ kind: 'command', name: 'debug', args: ['ses_1', 'x'], raw: '/debug  ses_1   x' });
+    expect(parseInput('/debug  ses_1   x ')).toEqual({
+      kind: 'command',
+      name: 'debug',
+      args: ['ses_1', 'x'],
+      raw: '/debug  ses_1   x',
+    });
     expect(parseInput(' /debug')).toEqual({ kind: 'text', text: ' /debug' });
     expect(parseInput('use /debug later')).toEqual({ kind: 'text', text: 'use /debug later' });
     expect(parseInput('/DEBUG').kind === 'command' && parseInput('/DEBUG')).toMatchObject({ name: 'debug' });

@@ -58,11 +58,15 @@ describe('/debug', () => {
     const region = await reportRegion();
     const used = report.actual!.contextUsed.toLocaleString('en-US');
     expect(within(region).getByText(`${used} / 200,000 tokens`)).toBeInTheDocument();
-    expect(within(region).getByText(/Estimated with o200k_base BPE/, { selector: 'p' })).toHaveTextContent(`scaled ×${report.estimate.scale!.toFixed(2)}`);
+    expect(within(region).getByText(/Estimated with o200k_base BPE/, { selector: 'p' })).toHaveTextContent(
+      `scaled ×${report.estimate.scale!.toFixed(2)}`,
+    );
     expect(within(region).getByText(/cache read \d+\.\d% of prompt tokens/)).toBeInTheDocument();
     const bar = within(region).getByRole('img', { name: /Share of used context by source/ });
     expect(bar.getAttribute('aria-label')).toContain('Evidence');
-    const rows = within(region).getAllByRole('row').filter((r) => r.classList.contains('source-row'));
+    const rows = within(region)
+      .getAllByRole('row')
+      .filter((r) => r.classList.contains('source-row'));
     expect(rows.map((r) => within(r).getByRole('button').textContent)).toEqual(Object.values(SOURCE_LABELS));
     const evidence = report.sources.find((s) => s.id === 'evidence')!;
     expect(rows[0]).toHaveTextContent(evidence.scaledTokens!.toLocaleString('en-US'));
@@ -80,7 +84,9 @@ describe('/debug', () => {
     expect(skills).toHaveAttribute('aria-expanded', 'true');
     const items = within(region).getByRole('table', { name: 'Largest items of Skills & Knowledge' });
     const loaded = within(items).getByText('Loaded skill: tidb-clinic-diagnosis');
-    expect(loaded.closest('th')!.getAttribute('title')).toMatch(/^Loaded skill: tidb-clinic-diagnosis\nmessages_v2\/msg_\w+\/parts\/\d+$/);
+    expect(loaded.closest('th')!.getAttribute('title')).toMatch(
+      /^Loaded skill: tidb-clinic-diagnosis\nmessages_v2\/msg_\w+\/parts\/\d+$/,
+    );
     expect(region.textContent).not.toMatch(/messages_v2\//);
     await user.keyboard(' ');
     expect(skills).toHaveAttribute('aria-expanded', 'false');
@@ -97,10 +103,12 @@ describe('/debug', () => {
   });
 
   it('shows a pending message while the report is collected', async () => {
-    server.use(http.get('/api/workspace/demo/debug/context', async () => {
-      await delay(200);
-      return HttpResponse.json(report);
-    }));
+    server.use(
+      http.get('/api/workspace/demo/debug/context', async () => {
+        await delay(200);
+        return HttpResponse.json(report);
+      }),
+    );
     const { user } = renderApp();
     await waitForHistory();
     await runDebug(user);
@@ -120,8 +128,21 @@ describe('/debug', () => {
   });
 
   it.each([
-    ['a 500', () => HttpResponse.json({ error: { code: 'internal', message: 'Something went wrong on the server' } }, { status: 500 }), /Something went wrong on the server/],
-    ['a 404', () => HttpResponse.json({ error: { code: 'workspace_not_found', message: 'Workspace not found' } }, { status: 404 }), /Workspace not found/],
+    [
+      'a 500',
+      () =>
+        HttpResponse.json(
+          { error: { code: 'internal', message: 'Something went wrong on the server' } },
+          { status: 500 },
+        ),
+      /Something went wrong on the server/,
+    ],
+    [
+      'a 404',
+      () =>
+        HttpResponse.json({ error: { code: 'workspace_not_found', message: 'Workspace not found' } }, { status: 404 }),
+      /Workspace not found/,
+    ],
     ['a network failure', () => HttpResponse.error(), /could not be reached/],
     ['a malformed report', () => HttpResponse.json({ schemaVersion: 1, sources: 'nope' }), /cannot read/],
   ])('turns %s into an error message with a Retry that works', async (_name, failure, message) => {
@@ -159,11 +180,13 @@ describe('/debug', () => {
 
   it('aborts the request when the user leaves the workspace', async () => {
     let aborted = false;
-    server.use(http.get('/api/workspace/demo/debug/context', async ({ request }) => {
-      request.signal.addEventListener('abort', () => (aborted = true));
-      await delay('infinite');
-      return HttpResponse.json(report);
-    }));
+    server.use(
+      http.get('/api/workspace/demo/debug/context', async ({ request }) => {
+        request.signal.addEventListener('abort', () => (aborted = true));
+        await delay('infinite');
+        return HttpResponse.json(report);
+      }),
+    );
     const { user, unmount } = renderApp();
     await waitForHistory();
     await runDebug(user);
@@ -200,7 +223,9 @@ describe('/debug', () => {
     await waitFor(() => expect(screen.getAllByRole('region', { name: 'Context breakdown' })).toHaveLength(2));
     const latest = screen.getAllByRole('region', { name: 'Context breakdown' })[1]!;
     expect(within(latest).getByRole('columnheader', { name: 'Change' })).toBeInTheDocument();
-    const evidenceRow = within(latest).getAllByRole('row').find((r) => r.classList.contains('source-row'))!;
+    const evidenceRow = within(latest)
+      .getAllByRole('row')
+      .find((r) => r.classList.contains('source-row'))!;
     expect(evidenceRow).toHaveTextContent('+500');
     expect(within(latest).getByText(/since the previous \/debug/)).toHaveTextContent('+500 tokens used in total');
   });
@@ -208,7 +233,11 @@ describe('/debug', () => {
   it('keeps a source of 200 items to a bounded number of rendered rows', async () => {
     const big: ContextReport = structuredClone(report);
     const evidence = big.sources[0]!;
-    evidence.items = Array.from({ length: 200 }, (_, i) => ({ ...evidence.items[0]!, id: `it_${i}`, label: `Read evidence: file-${i}.log` }));
+    evidence.items = Array.from({ length: 200 }, (_, i) => ({
+      ...evidence.items[0]!,
+      id: `it_${i}`,
+      label: `Read evidence: file-${i}.log`,
+    }));
     evidence.itemCount = 200;
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(big)));
     const { user } = renderApp();
@@ -237,6 +266,8 @@ describe('/debug', () => {
     const before = requests.length;
     await runDebug(user, '/debug ses_other');
     await reportRegion();
-    expect(requests.slice(before)).toEqual([{ method: 'GET', path: '/api/workspace/demo/debug/context?session_id=ses_other' }]);
+    expect(requests.slice(before)).toEqual([
+      { method: 'GET', path: '/api/workspace/demo/debug/context?session_id=ses_other' },
+    ]);
   });
 });

@@ -31,11 +31,16 @@ describe('Reveal content', () => {
     await user.click(within(region).getByRole('button', { name: 'Skills & Knowledge' }));
     expect(contentRequests()).toEqual([]);
     expect(region.textContent).not.toContain('TiDB Clinic diagnosis');
-    await user.click(within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }));
+    await user.click(
+      within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }),
+    );
     const panel = await within(region).findByRole('region', { name: 'Content of Loaded skill: tidb-clinic-diagnosis' });
     expect(await within(panel).findByText(/# TiDB Clinic diagnosis/)).toBeInTheDocument();
     expect(contentRequests()).toEqual([
-      { method: 'GET', path: `/api/workspace/demo/debug/context/items/${skillItem.itemId}?session_id=${report.sessionId}&snapshot=${report.snapshotId}&page=0` },
+      {
+        method: 'GET',
+        path: `/api/workspace/demo/debug/context/items/${skillItem.itemId}?session_id=${report.sessionId}&snapshot=${report.snapshotId}&page=0`,
+      },
     ]);
     expect(within(panel).getByText(/Page 1 of 1/)).toBeInTheDocument();
     await user.click(within(panel).getByRole('button', { name: /Close the content/ }));
@@ -46,12 +51,20 @@ describe('Reveal content', () => {
     server.use(
       http.get('/api/workspace/demo/debug/context/items/:itemId', ({ request }) => {
         const page = Number(new URL(request.url).searchParams.get('page'));
-        return HttpResponse.json({ ...skillItem, page, pageCount: 3, totalChars: 20_000, text: `text of page ${page}` });
+        return HttpResponse.json({
+          ...skillItem,
+          page,
+          pageCount: 3,
+          totalChars: 20_000,
+          text: `text of page ${page}`,
+        });
       }),
     );
     const { user, region } = await openReport();
     await user.click(within(region).getByRole('button', { name: 'Skills & Knowledge' }));
-    await user.click(within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }));
+    await user.click(
+      within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }),
+    );
     const panel = await within(region).findByRole('region', { name: /Content of/ });
     expect(await within(panel).findByText('text of page 0')).toBeInTheDocument();
     expect(within(panel).getByRole('button', { name: 'Previous page' })).toBeDisabled();
@@ -64,11 +77,19 @@ describe('Reveal content', () => {
   });
 
   it('says so when the context changed since the report (410)', async () => {
-    server.use(http.get('/api/workspace/demo/debug/context/items/:itemId', () => HttpResponse.json({ error: { code: 'context_changed', message: 'changed' } }, { status: 410 })));
+    server.use(
+      http.get('/api/workspace/demo/debug/context/items/:itemId', () =>
+        HttpResponse.json({ error: { code: 'context_changed', message: 'changed' } }, { status: 410 }),
+      ),
+    );
     const { user, region } = await openReport();
     await user.click(within(region).getByRole('button', { name: 'Skills & Knowledge' }));
-    await user.click(within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }));
-    expect(await within(region).findByText(/The context has changed since this report was made. Run \/debug again/)).toBeInTheDocument();
+    await user.click(
+      within(region).getByRole('button', { name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis' }),
+    );
+    expect(
+      await within(region).findByText(/The context has changed since this report was made. Run \/debug again/),
+    ).toBeInTheDocument();
   });
 });
 
@@ -79,7 +100,11 @@ describe('Suggestions', () => {
     for (const suggestion of report.suggestions) expect(within(list).getByText(suggestion.title)).toBeInTheDocument();
     const duplicate = report.suggestions.find((s) => s.kind === 'duplicate_read')!;
     const item = duplicate.itemIds.at(-1)!;
-    server.use(http.get(`/api/workspace/demo/debug/context/items/${item}`, () => HttpResponse.json({ ...skillItem, itemId: item, label: 'dup', text: 'the repeated text' })));
+    server.use(
+      http.get(`/api/workspace/demo/debug/context/items/${item}`, () =>
+        HttpResponse.json({ ...skillItem, itemId: item, label: 'dup', text: 'the repeated text' }),
+      ),
+    );
     const entry = within(list).getByText(duplicate.title).closest('li')!;
     await user.click(within(entry).getByRole('button', { name: 'Show the text' }));
     expect(await within(region).findByText('the repeated text')).toBeInTheDocument();
@@ -94,9 +119,16 @@ describe('Reader', () => {
     await user.click(within(region).getByRole('button', { name: 'Open reader' }));
     const view = await within(region).findByRole('region', { name: 'Context in request order' });
     const blocks = await within(view).findAllByRole('listitem');
-    expect(blocks.map((b) => within(b).getByText((_, el) => el?.classList.contains('reader-label') ?? false).textContent)).toEqual(reader.blocks.map((b) => b.label));
+    expect(
+      blocks.map((b) => within(b).getByText((_, el) => el?.classList.contains('reader-label') ?? false).textContent),
+    ).toEqual(reader.blocks.map((b) => b.label));
     expect(blocks[0]).toHaveTextContent('Instructions: AGENTS.md');
-    expect(contentRequests()).toEqual([{ method: 'GET', path: `/api/workspace/demo/debug/context/reader?session_id=${report.sessionId}&snapshot=${report.snapshotId}&page=0` }]);
+    expect(contentRequests()).toEqual([
+      {
+        method: 'GET',
+        path: `/api/workspace/demo/debug/context/reader?session_id=${report.sessionId}&snapshot=${report.snapshotId}&page=0`,
+      },
+    ]);
     await user.click(within(view).getByRole('button', { name: 'Evidence' }));
     const evidence = blocks.filter((b) => b.dataset.source === 'evidence');
     const others = blocks.filter((b) => b.dataset.source !== 'evidence');

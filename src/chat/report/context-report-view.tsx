@@ -22,8 +22,13 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
   const [copied, setCopied] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<{ itemId: string; label: string } | null>(null);
   const [readerOpen, setReaderOpen] = useState(false);
-  const target: ContentTarget = { workspaceId: report.workspaceId, sessionId: report.sessionId, snapshotId: report.snapshotId };
-  const revealIn = (source: ReportSource) => (revealed && source.items.some((i) => i.id === revealed.itemId) ? revealed : null);
+  const target: ContentTarget = {
+    workspaceId: report.workspaceId,
+    sessionId: report.sessionId,
+    snapshotId: report.snapshotId,
+  };
+  const revealIn = (source: ReportSource) =>
+    revealed && source.items.some((i) => i.id === revealed.itemId) ? revealed : null;
   const pending = report.actual === null;
   const deltas = previous ? sourceDeltas(report, previous) : null;
 
@@ -99,8 +104,20 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
               {open.has(source.id) && (
                 <tr className="items-row" id={`items-${report.generatedAt}-${source.id}`}>
                   <td colSpan={deltas ? 7 : 6}>
-                    <ItemsTable source={source} pending={pending} onReveal={(item) => setRevealed({ itemId: item.id, label: item.label })} />
-                    {revealIn(source) && <ItemContentPanel key={revealed!.itemId} target={target} itemId={revealed!.itemId} label={revealed!.label} onClose={() => setRevealed(null)} />}
+                    <ItemsTable
+                      source={source}
+                      pending={pending}
+                      onReveal={(item) => setRevealed({ itemId: item.id, label: item.label })}
+                    />
+                    {revealIn(source) && (
+                      <ItemContentPanel
+                        key={revealed!.itemId}
+                        target={target}
+                        itemId={revealed!.itemId}
+                        label={revealed!.label}
+                        onClose={() => setRevealed(null)}
+                      />
+                    )}
                   </td>
                 </tr>
               )}
@@ -110,10 +127,13 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
       </table>
       {report.duplicates.extraReads > 0 && (
         <p className="duplicates-summary">
-          <strong>Read more than once:</strong> {report.duplicates.files} file{report.duplicates.files === 1 ? '' : 's'} —{' '}
-          {report.duplicates.extraReads} extra read{report.duplicates.extraReads === 1 ? '' : 's'} repeat ≈
+          <strong>Read more than once:</strong> {report.duplicates.files} file{report.duplicates.files === 1 ? '' : 's'}{' '}
+          — {report.duplicates.extraReads} extra read{report.duplicates.extraReads === 1 ? '' : 's'} repeat ≈
           {fmt(report.duplicates.repeatedEstimatedTokens)} tokens
-          {report.duplicates.repeatedScaledTokens === null ? '' : ` (${fmt(report.duplicates.repeatedScaledTokens)} scaled)`}.
+          {report.duplicates.repeatedScaledTokens === null
+            ? ''
+            : ` (${fmt(report.duplicates.repeatedScaledTokens)} scaled)`}
+          .
         </p>
       )}
       {deltas && previous && (
@@ -159,7 +179,15 @@ function ReportHeader({ report }: { report: ContextReport }) {
           {actual.percent !== null && (
             <>
               <span className="report-percent">{actual.percent.toFixed(1)}% of the context window</span>
-              <meter min={0} max={100} value={Math.min(100, actual.percent)} low={60} high={80} optimum={0} aria-label="Context window used">
+              <meter
+                min={0}
+                max={100}
+                value={Math.min(100, actual.percent)}
+                low={60}
+                high={80}
+                optimum={0}
+                aria-label="Context window used"
+              >
                 {actual.percent.toFixed(1)}%
               </meter>
             </>
@@ -188,9 +216,18 @@ function ShareBar({ report }: { report: ContextReport }) {
   const shown = report.sources.filter((s) => value(s) > 0).sort((a, b) => value(b) - value(a));
   return (
     <figure className="share-bar-figure">
-      <div className="share-bar" role="img" aria-label={`Share of ${useScaled ? 'used context' : 'estimated tokens'} by source: ${shown.map((s) => `${s.label} ${share(s).toFixed(1)}%`).join(', ')}`}>
+      <div
+        className="share-bar"
+        role="img"
+        aria-label={`Share of ${useScaled ? 'used context' : 'estimated tokens'} by source: ${shown.map((s) => `${s.label} ${share(s).toFixed(1)}%`).join(', ')}`}
+      >
         {shown.map((s) => (
-          <span key={s.id} className={`share-segment src-${s.id}`} style={{ flexGrow: value(s) }} title={`${s.label}: ${share(s).toFixed(1)}%`} />
+          <span
+            key={s.id}
+            className={`share-segment src-${s.id}`}
+            style={{ flexGrow: value(s) }}
+            title={`${s.label}: ${share(s).toFixed(1)}%`}
+          />
         ))}
       </div>
       <figcaption>
@@ -215,7 +252,15 @@ const FALLBACK_RECT = { width: 800, height: VISIBLE_ROWS * ROW_PX };
  * A source's items: a scroll box of fixed height whose rows are virtualised, so a source of
  * 200 (or 20,000) items costs the browser a dozen rows of layout, never the whole list.
  */
-function ItemsTable({ source, pending, onReveal }: { source: ReportSource; pending: boolean; onReveal: (item: ReportItem) => void }) {
+function ItemsTable({
+  source,
+  pending,
+  onReveal,
+}: {
+  source: ReportSource;
+  pending: boolean;
+  onReveal: (item: ReportItem) => void;
+}) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = source.items.length + (source.more.itemCount > 0 ? 1 : 0);
   // eslint-disable-next-line react-hooks/incompatible-library -- its functions never leave this component
@@ -233,7 +278,11 @@ function ItemsTable({ source, pending, onReveal }: { source: ReportSource; pendi
   const before = virtualRows[0]?.start ?? 0;
   const after = virtualizer.getTotalSize() - (virtualRows.at(-1)?.end ?? 0);
   return (
-    <div className="items-scroll" ref={scrollRef} style={{ height: `${(Math.min(VISIBLE_ROWS, rows) + 1) * ROW_PX + 2}px` }}>
+    <div
+      className="items-scroll"
+      ref={scrollRef}
+      style={{ height: `${(Math.min(VISIBLE_ROWS, rows) + 1) * ROW_PX + 2}px` }}
+    >
       <table className="items-table" aria-rowcount={rows + 1}>
         <caption className="visually-hidden">Largest items of {source.label}</caption>
         <thead>
@@ -281,7 +330,12 @@ function ItemsTable({ source, pending, onReveal }: { source: ReportSource; pendi
                 <td>≈{fmt(item.estimatedTokens)}</td>
                 <td>{fmtBytes(item.bytes)}</td>
                 <td>
-                  <button type="button" className="reveal" onClick={() => onReveal(item)} aria-label={`Reveal content: ${item.label}`}>
+                  <button
+                    type="button"
+                    className="reveal"
+                    onClick={() => onReveal(item)}
+                    aria-label={`Reveal content: ${item.label}`}
+                  >
                     Reveal
                   </button>
                 </td>

@@ -15,7 +15,17 @@ export interface ContentTarget {
   snapshotId: string;
 }
 
-export function ItemContentPanel({ target, itemId, label, onClose }: { target: ContentTarget; itemId: string; label: string; onClose: () => void }) {
+export function ItemContentPanel({
+  target,
+  itemId,
+  label,
+  onClose,
+}: {
+  target: ContentTarget;
+  itemId: string;
+  label: string;
+  onClose: () => void;
+}) {
   const [page, setPage] = useState(0);
   const content = useQuery(contentQueries.item(target, itemId, page));
   return (
@@ -44,7 +54,14 @@ export function ItemContentPanel({ target, itemId, label, onClose }: { target: C
           <pre className="item-text" tabIndex={0}>
             {content.data.text}
           </pre>
-          <Pager label="Content pages" unit="page" page={page} pageCount={content.data.pageCount} summary={`${fmt(content.data.totalChars)} characters`} onPage={setPage} />
+          <Pager
+            label="Content pages"
+            unit="page"
+            page={page}
+            pageCount={content.data.pageCount}
+            summary={`${fmt(content.data.totalChars)} characters`}
+            onPage={setPage}
+          />
         </>
       )}
     </section>

@@ -1,5 +1,12 @@
 /** Previous / next through zero-based pages, with a summary in between. */
-export function Pager(props: { label: string; page: number; pageCount: number; unit: 'page' | 'blocks'; summary: string; onPage: (page: number) => void }) {
+export function Pager(props: {
+  label: string;
+  page: number;
+  pageCount: number;
+  unit: 'page' | 'blocks';
+  summary: string;
+  onPage: (page: number) => void;
+}) {
   const { label, page, pageCount, unit, summary, onPage } = props;
   return (
     <nav className="pager" aria-label={label}>

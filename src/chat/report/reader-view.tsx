@@ -34,7 +34,12 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
               All
             </button>
             {sources.map((id) => (
-              <button key={id} type="button" aria-pressed={focus === id} onClick={() => setFocus(focus === id ? null : id)}>
+              <button
+                key={id}
+                type="button"
+                aria-pressed={focus === id}
+                onClick={() => setFocus(focus === id ? null : id)}
+              >
                 <span className={`swatch src-${id}`} aria-hidden="true" />
                 {SOURCE_LABELS[id]}
               </button>
@@ -42,7 +47,11 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
           </div>
           <ol className="reader-blocks" start={page * 200 + 1}>
             {reader.data.blocks.map((block) => (
-              <li key={block.itemId} className={`reader-block block-${block.source}${focus && focus !== block.source ? ' unfocused' : ''}`} data-source={block.source}>
+              <li
+                key={block.itemId}
+                className={`reader-block block-${block.source}${focus && focus !== block.source ? ' unfocused' : ''}`}
+                data-source={block.source}
+              >
                 <div className="reader-block-meta">
                   <span className="reader-source">{SOURCE_LABELS[block.source]}</span>
                   <span className="reader-label">{block.label}</span>
@@ -54,12 +63,26 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
                     Reveal full text
                   </button>
                 )}
-                {revealed === block.itemId && <ItemContentPanel target={target} itemId={block.itemId} label={block.label} onClose={() => setRevealed(null)} />}
+                {revealed === block.itemId && (
+                  <ItemContentPanel
+                    target={target}
+                    itemId={block.itemId}
+                    label={block.label}
+                    onClose={() => setRevealed(null)}
+                  />
+                )}
               </li>
             ))}
           </ol>
           {reader.data.pageCount > 1 && (
-            <Pager label="Reader pages" unit="blocks" page={page} pageCount={reader.data.pageCount} summary={`${fmt(reader.data.blockCount)} blocks`} onPage={setPage} />
+            <Pager
+              label="Reader pages"
+              unit="blocks"
+              page={page}
+              pageCount={reader.data.pageCount}
+              summary={`${fmt(reader.data.blockCount)} blocks`}
+              onPage={setPage}
+            />
           )}
         </>
       )}

@@ -11,10 +11,15 @@ export function reportToMarkdown(report: ContextReport): string {
       ? `**Context used:** ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${actual.percent.toFixed(1)}%)`}`
       : '**Context used:** no usage reported yet — estimates only',
   );
-  out.push(`**Estimator:** ${estimate.method}${estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`} · session \`${report.sessionId ?? '—'}\``, '');
+  out.push(
+    `**Estimator:** ${estimate.method}${estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`} · session \`${report.sessionId ?? '—'}\``,
+    '',
+  );
   out.push('| Source | Scaled tokens | Used % | Estimated | Bytes | Items |', '|---|---:|---:|---:|---:|---:|');
   for (const s of report.sources) {
-    out.push(`| ${s.label} | ${fmt(s.scaledTokens)} | ${fmtPct(s.percentOfUsed)} | ${fmt(s.estimatedTokens)} | ${fmtBytes(s.bytes)} | ${s.itemCount} |`);
+    out.push(
+      `| ${s.label} | ${fmt(s.scaledTokens)} | ${fmtPct(s.percentOfUsed)} | ${fmt(s.estimatedTokens)} | ${fmtBytes(s.bytes)} | ${s.itemCount} |`,
+    );
   }
   const top = report.sources
     .flatMap((s) => s.items.map((item) => ({ ...item, source: s.label })))
@@ -22,10 +27,16 @@ export function reportToMarkdown(report: ContextReport): string {
     .slice(0, 10);
   if (top.length) {
     out.push('', '**Largest items**', '', '| Item | Source | Scaled | Used % |', '|---|---|---:|---:|');
-    for (const item of top) out.push(`| ${item.label.replaceAll('|', '\\|')} | ${item.source} | ${fmt(item.scaledTokens)} | ${fmtPct(item.percentOfUsed)} |`);
+    for (const item of top)
+      out.push(
+        `| ${item.label.replaceAll('|', '\\|')} | ${item.source} | ${fmt(item.scaledTokens)} | ${fmtPct(item.percentOfUsed)} |`,
+      );
   }
   if (report.duplicates.extraReads > 0) {
-    out.push('', `**Duplicated reads:** ${report.duplicates.extraReads} extra reads repeat ${fmt(report.duplicates.repeatedEstimatedTokens)} estimated tokens.`);
+    out.push(
+      '',
+      `**Duplicated reads:** ${report.duplicates.extraReads} extra reads repeat ${fmt(report.duplicates.repeatedEstimatedTokens)} estimated tokens.`,
+    );
   }
   if (report.suggestions.length) {
     out.push('', '**Suggestions**', '', ...report.suggestions.map((s) => `- ${s.title}: ${s.detail}`));

@@ -85,9 +85,16 @@ function program(io: Io): Command {
       const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
       if (!options.api && options.token) throw usageError('--token only makes sense with --api');
-      const source = options.api ? apiSource(options.api, token!) : localSource(resolve(io.cwd, options.db ?? (io.env.INVESTIBOOK_DB || './data/investibook.db')), io.cwd);
+      const source = options.api
+        ? apiSource(options.api, token!)
+        : localSource(resolve(io.cwd, options.db ?? (io.env.INVESTIBOOK_DB || './data/investibook.db')), io.cwd);
       if (options.item !== undefined) {
-        const content = await source.item({ ...request, itemId: options.item, snapshotId: options.snapshot, page: parsePageOption(options.page) });
+        const content = await source.item({
+          ...request,
+          itemId: options.item,
+          snapshotId: options.snapshot,
+          page: parsePageOption(options.page),
+        });
         io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
         return;
       }

@@ -29,20 +29,55 @@ export function renderReport(report: ContextReport, options: { items: number | '
   }
   lines.push('');
 
-  const sources = new Table({ head: ['Source', 'Scaled', 'Used %', 'Estimated', 'Bytes', 'Items'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right', 'right'] });
+  const sources = new Table({
+    head: ['Source', 'Scaled', 'Used %', 'Estimated', 'Bytes', 'Items'],
+    style: plain,
+    chars,
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
+  });
   for (const s of report.sources) {
-    sources.push([s.label, fmt(s.scaledTokens), fmtPct(s.percentOfUsed), fmt(s.estimatedTokens), fmtBytes(s.bytes), fmt(s.itemCount)]);
+    sources.push([
+      s.label,
+      fmt(s.scaledTokens),
+      fmtPct(s.percentOfUsed),
+      fmt(s.estimatedTokens),
+      fmtBytes(s.bytes),
+      fmt(s.itemCount),
+    ]);
   }
-  sources.push(['Total', fmt(actual?.contextUsed ?? null), actual ? '100.0%' : '—', fmt(estimate.totalTokens), fmtBytes(estimate.totalBytes), fmt(estimate.itemCount)]);
+  sources.push([
+    'Total',
+    fmt(actual?.contextUsed ?? null),
+    actual ? '100.0%' : '—',
+    fmt(estimate.totalTokens),
+    fmtBytes(estimate.totalBytes),
+    fmt(estimate.itemCount),
+  ]);
   lines.push(sources.toString(), '');
 
   for (const s of report.sources) {
     if (s.itemCount === 0) continue;
     const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
-    const table = new Table({ head: ['Item', 'Scaled', 'Used %', 'Estimated', 'Bytes'], style: plain, chars, colAligns: ['left', 'right', 'right', 'right', 'right'], colWidths: [64, null, null, null, null], wordWrap: true });
+    const table = new Table({
+      head: ['Item', 'Scaled', 'Used %', 'Estimated', 'Bytes'],
+      style: plain,
+      chars,
+      colAligns: ['left', 'right', 'right', 'right', 'right'],
+      colWidths: [64, null, null, null, null],
+      wordWrap: true,
+    });
     for (const item of shown) {
-      const dup = item.duplicate && item.duplicate.ordinal > 1 ? ` [read again: ${item.duplicate.ordinal} of ${item.duplicate.reads}]` : '';
-      table.push([item.label + dup, fmt(item.scaledTokens), fmtPct(item.percentOfUsed), fmt(item.estimatedTokens), fmtBytes(item.bytes)]);
+      const dup =
+        item.duplicate && item.duplicate.ordinal > 1
+          ? ` [read again: ${item.duplicate.ordinal} of ${item.duplicate.reads}]`
+          : '';
+      table.push([
+        item.label + dup,
+        fmt(item.scaledTokens),
+        fmtPct(item.percentOfUsed),
+        fmt(item.estimatedTokens),
+        fmtBytes(item.bytes),
+      ]);
     }
     const hidden = s.itemCount - shown.length;
     lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table.toString());
@@ -60,16 +95,21 @@ export function renderReport(report: ContextReport, options: { items: number | '
   }
   if (report.suggestions.length) {
     lines.push('Suggestions:');
-    for (const s of report.suggestions) lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${s.detail}`);
+    for (const s of report.suggestions)
+      lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${s.detail}`);
     lines.push('');
   }
   if (report.excluded.length) {
     lines.push('Not in context:');
-    for (const e of report.excluded) lines.push(`  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${e.reason}`);
+    for (const e of report.excluded)
+      lines.push(
+        `  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${e.reason}`,
+      );
     lines.push('');
   }
   lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
-  if (report.warnings.length) lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
+  if (report.warnings.length)
+    lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
   return `${lines.join('\n')}\n`;
 }
 

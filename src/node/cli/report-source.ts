@@ -1,7 +1,13 @@
 /** Where the CLI gets its answers: the database directly (read-only), or a running server. */
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
-import { contextReportSchema, errorBodySchema, itemContentSchema, type ContextReport, type ItemContent } from '../../shared/wire';
+import {
+  contextReportSchema,
+  errorBodySchema,
+  itemContentSchema,
+  type ContextReport,
+  type ItemContent,
+} from '../../shared/wire';
 import { AppError, failed, notFound, usageError } from '../errors';
 import { generateReport, itemContent, type ContentRequest, type ReportRequest } from '../report/context-report';
 import { listWorkspaces, openReadOnly, resolveRoot, type Db } from '../storage/store';
@@ -23,8 +29,10 @@ export function localSource(dbPath: string, cwd: string): ReportSource {
     }
   };
   return {
-    report: async (request) => withDb((db) => generateReport(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
-    item: async (request) => withDb((db) => itemContent(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
+    report: async (request) =>
+      withDb((db) => generateReport(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
+    item: async (request) =>
+      withDb((db) => itemContent(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
   };
 }
 
@@ -62,11 +70,17 @@ export function apiSource(api: string, token: string): ReportSource {
       return report.data;
     },
     async item(request) {
-      const body = await get(api, token, request.workspaceId, `/debug/context/items/${encodeURIComponent(request.itemId)}`, {
-        session_id: request.sessionId,
-        snapshot: request.snapshotId,
-        page: request.page === undefined ? undefined : String(request.page),
-      });
+      const body = await get(
+        api,
+        token,
+        request.workspaceId,
+        `/debug/context/items/${encodeURIComponent(request.itemId)}`,
+        {
+          session_id: request.sessionId,
+          snapshot: request.snapshotId,
+          page: request.page === undefined ? undefined : String(request.page),
+        },
+      );
       const content = itemContentSchema.safeParse(body);
       if (!content.success) throw failed('bad_response', `${api} sent item content this CLI cannot read`);
       return content.data;
@@ -74,8 +88,15 @@ export function apiSource(api: string, token: string): ReportSource {
   };
 }
 
-async function get(api: string, token: string, workspaceId: string | undefined, path: string, query: Record<string, string | undefined>): Promise<unknown> {
-  if (!workspaceId) throw usageError('with --api, name the workspace: investibook debug context WORKSPACE_ID --api URL');
+async function get(
+  api: string,
+  token: string,
+  workspaceId: string | undefined,
+  path: string,
+  query: Record<string, string | undefined>,
+): Promise<unknown> {
+  if (!workspaceId)
+    throw usageError('with --api, name the workspace: investibook debug context WORKSPACE_ID --api URL');
   let url: URL;
   try {
     url = new URL(`api/workspace/${encodeURIComponent(workspaceId)}${path}`, api.endsWith('/') ? api : `${api}/`);
@@ -87,7 +108,10 @@ async function get(api: string, token: string, workspaceId: string | undefined, 
   try {
     response = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
   } catch (error) {
-    throw failed('api_unreachable', `cannot reach ${url.origin}: ${(error as Error).cause ?? (error as Error).message}`);
+    throw failed(
+      'api_unreachable',
+      `cannot reach ${url.origin}: ${(error as Error).cause ?? (error as Error).message}`,
+    );
   }
   const body: unknown = await response.json().catch(() => null);
   if (response.ok) return body;
@@ -96,5 +120,9 @@ async function get(api: string, token: string, workspaceId: string | undefined, 
   const code = parsed.success ? parsed.data.error.code : 'http_error';
   if (response.status === 404) throw notFound(code, `${message} (${workspaceId})`);
   if (response.status === 400) throw usageError(message);
-  throw new AppError(response.status === 410 ? 'gone' : 'failed', code, `${url.origin} answered ${response.status}: ${message}`);
+  throw new AppError(
+    response.status === 410 ? 'gone' : 'failed',
+    code,
+    `${url.origin} answered ${response.status}: ${message}`,
+  );
 }

@@ -72,8 +72,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isFinite(value) ? value : null;
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -276,7 +275,11 @@ class PartWalker {
       const [whole, sourceAttr, label] = match;
       let source: SourceId = 'conversation';
       if (isSourceId(sourceAttr)) source = sourceAttr;
-      else this.warn(index, `workspace-context section has unknown source ${JSON.stringify(sourceAttr)}; counted as Conversation`);
+      else
+        this.warn(
+          index,
+          `workspace-context section has unknown source ${JSON.stringify(sourceAttr)}; counted as Conversation`,
+        );
       this.add(source, `Workspace context: ${unescapeXml(label!)}`, this.ref(index, `#section-${n++}`), [whole]);
       rest = rest.replace(whole, '');
     }
@@ -322,7 +325,8 @@ class PartWalker {
       return;
     }
     const input = isObject(state.input) ? state.input : {};
-    if (state.input !== undefined && !isObject(state.input)) this.warn(index, `tool "${tool}" input is ${describe(state.input)}, not an object`);
+    if (state.input !== undefined && !isObject(state.input))
+      this.warn(index, `tool "${tool}" input is ${describe(state.input)}, not an object`);
     const inputText = JSON.stringify(state.input ?? {});
     const status = str(state.status);
     const time = isObject(state.time) ? state.time : {};
@@ -333,7 +337,8 @@ class PartWalker {
     let reminders: Reminder[] = [];
     if (status === 'completed') {
       let output = typeof state.output === 'string' ? state.output : '';
-      if (typeof state.output !== 'string') this.warn(index, `tool "${tool}" output is ${describe(state.output)}, not text; counted as empty`);
+      if (typeof state.output !== 'string')
+        this.warn(index, `tool "${tool}" output is ${describe(state.output)}, not text; counted as empty`);
       if (time.compacted !== undefined && time.compacted !== null) {
         this.analysis.omissions.prunedOutputs.count++;
         this.analysis.omissions.prunedOutputs.bytes += utf8Bytes(output);
@@ -361,7 +366,8 @@ class PartWalker {
     const recordedPath = str(input.filePath) ?? str(input.path);
     const path = recordedPath === undefined ? undefined : toWorkspacePath(recordedPath, this.roots);
     const tag = isObject(metadata.investibook) ? metadata.investibook.source : undefined;
-    if (tag !== undefined && !isSourceId(tag)) this.warn(index, `investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`);
+    if (tag !== undefined && !isSourceId(tag))
+      this.warn(index, `investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`);
 
     let source: SourceId;
     let label: string;
@@ -400,9 +406,15 @@ class PartWalker {
   private reminderItems(reminders: Reminder[], index: number): void {
     reminders.forEach((reminder, n) => {
       const path = toWorkspacePath(reminder.from, this.roots) ?? reminder.from;
-      this.add('agent_instructions', `Instructions: ${path} (loaded with a read)`, this.ref(index, `#reminder-${n}`), [reminder.text], {
-        path,
-      });
+      this.add(
+        'agent_instructions',
+        `Instructions: ${path} (loaded with a read)`,
+        this.ref(index, `#reminder-${n}`),
+        [reminder.text],
+        {
+          path,
+        },
+      );
     });
   }
 }
@@ -445,7 +457,6 @@ export function preview(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
-
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

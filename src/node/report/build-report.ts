@@ -63,7 +63,9 @@ export const LARGE_ITEM_PERCENT = 20;
 export const NEAR_COMPACTION_PERCENT = 80;
 
 /** Every contribution in request order: always-loaded items first, then the live history. */
-export function orderedContributions(input: Pick<ReportInput, 'workspace' | 'estimator' | 'messages' | 'keepText'>): Contribution[] {
+export function orderedContributions(
+  input: Pick<ReportInput, 'workspace' | 'estimator' | 'messages' | 'keepText'>,
+): Contribution[] {
   return [
     ...workspaceContributions(input.workspace, input.estimator, input.keepText ?? false),
     ...input.messages.flatMap((m) => m.analysis.contributions),
@@ -102,13 +104,18 @@ export function buildReport(input: ReportInput): ContextReport {
     const list = bySource.get(id)!;
     const scaledSource = scaledSources ? scaledSources[s]! : null;
     if (scaledSource !== null) {
-      const parts = apportion(scaledSource, list.map((c) => c.tokens));
+      const parts = apportion(
+        scaledSource,
+        list.map((c) => c.tokens),
+      );
       list.forEach((c, i) => scaledById.set(c, parts[i]!));
     }
     const sorted = [...list].sort((a, b) => b.tokens - a.tokens || b.bytes - a.bytes);
     const shown = input.itemsLimit === 'all' ? sorted : sorted.slice(0, input.itemsLimit);
     const hidden = sorted.slice(shown.length);
-    const items: ReportItem[] = shown.map((c) => toItem(c, scaledById.get(c) ?? null, used, duplicates.get(c), order.get(c)!));
+    const items: ReportItem[] = shown.map((c) =>
+      toItem(c, scaledById.get(c) ?? null, used, duplicates.get(c), order.get(c)!),
+    );
     return {
       id,
       label: SOURCE_LABELS[id],
@@ -153,7 +160,9 @@ export function buildReport(input: ReportInput): ContextReport {
       messageId: provider.messageId,
       ...provider.tokens,
       cacheReadSharePercent:
-        provider.tokens.cacheRead !== null && provider.tokens.input !== null && provider.tokens.input + provider.tokens.cacheRead > 0
+        provider.tokens.cacheRead !== null &&
+        provider.tokens.input !== null &&
+        provider.tokens.input + provider.tokens.cacheRead > 0
           ? round2((provider.tokens.cacheRead / (provider.tokens.input + provider.tokens.cacheRead)) * 100)
           : null,
     },
@@ -230,7 +239,13 @@ function markDuplicates(contributions: Contribution[]): Map<Contribution, Duplic
 }
 
 // Contributions may be shared with a cache across reports: they are read here, never changed.
-function toItem(c: Contribution, scaled: number | null, used: number | null, duplicate: DuplicateMark | undefined, order: number): ReportItem {
+function toItem(
+  c: Contribution,
+  scaled: number | null,
+  used: number | null,
+  duplicate: DuplicateMark | undefined,
+  order: number,
+): ReportItem {
   return {
     id: itemId(c.sourceRef),
     label: c.label,
@@ -257,7 +272,8 @@ interface SuggestFacts {
 /** Advice from the figures at hand: repeated reads, one dominant item, pruning, a full window, idle skills. */
 function suggest({ input, contributions, duplicates, scaledById, omissions, used }: SuggestFacts): Suggestion[] {
   const out: Suggestion[] = [];
-  const tokensOf = (c: Contribution) => (used === null ? `≈${fmt(c.tokens)} estimated tokens` : `≈${fmt(scaledById.get(c) ?? 0)} tokens`);
+  const tokensOf = (c: Contribution) =>
+    used === null ? `≈${fmt(c.tokens)} estimated tokens` : `≈${fmt(scaledById.get(c) ?? 0)} tokens`;
 
   const groups = new Map<string, Contribution[]>();
   for (const [c] of duplicates) {
@@ -276,7 +292,11 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
       title: `${what} is in context ${group.length} times`,
       detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ≈${fmt(repeated)} estimated tokens${repeatedScaled === null ? '' : ` (≈${fmt(repeatedScaled)} of the used context)`}. Ask the agent to refer to the earlier read instead of reading again.`,
       itemIds: group.map((c) => itemId(c.sourceRef)),
-      figures: { reads: group.length, repeatedEstimatedTokens: repeated, ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }) },
+      figures: {
+        reads: group.length,
+        repeatedEstimatedTokens: repeated,
+        ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }),
+      },
     });
   }
 
@@ -338,12 +358,16 @@ function suggest({ input, contributions, duplicates, scaledById, omissions, used
       title: `Skill ${name} was loaded but not referenced since`,
       detail: `${count > 1 ? `Its latest of ${count} loads` : 'Loading it'} put ${tokensOf(load)} in context; no later message names it in ${laterMessages} message${laterMessages === 1 ? '' : 's'}.`,
       itemIds: [itemId(load.sourceRef)],
-      figures: { estimatedTokens: load.tokens, loads: count, laterMessages, ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }) },
+      figures: {
+        estimatedTokens: load.tokens,
+        loads: count,
+        laterMessages,
+        ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }),
+      },
     });
   }
   return out;
 }
-
 
 /** A short stable id for an item (FNV-1a of its sourceRef), safe in URLs. */
 export function itemId(sourceRef: string): string {
@@ -391,7 +415,12 @@ function excludedEntries(history: ReportInput['history'], o: Omissions): Exclude
     });
   }
   if (o.ignoredText.count > 0) {
-    out.push({ label: 'Ignored text parts', reason: 'Marked ignored; never sent to the model.', bytes: o.ignoredText.bytes, count: o.ignoredText.count });
+    out.push({
+      label: 'Ignored text parts',
+      reason: 'Marked ignored; never sent to the model.',
+      bytes: o.ignoredText.bytes,
+      count: o.ignoredText.count,
+    });
   }
   if (o.bookkeeping.count > 0) {
     out.push({
@@ -411,13 +440,20 @@ function notes(
 ): string[] {
   const out = [
     `Estimated with ${estimator.method}: not tokenizer-exact for the agent's model.`,
-    'Scaled tokens share the agent-reported total (ACP usage_update) out in proportion to the estimates; they are not OpenCode\'s internal or cache allocation.',
+    "Scaled tokens share the agent-reported total (ACP usage_update) out in proportion to the estimates; they are not OpenCode's internal or cache allocation.",
     "The agent runtime's own system prompt and tool schemas are not visible to the server; the scaling folds them into every source in proportion.",
     'Only visible, persisted reasoning is counted; hidden model reasoning is never guessed.',
   ];
-  if (facts.hasAttachments) out.push('Images and other attachments count by their metadata; what the model spends on them is folded in by the scaling.');
-  if (input.usage === null) out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only and no scaled figures.');
-  else if (facts.totalTokens === 0) out.push('Nothing attributable was found, so the reported total cannot be shared out.');
+  if (facts.hasAttachments)
+    out.push(
+      'Images and other attachments count by their metadata; what the model spends on them is folded in by the scaling.',
+    );
+  if (input.usage === null)
+    out.push(
+      'Pending: no ACP usage has been reported for this session yet, so there are estimates only and no scaled figures.',
+    );
+  else if (facts.totalTokens === 0)
+    out.push('Nothing attributable was found, so the reported total cannot be shared out.');
   return out;
 }
 

@@ -42,7 +42,11 @@ export function pageText(contribution: Contribution, page: number) {
   const { text, omissions } = sanitize(contribution);
   const pageCount = Math.max(1, Math.ceil(text.length / ITEM_PAGE_CHARS));
   if (!Number.isInteger(page) || page < 0 || page >= pageCount) {
-    throw new AppError('invalid', 'page_out_of_range', `page ${page} is out of range: this item has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`);
+    throw new AppError(
+      'invalid',
+      'page_out_of_range',
+      `page ${page} is out of range: this item has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`,
+    );
   }
   return {
     page,
@@ -55,5 +59,7 @@ export function pageText(contribution: Contribution, page: number) {
 
 export function previewText(contribution: Contribution, max: number): { preview: string; truncated: boolean } {
   const { text } = sanitize(contribution);
-  return text.length > max ? { preview: `${text.slice(0, max)}…`, truncated: true } : { preview: text, truncated: false };
+  return text.length > max
+    ? { preview: `${text.slice(0, max)}…`, truncated: true }
+    : { preview: text, truncated: false };
 }

@@ -27,7 +27,14 @@ import {
 } from '../storage/store';
 import { latestAcpUsage } from '../usage';
 import { analyzeMessage, type AttributionContext, type Contribution, type MessageAnalysis } from './attribute';
-import { buildReport, DEFAULT_ITEMS, itemId, orderedContributions, type ReportInput, type UsageInput } from './build-report';
+import {
+  buildReport,
+  DEFAULT_ITEMS,
+  itemId,
+  orderedContributions,
+  type ReportInput,
+  type UsageInput,
+} from './build-report';
 import { headerOf, liveStartIndex, partsHaveCompaction } from './compaction';
 import { pageText, previewText } from './content-pages';
 import { estimatorFor, memoized } from './estimator';
@@ -67,7 +74,11 @@ export interface ContentRequest extends ReportRequest {
 }
 
 /** One page of an item's text as the model sees it. */
-export function itemContent(db: Db, request: ContentRequest & { itemId: string }, options: ReportOptions = {}): ItemContent {
+export function itemContent(
+  db: Db,
+  request: ContentRequest & { itemId: string },
+  options: ReportOptions = {},
+): ItemContent {
   const input = collect(db, request, options);
   checkSnapshot(input, request.snapshotId);
   const found = orderedContributions(input).find((c) => itemId(c.sourceRef) === request.itemId);
@@ -93,11 +104,19 @@ export function readerPage(db: Db, request: ContentRequest, options: ReportOptio
   const pageCount = Math.max(1, Math.ceil(all.length / READER_BLOCKS_PER_PAGE));
   const page = request.page ?? 0;
   if (!Number.isInteger(page) || page < 0 || page >= pageCount) {
-    throw new AppError('invalid', 'page_out_of_range', `page ${page} is out of range: the reader has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`);
+    throw new AppError(
+      'invalid',
+      'page_out_of_range',
+      `page ${page} is out of range: the reader has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`,
+    );
   }
   const start = page * READER_BLOCKS_PER_PAGE;
   const blocks = all.slice(start, start + READER_BLOCKS_PER_PAGE);
-  const texts = textsOf(db, input, blocks.map((c) => c.sourceRef));
+  const texts = textsOf(
+    db,
+    input,
+    blocks.map((c) => c.sourceRef),
+  );
   return {
     snapshotId: input.snapshotId,
     page,
@@ -105,7 +124,15 @@ export function readerPage(db: Db, request: ContentRequest, options: ReportOptio
     blockCount: all.length,
     blocks: blocks.map((c, i) => {
       const preview = previewText({ ...c, text: texts.get(c.sourceRef) ?? '' }, READER_PREVIEW_CHARS);
-      return { itemId: itemId(c.sourceRef), order: start + i, source: c.source, label: c.label, estimatedTokens: c.tokens, bytes: c.bytes, ...preview };
+      return {
+        itemId: itemId(c.sourceRef),
+        order: start + i,
+        source: c.source,
+        label: c.label,
+        estimatedTokens: c.tokens,
+        bytes: c.bytes,
+        ...preview,
+      };
     }),
   };
 }
@@ -118,9 +145,12 @@ function textsOf(db: Db, input: Collected, refs: readonly string[]): Map<string,
   const texts = new Map<string, string>();
   const withText = { ...input.context, keepText: true };
   if (refs.some((ref) => ref.startsWith('file:'))) {
-    for (const c of orderedContributions({ ...input, messages: [], keepText: true })) texts.set(c.sourceRef, c.text ?? '');
+    for (const c of orderedContributions({ ...input, messages: [], keepText: true }))
+      texts.set(c.sourceRef, c.text ?? '');
   }
-  const messageIds = new Set(refs.map((ref) => /^messages_v2\/(.+?)\/parts\//.exec(ref)?.[1]).filter((id): id is string => id !== undefined));
+  const messageIds = new Set(
+    refs.map((ref) => /^messages_v2\/(.+?)\/parts\//.exec(ref)?.[1]).filter((id): id is string => id !== undefined),
+  );
   for (const id of messageIds) {
     for (const c of analyze(db, id, withText).contributions) texts.set(c.sourceRef, c.text ?? '');
   }
@@ -153,7 +183,12 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions): Collec
   const root = resolveRoot(db, workspace.root_path);
   const snapshot = readWorkspace(root, options);
   const skillNames = snapshot.skills.map((s) => s.name);
-  const context: AttributionContext = { estimator, root, instructionFiles: new Set(snapshot.instructions.map((i) => i.path)), skillNames };
+  const context: AttributionContext = {
+    estimator,
+    root,
+    instructionFiles: new Set(snapshot.instructions.map((i) => i.path)),
+    skillNames,
+  };
   const cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
   const scope = `${estimator.id}\u0000${root}\u0000${skillNames.join('\u0001')}`;
   const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
@@ -181,8 +216,15 @@ function collect(db: Db, request: ReportRequest, options: ReportOptions): Collec
         if (!row) continue;
         const info = parseJson(columnText(row.info, `messages_v2/${stamp.id}`, 'info', []));
         const compaction =
-          row.maybe_compaction === 1 && partsHaveCompaction(parseJson(columnText(messageParts(db, stamp.id), stamp.id, 'parts', [])));
-        entry = { timeUpdated: stamp.time_updated, size: row.size, header: headerOf(stamp.id, info, compaction), infoValid: info !== undefined, analysis: null };
+          row.maybe_compaction === 1 &&
+          partsHaveCompaction(parseJson(columnText(messageParts(db, stamp.id), stamp.id, 'parts', [])));
+        entry = {
+          timeUpdated: stamp.time_updated,
+          size: row.size,
+          header: headerOf(stamp.id, info, compaction),
+          infoValid: info !== undefined,
+          analysis: null,
+        };
         cache.set(scope, stamp.id, entry);
       }
       if (!entry.infoValid) warnings.push(`messages_v2/${stamp.id}: info is not valid JSON`);
@@ -218,7 +260,8 @@ function analyze(db: Db, id: string, context: AttributionContext): MessageAnalys
   const info = parseJson(columnText(row?.info, ref, 'info', notes));
   const parts = parseJson(columnText(row?.parts, ref, 'parts', notes));
   const analysis = analyzeMessage(id, info ?? {}, parts ?? null, context);
-  if (parts === undefined) analysis.warnings.splice(0, analysis.warnings.length, `${ref}: parts is not valid JSON; skipped`);
+  if (parts === undefined)
+    analysis.warnings.splice(0, analysis.warnings.length, `${ref}: parts is not valid JSON; skipped`);
   analysis.warnings.unshift(...notes);
   return analysis;
 }
@@ -230,7 +273,8 @@ function columnText(value: unknown, ref: string, column: string, warnings: strin
     warnings.push(`${ref}: ${column} is stored as a BLOB; read as UTF-8`);
     return value.toString('utf8');
   }
-  if (value !== null && value !== undefined) warnings.push(`${ref}: ${column} is stored as a ${typeof value}, not JSON text`);
+  if (value !== null && value !== undefined)
+    warnings.push(`${ref}: ${column} is stored as a ${typeof value}, not JSON text`);
   return null;
 }
 
@@ -262,7 +306,8 @@ export function parseEstimatorOption(value: string | undefined): EstimatorId | u
 /** A zero-based page number; undefined means the first page. */
 export function parsePageOption(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw new AppError('invalid', 'invalid_page', `page must be a whole number from 0, not "${value}"`);
+  if (!/^\d{1,9}$/.test(value))
+    throw new AppError('invalid', 'invalid_page', `page must be a whole number from 0, not "${value}"`);
   return Number(value);
 }
 

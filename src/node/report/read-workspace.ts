@@ -18,9 +18,7 @@ export interface ReadOptions {
   maxFileBytes?: number;
 }
 
-export type SafeRead =
-  | { ok: true; text: string; size: number; mtimeMs: number }
-  | { ok: false; reason: string };
+export type SafeRead = { ok: true; text: string; size: number; mtimeMs: number } | { ok: false; reason: string };
 
 export class WorkspaceReader {
   private readonly realRoot: string | null;
@@ -129,7 +127,8 @@ export class WorkspaceReader {
       }));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.warnings.push(`${relDir}: cannot be listed (${code ?? 'error'})`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        this.warnings.push(`${relDir}: cannot be listed (${code ?? 'error'})`);
       return [];
     }
   }
@@ -172,7 +171,14 @@ export class WorkspaceReader {
 /** What the runtime loads for every request, from the workspace folder. */
 export function readWorkspace(root: string, options: ReadOptions = {}): WorkspaceSnapshot {
   const reader = new WorkspaceReader(root, options);
-  const snapshot: WorkspaceSnapshot = { root, instructions: [], skills: [], excluded: [], warnings: reader.warnings, stamps: reader.stamps };
+  const snapshot: WorkspaceSnapshot = {
+    root,
+    instructions: [],
+    skills: [],
+    excluded: [],
+    warnings: reader.warnings,
+    stamps: reader.stamps,
+  };
   if (!reader.available) return snapshot;
 
   for (const path of instructionPaths(reader)) {
@@ -191,7 +197,8 @@ export function readWorkspace(root: string, options: ReadOptions = {}): Workspac
       const path = `${dir}/${entry.name}/SKILL.md`;
       const file = reader.read(path);
       if (!file.ok) {
-        if (file.reason === 'not found') reader.warnings.push(`${dir}/${entry.name}: no SKILL.md; not an enabled skill`);
+        if (file.reason === 'not found')
+          reader.warnings.push(`${dir}/${entry.name}: no SKILL.md; not an enabled skill`);
         continue;
       }
       const meta = frontmatter(file.text);
@@ -212,7 +219,8 @@ export function readWorkspace(root: string, options: ReadOptions = {}): Workspac
       count: cache.files,
     };
     snapshot.excluded.push(entry);
-    if (cache.truncated) reader.warnings.push(`${ALL_SKILLS_DIR}: more than ${MAX_WALK_ENTRIES} entries; size is a lower bound`);
+    if (cache.truncated)
+      reader.warnings.push(`${ALL_SKILLS_DIR}: more than ${MAX_WALK_ENTRIES} entries; size is a lower bound`);
   }
   return snapshot;
 }
@@ -243,8 +251,11 @@ function instructionPaths(reader: WorkspaceReader): string[] {
       } else if (/[*?[\]{}]/.test(item) || /^https?:/.test(item)) {
         reader.warnings.push(`${config}: instructions entry "${item}" is a pattern or URL; not resolved`);
       } else {
-        const joined = relative(reader.root, join(reader.root, base, item)).split(sep).join('/');
-        if (joined.startsWith('..')) reader.warnings.push(`${config}: instructions entry "${item}" is outside the workspace; not read`);
+        const joined = relative(reader.root, join(reader.root, base, item))
+          .split(sep)
+          .join('/');
+        if (joined.startsWith('..'))
+          reader.warnings.push(`${config}: instructions entry "${item}" is outside the workspace; not read`);
         else if (!paths.includes(joined)) paths.push(joined);
       }
     }

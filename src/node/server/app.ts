@@ -24,7 +24,15 @@ export interface AppOptions {
   log?: (line: string) => void;
 }
 
-const STATUS = { usage: 400, invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, gone: 410, failed: 500 } as const;
+const STATUS = {
+  usage: 400,
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  failed: 500,
+} as const;
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { db } = options;

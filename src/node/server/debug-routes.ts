@@ -37,7 +37,11 @@ export function debugRoutes(readOnlyDb: () => Db): Hono<AppEnv> {
   routes.use('/debug/context/*', readOnlyMethods);
   routes.use('/debug/context', readOnlyMethods);
   routes.get('/debug/context', (c) =>
-    c.json(generateReport(readOnlyDb(), { ...base(c), items: parseItemsOption(c.req.query('items')) }, { cache }), 200, noStore),
+    c.json(
+      generateReport(readOnlyDb(), { ...base(c), items: parseItemsOption(c.req.query('items')) }, { cache }),
+      200,
+      noStore,
+    ),
   );
   routes.get('/debug/context/items/:itemId', (c) =>
     c.json(itemContent(readOnlyDb(), { ...pinned(c), itemId: c.req.param('itemId') }, { cache }), 200, noStore),
@@ -48,7 +52,9 @@ export function debugRoutes(readOnlyDb: () => Db): Hono<AppEnv> {
 
 async function readOnlyMethods(c: Context<AppEnv>, next: () => Promise<void>) {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-    return c.json(errorBody('method_not_allowed', 'The context report is read-only: use GET'), 405, { Allow: 'GET, HEAD' });
+    return c.json(errorBody('method_not_allowed', 'The context report is read-only: use GET'), 405, {
+      Allow: 'GET, HEAD',
+    });
   }
   await next();
 }

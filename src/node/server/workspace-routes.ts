@@ -61,10 +61,12 @@ export function workspaceRoutes(db: Db): Hono<AppEnv> {
       const parsed = appendMessageRequestSchema.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        return c.json(errorBody('invalid_body', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`), 400);
+        return c.json(
+          errorBody('invalid_body', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`),
+          400,
+        );
       }
-      const sessionId =
-        parsed.data.sessionId ?? defaultSession(db, workspace.id) ?? nextId('ses', Date.now());
+      const sessionId = parsed.data.sessionId ?? defaultSession(db, workspace.id) ?? nextId('ses', Date.now());
       const now = Date.now();
       const id = nextId('msg', now);
       const info = { role: 'user', time: { created: now }, agent: 'build' };
@@ -114,6 +116,8 @@ function toChatMessage(row: MessageRow): ChatMessage {
   if (typeof info !== 'object' || info === null || Array.isArray(info) || !Array.isArray(parts)) {
     return { ...base, info: {}, parts: [], problem: 'This message has an unexpected shape and cannot be shown.' };
   }
-  const objects = parts.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && !Array.isArray(p));
+  const objects = parts.filter(
+    (p): p is Record<string, unknown> => typeof p === 'object' && p !== null && !Array.isArray(p),
+  );
   return { ...base, info: info as Record<string, unknown>, parts: objects };
 }

@@ -58,9 +58,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(
-      `database schema version ${current} is newer than this program's (${MIGRATIONS.length})`,
-    );
+    throw new Error(`database schema version ${current} is newer than this program's (${MIGRATIONS.length})`);
   }
   const apply = db.transaction(() => {
     for (let version = current; version < MIGRATIONS.length; version++) {

@@ -77,7 +77,11 @@ export function openReadOnly(path: string): Db {
     db.pragma('schema_version'); // fails here, with the path, if the file is not a database
     return db;
   } catch (error) {
-    throw failed('database_unreadable', `cannot read database ${path}: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw failed(
+      'database_unreadable',
+      `cannot read database ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
 }
 
@@ -89,31 +93,30 @@ export function resolveRoot(db: Db, rootPath: string): string {
 // --- users and access ------------------------------------------------------------------------
 
 export function userIdForTokenHash(db: Db, tokenSha256: string): string | null {
-  const row = sql(db,'SELECT user_id FROM api_tokens WHERE token_sha256 = ?')
-    .get(tokenSha256) as { user_id: string } | undefined;
+  const row = sql(db, 'SELECT user_id FROM api_tokens WHERE token_sha256 = ?').get(tokenSha256) as
+    { user_id: string } | undefined;
   return row?.user_id ?? null;
 }
 
 /** The workspace if it exists and the user is a member; otherwise null (the two are not told apart). */
 export function workspaceForMember(db: Db, workspaceId: string, userId: string): WorkspaceRow | null {
-  const row = sql(db,
-      `SELECT w.id, w.name, w.root_path, w.created_at FROM workspaces w
+  const row = sql(
+    db,
+    `SELECT w.id, w.name, w.root_path, w.created_at FROM workspaces w
        JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = ?
        WHERE w.id = ?`,
-    )
-    .get(userId, workspaceId) as WorkspaceRow | undefined;
+  ).get(userId, workspaceId) as WorkspaceRow | undefined;
   return row ?? null;
 }
 
 export function getWorkspace(db: Db, workspaceId: string): WorkspaceRow | null {
-  const row = sql(db,'SELECT id, name, root_path, created_at FROM workspaces WHERE id = ?')
-    .get(workspaceId) as WorkspaceRow | undefined;
+  const row = sql(db, 'SELECT id, name, root_path, created_at FROM workspaces WHERE id = ?').get(workspaceId) as
+    WorkspaceRow | undefined;
   return row ?? null;
 }
 
 export function listWorkspaces(db: Db): WorkspaceRow[] {
-  return sql(db,'SELECT id, name, root_path, created_at FROM workspaces ORDER BY id')
-    .all() as WorkspaceRow[];
+  return sql(db, 'SELECT id, name, root_path, created_at FROM workspaces ORDER BY id').all() as WorkspaceRow[];
 }
 
 // --- sessions --------------------------------------------------------------------------------
@@ -123,46 +126,46 @@ export function listWorkspaces(db: Db): WorkspaceRow[] {
  * time_updated and the ACP usage rows' created_at (contract §5).
  */
 export function listSessions(db: Db, workspaceId: string): SessionRow[] {
-  return sql(db,
-      `SELECT session_id, SUM(n) AS message_count, MAX(t) AS last_active FROM (
+  return sql(
+    db,
+    `SELECT session_id, SUM(n) AS message_count, MAX(t) AS last_active FROM (
          SELECT session_id, COUNT(*) AS n, MAX(time_updated) AS t FROM messages_v2
            WHERE workspace_id = ? GROUP BY session_id
          UNION ALL
          SELECT session_id, 0 AS n, MAX(created_at) AS t FROM interaction_token_usage
            WHERE workspace_id = ? AND source = 'acp' GROUP BY session_id
        ) GROUP BY session_id ORDER BY last_active DESC, session_id DESC`,
-    )
-    .all(workspaceId, workspaceId) as SessionRow[];
+  ).all(workspaceId, workspaceId) as SessionRow[];
 }
 
 export function sessionExists(db: Db, workspaceId: string, sessionId: string): boolean {
-  const row = sql(db,
-      `SELECT 1 FROM messages_v2 WHERE workspace_id = ? AND session_id = ?
+  const row = sql(
+    db,
+    `SELECT 1 FROM messages_v2 WHERE workspace_id = ? AND session_id = ?
        UNION ALL
        SELECT 1 FROM interaction_token_usage WHERE workspace_id = ? AND session_id = ?
        LIMIT 1`,
-    )
-    .get(workspaceId, sessionId, workspaceId, sessionId);
+  ).get(workspaceId, sessionId, workspaceId, sessionId);
   return row !== undefined;
 }
 
 // --- messages --------------------------------------------------------------------------------
 
 export function listMessages(db: Db, workspaceId: string, sessionId: string): MessageRow[] {
-  return sql(db,
-      `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
+  return sql(
+    db,
+    `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
        FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
-    )
-    .all(workspaceId, sessionId) as MessageRow[];
+  ).all(workspaceId, sessionId) as MessageRow[];
 }
 
 /** Ids and update stamps of a session's messages, in id order, from the index alone. */
 export function messageStamps(db: Db, workspaceId: string, sessionId: string): { id: string; time_updated: number }[] {
-  return sql(db,
-      `SELECT id, time_updated FROM messages_v2
+  return sql(
+    db,
+    `SELECT id, time_updated FROM messages_v2
        WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
-    )
-    .all(workspaceId, sessionId) as { id: string; time_updated: number }[];
+  ).all(workspaceId, sessionId) as { id: string; time_updated: number }[];
 }
 
 export interface MessageHeaderRow {
@@ -174,28 +177,26 @@ export interface MessageHeaderRow {
 
 /** A message without its parts: enough to find the live context. */
 export function messageHeader(db: Db, messageId: string): MessageHeaderRow | null {
-  const row = sql(db,
-      `SELECT info, instr(parts, '"compaction"') > 0 AS maybe_compaction,
+  const row = sql(
+    db,
+    `SELECT info, instr(parts, '"compaction"') > 0 AS maybe_compaction,
               length(CAST(info AS BLOB)) + length(CAST(parts AS BLOB)) AS size
        FROM messages_v2 WHERE id = ?`,
-    )
-    .get(messageId) as MessageHeaderRow | undefined;
+  ).get(messageId) as MessageHeaderRow | undefined;
   return row ?? null;
 }
 
 export function messageParts(db: Db, messageId: string): string | null {
-  const row = sql(db, 'SELECT parts FROM messages_v2 WHERE id = ?').get(messageId) as
-    | { parts: string }
-    | undefined;
+  const row = sql(db, 'SELECT parts FROM messages_v2 WHERE id = ?').get(messageId) as { parts: string } | undefined;
   return row?.parts ?? null;
 }
 
 export function messageById(db: Db, messageId: string): MessageRow | null {
-  const row = sql(db,
-      `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
+  const row = sql(
+    db,
+    `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
        FROM messages_v2 WHERE id = ?`,
-    )
-    .get(messageId) as MessageRow | undefined;
+  ).get(messageId) as MessageRow | undefined;
   return row ?? null;
 }
 
@@ -210,7 +211,8 @@ export interface NewMessage {
 }
 
 export function insertMessage(db: Db, message: NewMessage): void {
-  sql(db, 
+  sql(
+    db,
     `INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(
@@ -227,18 +229,13 @@ export function insertMessage(db: Db, message: NewMessage): void {
 // --- usage -----------------------------------------------------------------------------------
 
 /** ACP usage rows of a session, newest first: other sources (e.g. evidence_postpass) never count. */
-export function acpUsageNewestFirst(
-  db: Db,
-  workspaceId: string,
-  sessionId: string,
-  limit = 20,
-): UsageRow[] {
-  return sql(db,
-      `SELECT * FROM interaction_token_usage
+export function acpUsageNewestFirst(db: Db, workspaceId: string, sessionId: string, limit = 20): UsageRow[] {
+  return sql(
+    db,
+    `SELECT * FROM interaction_token_usage
        WHERE workspace_id = ? AND session_id = ? AND source = 'acp'
        ORDER BY created_at DESC, id DESC LIMIT ?`,
-    )
-    .all(workspaceId, sessionId, limit) as UsageRow[];
+  ).all(workspaceId, sessionId, limit) as UsageRow[];
 }
 
 export interface NewUsage {
@@ -253,7 +250,8 @@ export interface NewUsage {
 }
 
 export function insertUsage(db: Db, usage: NewUsage): void {
-  sql(db, 
+  sql(
+    db,
     `INSERT INTO interaction_token_usage
        (workspace_id, session_id, source, context_used, context_size, cost_amount, cost_currency, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -289,16 +287,14 @@ export function insertWorkspace(db: Db, row: WorkspaceRow): void {
 }
 
 export function addMember(db: Db, workspaceId: string, userId: string): void {
-  sql(db, 'INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)').run(
-    workspaceId,
-    userId,
-  );
+  sql(db, 'INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)').run(workspaceId, userId);
 }
 
 /** A stable digest of every table's rows, for tests that prove a path wrote nothing. */
 export function contentDigestRows(db: Db): string[] {
-  const tables = sql(db,`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-    .all() as { name: string }[];
+  const tables = sql(db, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as {
+    name: string;
+  }[];
   const out: string[] = [];
   for (const { name } of tables) {
     const rows = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`).all();
