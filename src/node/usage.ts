@@ -3,11 +3,11 @@
  * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
  * warning. Shared by the usage API (context meter) and the report.
  */
-import type { UsageInput as LatestUsage } from './report/build-report';
+import type { UsageInput as LatestUsage } from './report/figures';
 import { acpUsageNewestFirst, type Db } from './storage/store';
 
 export type { LatestUsage };
-export { percentOfWindow } from './report/build-report';
+export { percentOfWindow } from './report/figures';
 
 export function latestAcpUsage(
   db: Db,

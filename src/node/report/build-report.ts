@@ -9,10 +9,10 @@ import {
   type Excluded,
   type ReportItem,
   type SourceId,
-  type Suggestion,
 } from '../../shared/wire';
-import { fmt, fmtBytes } from '../../shared/format';
 import { apportion } from './apportion';
+import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInput } from './figures';
+import { suggest } from './suggestions';
 import { emptyOmissions, utf8Bytes, type Contribution, type MessageAnalysis, type Omissions } from './attribute';
 import type { Estimator } from './estimator';
 
@@ -26,17 +26,6 @@ export interface WorkspaceSnapshot {
   warnings: string[];
   /** Path, size and mtime of every file read: part of the snapshot digest. */
   stamps: { path: string; size: number; mtimeMs: number }[];
-}
-
-/** The agent-reported total: the newest usable ACP usage_update of the session. */
-export interface UsageInput {
-  contextUsed: number;
-  contextSize: number | null;
-  recordedAt: number;
-}
-
-export function percentOfWindow(usage: UsageInput): number | null {
-  return usage.contextSize ? round2((usage.contextUsed / usage.contextSize) * 100) : null;
 }
 
 export interface ReportInput {
@@ -57,10 +46,6 @@ export interface ReportInput {
 }
 
 export const DEFAULT_ITEMS = 20;
-/** One item above this share of the used context is worth a look. */
-export const LARGE_ITEM_PERCENT = 20;
-/** Above this share of the window, compaction is near. */
-export const NEAR_COMPACTION_PERCENT = 80;
 
 /** Every contribution in request order: always-loaded items first, then the live history. */
 export function orderedContributions(
@@ -217,7 +202,7 @@ export function skillCatalogText(skills: WorkspaceSnapshot['skills'], root: stri
   return `<available_skills>\n${entries.join('\n')}\n</available_skills>`;
 }
 
-interface DuplicateMark {
+export interface DuplicateMark {
   reads: number;
   ordinal: number;
 }
@@ -258,127 +243,6 @@ function toItem(
     ...(duplicate ? { duplicate } : {}),
     order,
   };
-}
-
-interface SuggestFacts {
-  input: ReportInput;
-  contributions: Contribution[];
-  duplicates: Map<Contribution, DuplicateMark>;
-  scaledById: Map<Contribution, number>;
-  omissions: Omissions;
-  used: number | null;
-}
-
-/** Advice from the figures at hand: repeated reads, one dominant item, pruning, a full window, idle skills. */
-function suggest({ input, contributions, duplicates, scaledById, omissions, used }: SuggestFacts): Suggestion[] {
-  const out: Suggestion[] = [];
-  const tokensOf = (c: Contribution) =>
-    used === null ? `≈${fmt(c.tokens)} estimated tokens` : `≈${fmt(scaledById.get(c) ?? 0)} tokens`;
-
-  const groups = new Map<string, Contribution[]>();
-  for (const [c] of duplicates) {
-    const group = groups.get(c.readKey!);
-    if (group) group.push(c);
-    else groups.set(c.readKey!, [c]);
-  }
-  for (const group of groups.values()) {
-    const extra = group.slice(1);
-    const repeated = sum(extra.map((c) => c.tokens));
-    const repeatedScaled = used === null ? null : sum(extra.map((c) => scaledById.get(c) ?? 0));
-    const what = group[0]!.path ?? group[0]!.label;
-    out.push({
-      kind: 'duplicate_read',
-      severity: 'warning',
-      title: `${what} is in context ${group.length} times`,
-      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ≈${fmt(repeated)} estimated tokens${repeatedScaled === null ? '' : ` (≈${fmt(repeatedScaled)} of the used context)`}. Ask the agent to refer to the earlier read instead of reading again.`,
-      itemIds: group.map((c) => itemId(c.sourceRef)),
-      figures: {
-        reads: group.length,
-        repeatedEstimatedTokens: repeated,
-        ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }),
-      },
-    });
-  }
-
-  if (used !== null && used > 0) {
-    for (const c of contributions) {
-      const share = ((scaledById.get(c) ?? 0) / used) * 100;
-      if (share <= LARGE_ITEM_PERCENT) continue;
-      out.push({
-        kind: 'large_item',
-        severity: 'warning',
-        title: `${c.label} is ${share.toFixed(1)}% of the used context`,
-        detail: `One item holds ${tokensOf(c)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
-        itemIds: [itemId(c.sourceRef)],
-        figures: { percentOfUsed: round2(share), scaledTokens: scaledById.get(c) ?? 0, estimatedTokens: c.tokens },
-      });
-    }
-  }
-
-  if (omissions.prunedOutputs.count > 0) {
-    out.push({
-      kind: 'pruned_outputs',
-      severity: 'info',
-      title: `${omissions.prunedOutputs.count} tool output${omissions.prunedOutputs.count === 1 ? ' was' : 's were'} pruned`,
-      detail: `OpenCode cleared ${fmtBytes(omissions.prunedOutputs.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
-      itemIds: [],
-      figures: { count: omissions.prunedOutputs.count, bytes: omissions.prunedOutputs.bytes },
-    });
-  }
-
-  const usage = input.usage;
-  const windowPercent = usage ? percentOfWindow(usage) : null;
-  if (usage && windowPercent !== null && windowPercent >= NEAR_COMPACTION_PERCENT) {
-    out.push({
-      kind: 'near_compaction',
-      severity: 'warning',
-      title: `The context window is ${windowPercent.toFixed(1)}% full: compaction is near`,
-      detail: `${fmt(usage.contextUsed)} of ${fmt(usage.contextSize)} tokens are used. When the window fills, OpenCode compacts the history into a summary and the details above leave the context.`,
-      itemIds: [],
-      figures: { percent: windowPercent, contextUsed: usage.contextUsed, contextSize: usage.contextSize ?? 0 },
-    });
-  }
-
-  // A skill loaded and then never named again by anyone: its body may be dead weight.
-  const lastMention = new Map<string, number>();
-  input.messages.forEach(({ analysis }, index) => analysis.mentions.forEach((name) => lastMention.set(name, index)));
-  const latestLoad = new Map<string, { load: Contribution; index: number; count: number }>();
-  input.messages.forEach(({ analysis }, index) => {
-    for (const load of analysis.contributions.filter((c) => c.readKey?.startsWith('skill:'))) {
-      const name = load.readKey!.slice('skill:'.length);
-      latestLoad.set(name, { load, index, count: (latestLoad.get(name)?.count ?? 0) + 1 });
-    }
-  });
-  for (const [name, { load, index, count }] of latestLoad) {
-    const laterMessages = input.messages.length - index - 1;
-    if (laterMessages === 0 || (lastMention.get(name) ?? -1) > index) continue;
-    out.push({
-      kind: 'unused_skill',
-      severity: 'info',
-      title: `Skill ${name} was loaded but not referenced since`,
-      detail: `${count > 1 ? `Its latest of ${count} loads` : 'Loading it'} put ${tokensOf(load)} in context; no later message names it in ${laterMessages} message${laterMessages === 1 ? '' : 's'}.`,
-      itemIds: [itemId(load.sourceRef)],
-      figures: {
-        estimatedTokens: load.tokens,
-        loads: count,
-        laterMessages,
-        ...(used === null ? {} : { scaledTokens: scaledById.get(load) ?? 0 }),
-      },
-    });
-  }
-  return out;
-}
-
-/** A short stable id for an item (FNV-1a of its sourceRef), safe in URLs. */
-export function itemId(sourceRef: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < sourceRef.length; i++) {
-    const code = sourceRef.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 0x01000193);
-    h2 = Math.imul(h2 ^ code, 0x811c9dc5) ^ (h1 >>> 7);
-  }
-  return `it_${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 function addOmissions(into: Omissions, from: Omissions): void {
@@ -456,12 +320,3 @@ function notes(
     out.push('Nothing attributable was found, so the reported total cannot be shared out.');
   return out;
 }
-
-function percentOf(scaled: number | null, used: number | null): number | null {
-  if (scaled === null || used === null) return null;
-  return used === 0 ? 0 : round2((scaled / used) * 100);
-}
-
-const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
-const round2 = (n: number): number => Math.round(n * 100) / 100;
-const round4 = (n: number): number => Math.round(n * 10_000) / 10_000;

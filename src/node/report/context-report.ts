@@ -27,17 +27,11 @@ import {
 } from '../storage/store';
 import { latestAcpUsage } from '../usage';
 import { analyzeMessage, type AttributionContext, type Contribution, type MessageAnalysis } from './attribute';
-import {
-  buildReport,
-  DEFAULT_ITEMS,
-  itemId,
-  orderedContributions,
-  type ReportInput,
-  type UsageInput,
-} from './build-report';
+import { buildReport, DEFAULT_ITEMS, orderedContributions, type ReportInput } from './build-report';
 import { headerOf, liveStartIndex, partsHaveCompaction } from './compaction';
 import { pageText, previewText } from './content-pages';
 import { estimatorFor, memoized } from './estimator';
+import { itemId, type UsageInput } from './figures';
 import { readWorkspace, type ReadOptions } from './read-workspace';
 import { ReportCache, type CachedMessage } from './report-cache';
 
