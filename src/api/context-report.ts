@@ -40,40 +40,41 @@ export const contextQueries = {
     }),
 };
 
-export async function getItemContent(
-  target: { workspaceId: string; sessionId: string | null; snapshotId: string },
+/** Where pinned content comes from: one report's workspace, session and snapshot. */
+type Target = { workspaceId: string; sessionId: string | null; snapshotId: string };
+
+/** GET a snapshot-pinned page and validate it; a malformed answer is an error, never a render. */
+async function getPinned<T>(
+  target: Target,
+  rest: string,
+  page: number,
+  schema: { safeParse: (body: unknown) => { success: true; data: T } | { success: false } },
+  what: string,
+  signal?: AbortSignal,
+): Promise<T> {
+  const path = withQuery(workspacePath(target.workspaceId, rest), {
+    session_id: target.sessionId,
+    snapshot: target.snapshotId,
+    page: String(page),
+  });
+  const parsed = schema.safeParse(await apiJson(path, { signal: signal ?? null }));
+  if (!parsed.success) throw new ApiError(200, 'malformed_content', `The server sent ${what} this app cannot read.`);
+  return parsed.data;
+}
+
+export function getItemContent(
+  target: Target,
   itemId: string,
   page: number,
   signal?: AbortSignal,
 ): Promise<ItemContent> {
-  const path = workspacePath(target.workspaceId, `/debug/context/items/${encodeURIComponent(itemId)}`);
-  const body = await apiJson(
-    withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }),
-    { signal: signal ?? null },
-  );
-  const parsed = itemContentSchema.safeParse(body);
-  if (!parsed.success)
-    throw new ApiError(200, 'malformed_content', 'The server sent item content this app cannot read.');
-  return parsed.data;
+  const rest = `/debug/context/items/${encodeURIComponent(itemId)}`;
+  return getPinned(target, rest, page, itemContentSchema, 'item content', signal);
 }
 
-export async function getReaderPage(
-  target: { workspaceId: string; sessionId: string | null; snapshotId: string },
-  page: number,
-  signal?: AbortSignal,
-): Promise<ReaderPage> {
-  const path = workspacePath(target.workspaceId, '/debug/context/reader');
-  const body = await apiJson(
-    withQuery(path, { session_id: target.sessionId, snapshot: target.snapshotId, page: String(page) }),
-    { signal: signal ?? null },
-  );
-  const parsed = readerPageSchema.safeParse(body);
-  if (!parsed.success)
-    throw new ApiError(200, 'malformed_reader', 'The server sent a reader page this app cannot read.');
-  return parsed.data;
+export function getReaderPage(target: Target, page: number, signal?: AbortSignal): Promise<ReaderPage> {
+  return getPinned(target, '/debug/context/reader', page, readerPageSchema, 'a reader page', signal);
 }
-
-type Target = { workspaceId: string; sessionId: string | null; snapshotId: string };
 
 /** Content is pinned to a snapshot, so it never goes stale: cache it while the report is open. */
 export const contentQueries = {
