@@ -1,0 +1,80 @@
+/**
+ * A scripted model's answers. A script is a list of turns; a turn is matched by a phrase of
+ * the user prompt that started it, and answers one step per model call: the first call after
+ * that prompt gets step 0, the call after its tool results step 1, and so on. Choosing the
+ * step from the request alone keeps the model stateless, so the same script answers the same
+ * conversation the same way however often it is replayed. Pure.
+ */
+import type { ChatMessage, ChatRequest } from './prompt-tokens';
+
+export interface ScriptedToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ScriptedStep {
+  /** Visible reasoning, streamed as `reasoning_content` before the answer. */
+  reasoning?: string;
+  text?: string;
+  tools?: ScriptedToolCall[];
+  /** Answer with this HTTP status and message instead (a provider error). */
+  fail?: { status: number; message: string };
+  /** Wait this long before answering (cancellation tests). */
+  delayMs?: number;
+}
+
+export interface ScriptedTurn {
+  /** A phrase of the user message that starts this turn (case-sensitive substring). */
+  when: string;
+  steps: ScriptedStep[];
+}
+
+export interface Script {
+  turns: ScriptedTurn[];
+  /** The answer to a compaction (summary) request. */
+  summary: string;
+  /** The answer to a title request (the small model). */
+  title: string;
+  /** The answer when no turn matches, or a turn has run out of steps. */
+  fallback: string;
+}
+
+export type Answer =
+  | { kind: 'step'; step: ScriptedStep; turn: number; index: number }
+  | { kind: 'summary'; text: string }
+  | { kind: 'title'; text: string }
+  | { kind: 'fallback'; text: string };
+
+export interface Roles {
+  /** Model ids that only ever get title and other side requests. */
+  smallModels: readonly string[];
+}
+
+/** OpenCode's compaction request carries no tools and ends with its summary instruction. */
+function isCompaction(request: ChatRequest): boolean {
+  return (request.tools?.length ?? 0) === 0 && /summar/i.test(textOf(request.messages.at(-1)));
+}
+
+export function textOf(message: ChatMessage | undefined): string {
+  if (!message) return '';
+  if (typeof message.content === 'string') return message.content;
+  if (Array.isArray(message.content)) return message.content.map((part) => part.text ?? '').join('\n');
+  return '';
+}
+
+export function answer(script: Script, request: ChatRequest, roles: Roles): Answer {
+  if (roles.smallModels.includes(request.model)) return { kind: 'title', text: script.title };
+  if (isCompaction(request)) return { kind: 'summary', text: script.summary };
+  // The newest user message that starts a scripted turn; the calls since it pick the step.
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]!;
+    if (message.role !== 'user') continue;
+    const text = textOf(message);
+    const turn = script.turns.findIndex((t) => text.includes(t.when));
+    if (turn < 0) continue;
+    const index = request.messages.slice(i + 1).filter((m) => m.role === 'assistant').length;
+    const step = script.turns[turn]!.steps[index];
+    return step ? { kind: 'step', step, turn, index } : { kind: 'fallback', text: script.fallback };
+  }
+  return { kind: 'fallback', text: script.fallback };
+}

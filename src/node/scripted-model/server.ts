@@ -1,0 +1,198 @@
+/**
+ * The scripted model: a local OpenAI-compatible chat-completions endpoint that answers from a
+ * script and records every request it receives. OpenCode talks to it through its built-in
+ * `@ai-sdk/openai-compatible` provider, so an agent turn runs for real without any API key.
+ *
+ * Usage is reported the way OpenAI reports it: `prompt_tokens` counts the whole prompt
+ * (see prompt-tokens.ts) and `prompt_tokens_details.cached_tokens` the part of it that repeats
+ * the previous request's prefix, in 128-token blocks from 1,024 tokens on.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { createHash } from 'node:crypto';
+import { encodingCounter, type Encoding } from '../report/estimator';
+import {
+  messageTokens,
+  promptTokens,
+  REPLY_PRIMING_TOKENS,
+  toolSchemaTokens,
+  type ChatRequest,
+  type TokenCounter,
+} from './prompt-tokens';
+import { answer, type Answer, type Roles, type Script } from './script';
+
+export interface RecordedRequest {
+  /** 1-based, in arrival order. */
+  seq: number;
+  kind: Answer['kind'];
+  body: ChatRequest;
+  usage: ReportedUsage;
+}
+
+export interface ReportedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+}
+
+export interface ScriptedModelOptions extends Roles {
+  script: Script;
+  /** Called with every request as it is answered (the recorder writes them down). */
+  onRequest?: (request: RecordedRequest) => void;
+  /** The tokenizer the model counts prompts with (default o200k_base). */
+  encoding?: Encoding;
+}
+
+const CACHE_BLOCK = 128;
+const CACHE_MINIMUM = 1024;
+
+export function scriptedModelApp(options: ScriptedModelOptions): Hono {
+  const app = new Hono();
+  const count: TokenCounter = encodingCounter(options.encoding ?? 'o200k_base');
+  let seq = 0;
+  // The previous request of each conversation, for the cached prefix.
+  const previous = new Map<string, ChatRequest>();
+
+  app.get('/v1/models', (c) =>
+    c.json({
+      object: 'list',
+      data: [...new Set(['scripted', ...options.smallModels])].map((id) => ({ id, object: 'model' })),
+    }),
+  );
+
+  app.post('/v1/chat/completions', async (c) => {
+    const body = (await c.req.json()) as ChatRequest;
+    const reply = answer(options.script, body, options);
+    const key = conversationKey(body);
+    const usageFor = (text: string): ReportedUsage => {
+      const prompt = promptTokens(body, count);
+      const cached = cachedTokens(previous.get(key), body, count);
+      const completion = Math.max(1, count(text));
+      return {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        prompt_tokens_details: { cached_tokens: cached },
+      };
+    };
+    const step = reply.kind === 'step' ? reply.step : null;
+    if (step?.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));
+    if (step?.fail) {
+      options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage: usageFor('') });
+      return c.json({ error: { message: step.fail.message, type: 'scripted_error' } }, step.fail.status as 500);
+    }
+    const text = step ? (step.text ?? '') : (reply as { text: string }).text;
+    const toolCalls = (step?.tools ?? []).map((tool, index) => ({
+      index,
+      id: `call_${createHash('sha256')
+        .update(`${seq + 1}:${index}:${tool.name}`)
+        .digest('hex')
+        .slice(0, 16)}`,
+      type: 'function' as const,
+      function: { name: tool.name, arguments: JSON.stringify(tool.args) },
+    }));
+    const usage = usageFor(`${step?.reasoning ?? ''}${text}${toolCalls.map((t) => t.function.arguments).join('')}`);
+    options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage });
+    if (reply.kind !== 'title') previous.set(key, body);
+    const id = `chatcmpl-scripted-${seq}`;
+    const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+
+    if (!body.stream) {
+      return c.json({
+        id,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text || null,
+              ...(step?.reasoning ? { reasoning_content: step.reasoning } : {}),
+              ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _, ...call }) => call) } : {}),
+            },
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      });
+    }
+    return streamSSE(c, async (sse) => {
+      const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+        sse.writeSSE({
+          data: JSON.stringify({
+            id,
+            object: 'chat.completion.chunk',
+            created: Math.floor(Date.now() / 1000),
+            model: body.model,
+            choices: [{ index: 0, delta, finish_reason: finishReason }],
+          }),
+        });
+      await chunk({ role: 'assistant', content: '' });
+      if (step?.reasoning) await chunk({ reasoning_content: step.reasoning });
+      // Text in a few pieces, so a client sees it stream.
+      for (const piece of text.match(/[\s\S]{1,80}/g) ?? []) await chunk({ content: piece });
+      for (const call of toolCalls) await chunk({ tool_calls: [call] });
+      await chunk({}, finish);
+      await sse.writeSSE({
+        data: JSON.stringify({
+          id,
+          object: 'chat.completion.chunk',
+          created: 0,
+          model: body.model,
+          choices: [],
+          usage,
+        }),
+      });
+      await sse.writeSSE({ data: '[DONE]' });
+    });
+  });
+  return app;
+}
+
+/** Requests of one conversation share their system prompt and first user message. */
+function conversationKey(request: ChatRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([request.model, request.messages.slice(0, 2)]))
+    .digest('hex');
+}
+
+/** The leading tokens this request shares with the previous one, in whole cache blocks. */
+export function cachedTokens(
+  before: ChatRequest | undefined,
+  now: ChatRequest,
+  count: TokenCounter = encodingCounter('o200k_base'),
+): number {
+  if (!before || JSON.stringify(before.tools ?? []) !== JSON.stringify(now.tools ?? [])) return 0;
+  let shared = REPLY_PRIMING_TOKENS + toolSchemaTokens(now.tools, count);
+  for (let i = 0; i < Math.min(before.messages.length, now.messages.length); i++) {
+    if (JSON.stringify(before.messages[i]) !== JSON.stringify(now.messages[i])) break;
+    shared += messageTokens(now.messages[i]!, count);
+  }
+  return shared < CACHE_MINIMUM ? 0 : Math.floor(shared / CACHE_BLOCK) * CACHE_BLOCK;
+}
+
+export interface RunningModel {
+  url: string;
+  port: number;
+  close: () => Promise<void>;
+}
+
+export async function startScriptedModel(options: ScriptedModelOptions & { port?: number }): Promise<RunningModel> {
+  const app = scriptedModelApp(options);
+  const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: options.port ?? 0 });
+  await new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}

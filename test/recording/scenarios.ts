@@ -1,0 +1,299 @@
+/**
+ * The sessions recorded from the real OpenCode runtime (npm run record:opencode). Each runs in
+ * a fresh copy of the recording workspace against the scripted model; together they cover
+ * what the report must get right: a fresh investigation, a compaction that keeps a tail,
+ * pruned tool outputs, shell reads and a file re-read after an edit, and the fault paths
+ * (tool and provider errors, a cancelled turn, attached files).
+ */
+import type { Script, ScriptedStep } from '../../src/node/scripted-model/script';
+import { DEMO_SCENARIOS } from './demo-scenarios';
+
+export interface PromptSpec {
+  text: string;
+  /** Workspace files or folders attached to the prompt (ACP resource links). */
+  attach?: string[];
+  /** PNG files (paths from the project root) attached as ACP image blocks. */
+  images?: string[];
+  /** Text only the agent reads (ACP annotations audience: assistant → a synthetic part). */
+  context?: string;
+  /** Cancel the turn once a tool call of this name is running. */
+  cancelOnTool?: string;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Where the recording goes: a test fixture, or the demo's seed. */
+  output: 'fixtures' | 'demo';
+  /** The recording workspace (open permissions, a large log), or the demo's own. */
+  workspace: 'recording' | 'demo';
+  contextLimit?: number;
+  prune?: boolean;
+  /** The encoding the scripted model counts prompts with (default o200k_base). */
+  tokenizer?: 'o200k_base' | 'cl100k_base';
+  /** Shell commands the operator refuses when the agent asks (the rest are allowed). */
+  refuse?: RegExp;
+  prompts: (string | PromptSpec)[];
+  script: (root: string) => Script;
+}
+
+const read = (root: string, path: string, extra: Record<string, unknown> = {}) => ({
+  name: 'read',
+  args: { filePath: `${root}/${path}`, ...extra },
+});
+const bash = (command: string) => ({ name: 'bash', args: { command } });
+const skill = (name: string) => ({ name: 'skill', args: { name } });
+
+const SUMMARY = `## Goal
+Find why payment requests time out on prod-pay-tidb-hz1 (INC-4821).
+
+## Findings so far
+- Slow queries on merchant_limits since 02:10 UTC; p99 above 2 s.
+- Store 4 holds a hot read region; TiKV answers serverIsBusy on that store only.
+- The Clinic method points at a read hotspot, not a plan change.
+
+## Next steps
+- Confirm the hot region with pd-ctl; draft the incident note.`;
+
+const base = (turns: Script['turns']): Script => ({
+  turns,
+  summary: SUMMARY,
+  title: 'INC-4821 payment timeouts',
+  fallback: 'Done.',
+});
+
+const answer = (text: string): ScriptedStep => ({ text });
+
+const FRESH_PROMPT =
+  'INC-4821: payment requests time out on prod-pay-tidb-hz1. Investigate and tell me the likely cause.';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'fresh',
+    output: 'fixtures',
+    workspace: 'recording',
+    description: 'One investigation turn: evidence and metadata reads, a skill load, a shell grep, an answer.',
+    prompts: [FRESH_PROMPT],
+    script: (root) =>
+      base([
+        {
+          when: 'INC-4821: payment requests time out',
+          steps: [
+            {
+              reasoning: 'Start from the evidence summary, then the cluster metadata, as AGENTS.md says.',
+              tools: [read(root, 'evidence/evidence_summary_for_agent.txt'), read(root, 'meta/cluster.json')],
+            },
+            { tools: [read(root, 'meta/alerts.json'), skill('tidb-clinic-diagnosis')] },
+            { tools: [bash('grep -n "merchant_limits" evidence/slow-query.log | head -40')] },
+            {
+              tools: [read(root, 'evidence/metrics/tikv_grpc_p99.json', { limit: 400 })],
+            },
+            answer(
+              'Most likely cause: a read hotspot on store 4. The slow log shows merchant_limits lookups above 2 s from 02:10 UTC, and TiKV answers serverIsBusy on store 4 only. Next: `pd-ctl hot read` to confirm, then split the hot region.',
+            ),
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'compaction-tail',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'Three turns with large evidence reads, a manual /compact that keeps the last turn as its tail, then one more turn.',
+    prompts: [
+      'INC-4821: start with the slow-query log and tell me what stands out.',
+      'Now look at the TiKV gRPC metrics.',
+      'Which alert fired first?',
+      '/compact',
+      'Continue: draft the timeline for the incident note.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'start with the slow-query log',
+          steps: [
+            { tools: [read(root, 'evidence/slow-query.log')] },
+            answer('merchant_limits SELECTs dominate the slow log from 02:10 UTC, all on one digest.'),
+          ],
+        },
+        {
+          when: 'TiKV gRPC metrics',
+          steps: [
+            { tools: [read(root, 'evidence/metrics/tikv_grpc_p99.json')] },
+            answer('gRPC p99 jumps on store 4 only, from 02:09 UTC.'),
+          ],
+        },
+        {
+          when: 'Which alert fired first',
+          steps: [
+            { tools: [read(root, 'meta/alerts.json'), read(root, 'evidence/pd-hot-regions.txt')] },
+            answer(
+              'TiKV_server_is_busy on store 4 at 02:14 UTC, two minutes before the TiDB p99 alert; PD lists store 4 as the hot read leader.',
+            ),
+          ],
+        },
+        {
+          when: 'draft the timeline',
+          steps: [
+            { tools: [read(root, 'meta/issue.json')] },
+            answer(
+              'Timeline (UTC): 02:10 merchant_limits slow; 02:14 TiKV serverIsBusy on store 4; 02:16 TiDB p99 alert.',
+            ),
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'pruning',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A first turn reads ~300 KB of application log in six pages; two short turns later OpenCode prunes those outputs; a last turn sees the placeholders.',
+    prune: true,
+    prompts: [
+      'INC-4821: read the whole application log evidence/app.log and summarise the errors.',
+      'How many stores are involved?',
+      'Is the GC worker healthy?',
+      'Summarise the incident in two lines.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'read the whole application log',
+          steps: [
+            { tools: [read(root, 'evidence/app.log', { offset: 1, limit: 1000 })] },
+            { tools: [read(root, 'evidence/app.log', { offset: 1001, limit: 1000 })] },
+            { tools: [read(root, 'evidence/app.log', { offset: 2001, limit: 1000 })] },
+            { tools: [read(root, 'evidence/app.log', { offset: 3001, limit: 1000 })] },
+            { tools: [read(root, 'evidence/app.log', { offset: 4001, limit: 1000 })] },
+            { tools: [read(root, 'evidence/app.log', { offset: 5001, limit: 1000 })] },
+            answer('Errors cluster on write conflicts and region epoch mismatches from 02:10 UTC.'),
+          ],
+        },
+        {
+          when: 'How many stores',
+          steps: [{ tools: [read(root, 'meta/cluster.json')] }, answer('Six TiKV stores; store 4 is the hot one.')],
+        },
+        { when: 'GC worker healthy', steps: [answer('Yes: the safe point keeps advancing throughout the log.')] },
+        {
+          when: 'Summarise the incident',
+          steps: [answer('A read hotspot on store 4 slowed merchant_limits lookups from 02:10 UTC.')],
+        },
+      ]),
+  },
+  {
+    name: 'shell-reread',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'Shell commands that read workspace files, a read of the notes, an edit, the changed notes read again, and one file read twice unchanged.',
+    prompts: [
+      'INC-4821: check the cluster and alerts with shell commands, then update notes/findings.md with the store number.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'check the cluster and alerts with shell commands',
+          steps: [
+            { tools: [bash('cat meta/cluster.json'), bash('grep -n "severity" meta/alerts.json')] },
+            { tools: [bash('grep -c "ERROR" evidence/app.log'), bash('ls')] },
+            { tools: [read(root, 'notes/findings.md'), read(root, 'evidence/pd-hot-regions.txt')] },
+            {
+              tools: [
+                {
+                  name: 'edit',
+                  args: {
+                    filePath: `${root}/notes/findings.md`,
+                    oldString: '- Hypothesis: hot region on store 4.',
+                    newString: '- Hypothesis: hot read leader on store 4 (pd-ctl hot read, 02:21 UTC).',
+                  },
+                },
+              ],
+            },
+            { tools: [read(root, 'notes/findings.md'), read(root, 'evidence/pd-hot-regions.txt')] },
+            answer('Updated notes/findings.md: store 4 leads the hot read regions.'),
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'faults',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A read of a missing file (tool error), a provider error, a turn cancelled while a shell command runs, and a prompt with an attached file and folder.',
+    prompts: [
+      'INC-4821: read evidence/tidb.log and the evidence summary.',
+      'Try the TiKV log as well.',
+      { text: 'Run the long PD check script.', cancelOnTool: 'bash' },
+      {
+        text: 'Here is the issue record and the meta folder: what is the customer impact?',
+        attach: ['meta/issue.json', 'meta'],
+      },
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'read evidence/tidb.log',
+          steps: [
+            {
+              reasoning: 'The TiDB log may not have been collected; read it and the summary together.',
+              tools: [read(root, 'evidence/tidb.log'), read(root, 'evidence/evidence_summary_for_agent.txt')],
+            },
+            answer('evidence/tidb.log was not collected; the summary lists slow-query.log and metrics instead.'),
+          ],
+        },
+        { when: 'TiKV log as well', steps: [{ fail: { status: 400, message: 'scripted: invalid request' } }] },
+        {
+          when: 'long PD check script',
+          steps: [{ tools: [bash('echo "checking PD…"; sleep 30; echo done')] }, answer('PD check finished.')],
+        },
+        {
+          when: 'what is the customer impact',
+          steps: [answer('Checkout payments time out for merchant tenants on tier 1: a SEV1 by the paging policy.')],
+        },
+      ]),
+  },
+  {
+    name: 'auto-compaction',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A small context window (40k): big reads overflow it, OpenCode compacts on its own, keeps a tail and continues with its synthetic "Continue" prompt.',
+    contextLimit: 40_000,
+    prompts: [
+      'INC-4821: read the slow-query log, the TiKV metrics and the first part of evidence/app.log, then summarise.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'read the slow-query log, the TiKV metrics',
+          steps: [
+            { tools: [read(root, 'evidence/slow-query.log')] },
+            { tools: [read(root, 'evidence/metrics/tikv_grpc_p99.json')] },
+            { tools: [read(root, 'evidence/app.log', { offset: 1, limit: 400 })] },
+            answer('Slow merchant_limits lookups, store 4 hot, and write conflicts in the application log.'),
+          ],
+        },
+        {
+          when: 'Continue if you have next steps',
+          steps: [
+            { tools: [read(root, 'meta/alerts.json')] },
+            answer('Continuing after the compaction: the alerts confirm store 4 (TiKV_server_is_busy at 02:14 UTC).'),
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'fresh-cl100k',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      "The fresh session against a provider whose tokenizer is not the report's (cl100k_base): calibration must bridge the difference.",
+    tokenizer: 'cl100k_base',
+    prompts: [FRESH_PROMPT],
+    script: (root) => SCENARIOS[0]!.script(root),
+  },
+  ...DEMO_SCENARIOS,
+];
