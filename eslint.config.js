@@ -32,7 +32,7 @@ const CHAT = {
 const APP = { group: ['**/app/**', '**/app'], message: 'Only the entry point imports the app shell.' };
 
 export default defineConfig([
-  globalIgnores(['dist/', 'data/', 'coverage/', 'node_modules/']),
+  globalIgnores(['dist/', 'data/', 'coverage/', 'node_modules/', '.cache/', '.scratch/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

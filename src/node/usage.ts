@@ -3,11 +3,11 @@
  * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
  * warning. Shared by the usage API (context meter) and the report.
  */
-import type { UsageInput as LatestUsage } from './report/figures';
+import type { UsageInput as LatestUsage } from './core/figures';
 import { acpUsageNewestFirst, type Db } from './storage/store';
 
 export type { LatestUsage };
-export { percentOfWindow } from './report/figures';
+export { percentOfWindow } from './core/figures';
 
 export function latestAcpUsage(
   db: Db,
@@ -19,6 +19,14 @@ export function latestAcpUsage(
     const used = row.context_used;
     if (used === null || !Number.isSafeInteger(used) || used < 0) {
       warnings.push(`interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; skipped`);
+      continue;
+    }
+    // A prompt always holds at least the runtime's system prompt: 0 means nothing was measured.
+    // OpenCode sends it after a turn whose last model call failed or was cancelled.
+    if (used === 0) {
+      warnings.push(
+        `interaction_token_usage/${row.id}: context_used 0 (the agent's last call measured nothing: it failed or was cancelled); the previous total is used`,
+      );
       continue;
     }
     let size = row.context_size;

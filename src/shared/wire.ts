@@ -135,8 +135,16 @@ export const reportItemSchema = z.object({
   duplicate: z.optional(duplicateReadSchema),
   /** Position in request order (0 = first thing the model reads). */
   order: z.int(),
+  /** True when scaledTokens is what the provider measured this item's call to add. */
+  measured: z.optional(z.boolean()),
+  /** The runtime's own system prompt and tool schemas: measured, its text never visible here. */
+  runtime: z.optional(z.boolean()),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
+
+/** How a figure was made: measured by provider counts, estimated, a mix, or scaled in proportion. */
+export const BASES = ['measured', 'estimated', 'mixed', 'scaled'] as const;
+export type Basis = (typeof BASES)[number];
 
 export const reportSourceSchema = z.object({
   id: sourceIdSchema,
@@ -147,6 +155,8 @@ export const reportSourceSchema = z.object({
   bytes: z.int(),
   itemCount: z.int(),
   items: z.array(reportItemSchema),
+  /** How its scaledTokens were made (absent when there is no total to share). */
+  basis: z.optional(z.enum(BASES)),
   /** What `items` leaves out when it is cut short (zero when it lists every item). */
   more: z.object({
     itemCount: z.int(),
@@ -184,6 +194,59 @@ export const suggestionSchema = z.object({
 });
 export type Suggestion = z.infer<typeof suggestionSchema>;
 
+export const calibrationSchema = z.object({
+  /**
+   * measured: per-call provider counts explain the total; scaled: there are none, so estimates
+   * are scaled to the total in proportion; estimate-only: no total yet (pending).
+   */
+  mode: z.enum(['measured', 'scaled', 'estimate-only']),
+  /** Model calls of the session (compaction calls not counted). */
+  calls: z.int(),
+  /** The call the total describes: its prompt is the agent's total when matchesUsage. */
+  reference: z.nullable(
+    z.object({ messageId: z.string(), call: z.int(), promptTokens: z.int(), matchesUsage: z.boolean() }),
+  ),
+  /** The total is a compaction call's prompt (the history sent to be summarised), not a request's. */
+  totalIsCompaction: z.optional(z.boolean()),
+  /** System prompt, environment and tool schemas: the prompt beyond what the server can see. */
+  runtimeOverhead: z.nullable(z.int()),
+  /** Calls whose growth showed the overhead changed (new tools, new instructions). */
+  overheadChanges: z.array(z.object({ messageId: z.string(), delta: z.int() })),
+  /** Part of the total in no source: left since the reference call, or unexplained. */
+  unattributed: z.object({
+    tokens: z.int(),
+    /** In the reference call, gone since (pruned or compacted after it). */
+    leftSinceCall: z.int(),
+    leftReason: z.nullable(z.enum(['pruned', 'compacted', 'both'])),
+    /** The total minus the reference call's prompt. */
+    unexplained: z.int(),
+  }),
+});
+export type CalibrationSummary = z.infer<typeof calibrationSchema>;
+
+export const pendingSchema = z.object({
+  label: z.string(),
+  estimatedTokens: z.int(),
+  bytes: z.int(),
+  itemCount: z.int(),
+  items: z.array(z.extend(reportItemSchema, { source: sourceIdSchema })),
+});
+export type PendingContext = z.infer<typeof pendingSchema>;
+
+export const TIMELINE_EVENTS = ['compaction', 'pruning', 'skill', 'overhead_change'] as const;
+
+export const timelinePointSchema = z.object({
+  call: z.int(),
+  messageId: z.string(),
+  at: z.string(),
+  promptTokens: z.int(),
+  runtimeOverhead: z.int(),
+  bySource: z.record(z.string(), z.int()),
+  added: z.array(z.object({ label: z.string(), source: z.string(), tokens: z.int() })),
+  events: z.array(z.string()),
+});
+export type TimelinePoint = z.infer<typeof timelinePointSchema>;
+
 export const contextReportSchema = z.object({
   schemaVersion: z.literal(1),
   workspaceId: z.string(),
@@ -216,10 +279,20 @@ export const contextReportSchema = z.object({
       output: z.nullable(z.number()),
       cacheRead: z.nullable(z.number()),
       cacheWrite: z.nullable(z.number()),
-      /** cacheRead / (input + cacheRead) × 100; null unless both were reported. */
+      /** The prompt this call sent: input + cache under the convention the data follows. */
+      promptTokens: z.optional(z.nullable(z.number())),
+      /** Whether `input` already includes the cached tokens (OpenAI style) or not (OpenCode's own). */
+      convention: z.optional(z.enum(['input-excludes-cache', 'input-includes-cache'])),
+      /** cacheRead / promptTokens × 100; null unless both were reported. */
       cacheReadSharePercent: z.nullable(z.number()),
     }),
   ),
+  /** How the figures relate to the provider's own counts (see docs/opencode.md). */
+  calibration: z.optional(calibrationSchema),
+  /** In context now but added after the call the total describes: not in the total yet. */
+  pending: z.optional(pendingSchema),
+  /** The prompt of every measured model call, by source (downsampled to at most 200 points). */
+  timeline: z.optional(z.array(timelinePointSchema)),
   sources: z.array(reportSourceSchema).check(z.length(SOURCE_IDS.length)),
   duplicates: z.object({
     files: z.int(),

@@ -106,13 +106,13 @@ describe('item content', () => {
   it('never pages base64 or binary bodies: it names the omission', async () => {
     const r = await report();
     const chart = itemContentSchema.parse(
-      await (await app.request(itemUrl(r, item(r, 'Tool call: bash — render panel').id), auth())).json(),
+      await (await app.request(itemUrl(r, item(r, 'Shell: render panel').id), auth())).json(),
     );
     expect(chart.text).not.toContain(PNG.slice(0, 100));
     expect(chart.text).toMatch(/\[image\/png body omitted: [\d.]+ KB of base64\]/);
     expect(chart.omissions).toHaveLength(1);
     const core = itemContentSchema.parse(
-      await (await app.request(itemUrl(r, item(r, 'Tool call: bash — cat core').id), auth())).json(),
+      await (await app.request(itemUrl(r, item(r, 'Shell: cat core').id), auth())).json(),
     );
     expect(core.text).not.toContain('\u0000');
     expect(core.text).toMatch(/\[binary content omitted: \d+ B\]/);
@@ -170,7 +170,7 @@ describe('reader', () => {
     expect(page.blocks.map((b) => b.order)).toEqual(engineOrder.map((i) => i.order));
     expect(page.blocks.slice(0, 3).map((b) => b.label)).toEqual([
       'Instructions: AGENTS.md',
-      'Skill catalog: 1 enabled skill',
+      'Skill catalog: 1 enabled skill + 1 built-in',
       'User message: Why is store 4 hot?',
     ]);
     expect(page.blocks.every((b) => b.preview.length <= 601)).toBe(true);

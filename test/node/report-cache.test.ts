@@ -21,7 +21,8 @@ describe('ReportCache', () => {
       const db = openReadOnly(fx.dbPath);
       const report = () => generateReport(db, { workspaceId: WS, items: 'all' }, { cache });
       const cold = report();
-      expect(cache.size).toBe(3);
+      // Per message: its header (to find the live window) and its analysis.
+      expect(cache.size).toBe(6);
       expect(strip(report())).toEqual(strip(cold));
       expect(strip(generateReport(db, { workspaceId: WS, items: 'all' }))).toEqual(strip(cold));
 
@@ -44,8 +45,9 @@ describe('ReportCache', () => {
     const entry = (t: number) => ({
       timeUpdated: t,
       size: 1,
-      header: { id: 'x', role: 'user' as const, parentId: null, completedSummary: false, hasCompactionPart: false },
-      infoValid: true,
+      info: { role: 'user' as const, summary: false, time: {} },
+      compaction: null,
+      infoWarnings: [],
       analysis: null,
     });
     cache.set('s', 'a', entry(1));

@@ -20,35 +20,61 @@ export function renderReport(report: ContextReport, options: { items: number | '
     `Estimate: ${fmt(estimate.totalTokens)} tokens by ${estimate.method} · ${fmtBytes(estimate.totalBytes)} · ${fmt(estimate.itemCount)} items` +
       (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`),
   );
+  const calibration = report.calibration;
+  if (calibration?.mode === 'measured') {
+    lines.push(
+      `Measured: ${fmt(calibration.reference?.promptTokens ?? null)} tokens at model call ${calibration.reference?.call ?? '—'} of ${calibration.calls}` +
+        ` · OpenCode's own system prompt and tool schemas ${fmt(calibration.runtimeOverhead)} tokens` +
+        (calibration.unattributed.tokens === 0 ? '' : ` · unattributed ${fmt(calibration.unattributed.tokens)}`),
+    );
+  }
   const cache = report.providerTokens;
   if (cache?.cacheReadSharePercent !== null && cache?.cacheReadSharePercent !== undefined) {
     lines.push(
-      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of prompt tokens read from cache (input ${fmt(cache.input)}, cache read ${fmt(cache.cacheRead)}` +
+      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of the last prompt read from cache (prompt ${fmt(cache.promptTokens ?? null)}: input ${fmt(cache.input)}, cache read ${fmt(cache.cacheRead)}` +
         (cache.cacheWrite === null ? ')' : `, cache write ${fmt(cache.cacheWrite)})`),
     );
   }
   lines.push('');
 
   const sources = new Table({
-    head: ['Source', 'Scaled', 'Used %', 'Estimated', 'Bytes', 'Items'],
+    head: ['Source', 'Tokens', 'Used %', 'Basis', 'Estimated', 'Bytes', 'Items'],
     style: plain,
     chars,
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
+    colAligns: ['left', 'right', 'right', 'left', 'right', 'right', 'right'],
   });
   for (const s of report.sources) {
     sources.push([
       s.label,
       fmt(s.scaledTokens),
       fmtPct(s.percentOfUsed),
+      s.basis ?? '',
       fmt(s.estimatedTokens),
       fmtBytes(s.bytes),
       fmt(s.itemCount),
+    ]);
+  }
+  const unattributed = calibration?.unattributed;
+  if (actual && unattributed && unattributed.tokens !== 0) {
+    const why =
+      unattributed.leftSinceCall > 0
+        ? `left since that call (${unattributed.leftReason ?? 'removed'})`
+        : 'not explained by the last measured call';
+    sources.push([
+      `Unattributed: ${why}`,
+      fmt(unattributed.tokens),
+      fmtPct((unattributed.tokens / actual.contextUsed) * 100),
+      '',
+      '',
+      '',
+      '',
     ]);
   }
   sources.push([
     'Total',
     fmt(actual?.contextUsed ?? null),
     actual ? '100.0%' : '—',
+    '',
     fmt(estimate.totalTokens),
     fmtBytes(estimate.totalBytes),
     fmt(estimate.itemCount),
@@ -59,7 +85,7 @@ export function renderReport(report: ContextReport, options: { items: number | '
     if (s.itemCount === 0) continue;
     const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
     const table = new Table({
-      head: ['Item', 'Scaled', 'Used %', 'Estimated', 'Bytes'],
+      head: ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
       style: plain,
       chars,
       colAligns: ['left', 'right', 'right', 'right', 'right'],
@@ -82,6 +108,16 @@ export function renderReport(report: ContextReport, options: { items: number | '
     const hidden = s.itemCount - shown.length;
     lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table.toString());
     if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
+    lines.push('');
+  }
+
+  const pending = report.pending;
+  if (pending && pending.itemCount > 0) {
+    lines.push(
+      `${pending.label} — not in the total yet: ${fmt(pending.itemCount)} item${pending.itemCount === 1 ? '' : 's'}, ≈${fmt(pending.estimatedTokens)} estimated tokens`,
+    );
+    for (const item of pending.items.slice(0, options.items === 'all' ? undefined : options.items))
+      lines.push(`  + ${item.label} (≈${fmt(item.estimatedTokens)})`);
     lines.push('');
   }
 

@@ -8,8 +8,8 @@ import { closeSync, lstatSync, openSync, readSync, readdirSync, realpathSync, st
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Excluded } from '../../shared/wire';
-import type { WorkspaceSnapshot } from './build-report';
-import { ALL_SKILLS_DIR, SKILL_DIRS } from './paths';
+import { ALL_SKILLS_DIR, SKILL_DIRS } from '../core/paths';
+import type { WorkspaceSnapshot } from '../core/workspace-items';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_WALK_ENTRIES = 20_000;
@@ -111,6 +111,23 @@ export class WorkspaceReader {
     }
   }
 
+  /**
+   * The size of a regular file inside the root (0 for a folder), or null (missing, something
+   * else, a link out of the root). Never reads it; quiet: a shell command may name paths that
+   * do not exist.
+   */
+  size(relPath: string): number | null {
+    if (this.realRoot === null || relPath.startsWith('..')) return null;
+    try {
+      const real = realpathSync(join(this.root, relPath));
+      if (real !== this.realRoot && !real.startsWith(this.realRoot + sep)) return null;
+      const stats = statSync(real);
+      return stats.isFile() ? stats.size : stats.isDirectory() ? 0 : null;
+    } catch {
+      return null;
+    }
+  }
+
   private refuse(relPath: string, why: string): SafeRead {
     this.warnings.push(`${relPath}: ${why}`);
     return { ok: false, reason: why };
@@ -169,10 +186,9 @@ export class WorkspaceReader {
 }
 
 /** What the runtime loads for every request, from the workspace folder. */
-export function readWorkspace(root: string, options: ReadOptions = {}): WorkspaceSnapshot {
-  const reader = new WorkspaceReader(root, options);
+export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
   const snapshot: WorkspaceSnapshot = {
-    root,
+    root: reader.root,
     instructions: [],
     skills: [],
     excluded: [],

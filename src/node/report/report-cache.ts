@@ -1,18 +1,19 @@
 /**
  * In-memory memo of per-message work, keyed by message id and `time_updated` within a scope
- * (estimator, workspace root, enabled skills — what the analysis depends on). A second report over
- * unchanged data reads only the stamp index. Bounded: past `maxEntries` the oldest entries are
- * dropped. Never written anywhere but memory.
+ * (estimator, workspace root, enabled skills, the model requests go to — what the analysis
+ * depends on). A second report over unchanged data reads only the stamp index. Bounded: past
+ * `maxEntries` the oldest entries are dropped. Never written anywhere but memory.
  */
-import type { MessageAnalysis } from './attribute';
-import type { MessageHeader } from './compaction';
+import type { MessageAnalysis } from '../core/analyze';
+import type { MessageInfo, CompactionPart } from '../../shared/opencode/format';
 
 export interface CachedMessage {
   timeUpdated: number;
   size: number;
-  header: MessageHeader;
-  infoValid: boolean;
-  /** Filled once the message has been in live context. */
+  info: MessageInfo;
+  compaction: CompactionPart | null;
+  infoWarnings: string[];
+  /** Filled once analysed. */
   analysis: MessageAnalysis | null;
 }
 

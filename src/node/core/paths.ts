@@ -2,7 +2,7 @@
  * Where a workspace path belongs (contract §2) and how a read of it is labelled for people.
  * Pure: works on path strings only (POSIX separators, as OpenCode records them).
  */
-import { posix } from 'node:path';
+import { basename, isAbsolute, normalize } from 'pathe';
 import type { SourceId } from '../../shared/wire';
 
 export const ALL_SKILLS_DIR = '.opencode/.all-skills';
@@ -23,13 +23,13 @@ const inside = (path: string, dir: string): string => path.slice(dir.length + 1)
  */
 export function toWorkspacePath(recorded: string, roots: readonly string[]): string | null {
   const path = recorded.replaceAll('\\', '/').replace(/^file:\/\//, '');
-  if (!posix.isAbsolute(path)) {
-    const normal = posix.normalize(path);
+  if (!isAbsolute(path)) {
+    const normal = normalize(path);
     return normal.startsWith('../') || normal === '..' ? null : normal.replace(/^\.\/?/, '');
   }
-  const normal = posix.normalize(path);
+  const normal = normalize(path);
   for (const root of roots) {
-    const base = posix.normalize(root.replaceAll('\\', '/')).replace(/\/$/, '');
+    const base = normalize(root.replaceAll('\\', '/')).replace(/\/$/, '');
     if (normal === base) return '';
     if (normal.startsWith(`${base}/`)) return normal.slice(base.length + 1);
   }
@@ -37,7 +37,7 @@ export function toWorkspacePath(recorded: string, roots: readonly string[]): str
 }
 
 export function classifyPath(path: string, instructionFiles: ReadonlySet<string>): PathClass {
-  const name = posix.basename(path);
+  const name = basename(path);
   if (instructionFiles.has(path) || name === 'AGENTS.md') {
     return { source: 'agent_instructions', readLabel: `Read instructions: ${path}` };
   }

@@ -2,10 +2,15 @@
  * An item's text made safe to show: base64 bodies and binary content are named, never shown,
  * and the rest is cut into zero-based pages of ITEM_PAGE_CHARS characters. Pure.
  */
-import { ITEM_PAGE_CHARS } from '../../shared/wire';
-import { AppError } from '../errors';
 import { fmtBytes } from '../../shared/format';
-import type { Contribution } from './attribute';
+import { ITEM_PAGE_CHARS, type SourceId } from '../../shared/wire';
+import { PageOutOfRange } from './errors';
+
+/** An item's text as the model reads it, with the source it counts for. */
+export interface ItemText {
+  source: SourceId;
+  text: string;
+}
 
 const DATA_URL = /data:([\w.+-]+\/[\w.+-]+)?;base64,[A-Za-z0-9+/=]{16,}/g;
 const BASE64_RUN = /[A-Za-z0-9+/]{512,}={0,2}/g;
@@ -13,15 +18,15 @@ const BASE64_RUN = /[A-Za-z0-9+/]{512,}={0,2}/g;
 // eslint-disable-next-line no-control-regex
 const BINARY = /[\u0000-\u0008\u000e-\u001f]{1,}[\s\S]*/;
 
-export function sanitize(contribution: Contribution): { text: string; omissions: string[] } {
+export function sanitize(contribution: ItemText): { text: string; omissions: string[] } {
   const omissions: string[] = [];
-  let text = contribution.text ?? '';
-  text = text.replace(DATA_URL, (whole, mime: string | undefined) => {
+  let text = contribution.text;
+  text = text.replace(DATA_URL, (whole: string, mime: string | undefined) => {
     const note = `[${mime ?? 'binary'} body omitted: ${fmtBytes(Math.floor((whole.length * 3) / 4))} of base64]`;
     omissions.push(note.slice(1, -1));
     return note;
   });
-  text = text.replace(BASE64_RUN, (whole) => {
+  text = text.replace(BASE64_RUN, (whole: string) => {
     const note = `[base64-like run omitted: ${fmtBytes(whole.length)}]`;
     omissions.push(note.slice(1, -1));
     return note;
@@ -38,15 +43,11 @@ export function sanitize(contribution: Contribution): { text: string; omissions:
   return { text, omissions };
 }
 
-export function pageText(contribution: Contribution, page: number) {
+export function pageText(contribution: ItemText, page: number) {
   const { text, omissions } = sanitize(contribution);
   const pageCount = Math.max(1, Math.ceil(text.length / ITEM_PAGE_CHARS));
   if (!Number.isInteger(page) || page < 0 || page >= pageCount) {
-    throw new AppError(
-      'invalid',
-      'page_out_of_range',
-      `page ${page} is out of range: this item has ${pageCount} page${pageCount === 1 ? '' : 's'} (0–${pageCount - 1})`,
-    );
+    throw new PageOutOfRange(page, pageCount, 'this item');
   }
   return {
     page,
@@ -57,7 +58,7 @@ export function pageText(contribution: Contribution, page: number) {
   };
 }
 
-export function previewText(contribution: Contribution, max: number): { preview: string; truncated: boolean } {
+export function previewText(contribution: ItemText, max: number): { preview: string; truncated: boolean } {
   const { text } = sanitize(contribution);
   return text.length > max
     ? { preview: `${text.slice(0, max)}…`, truncated: true }

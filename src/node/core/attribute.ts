@@ -1,0 +1,406 @@
+/**
+ * What each sent part puts in the model's context, and which semantic source it belongs to.
+ * Pure: a message's view (request-view.ts) in, contributions out. A tool call's input and
+ * result go to one source, decided by the first rule that applies (contract §3): an explicit
+ * `state.metadata.investibook.source`, the `skill` tool, the path in its input, workspace paths
+ * named in a shell command (the largest file if several), else Unknown tool payload.
+ */
+import { fmtBytes } from '../../shared/format';
+import {
+  isWorkspaceContext,
+  parseReadCall,
+  parseWorkspaceContext,
+  splitReminders,
+  type Json,
+  type Reminder,
+  type ToolPart,
+} from '../../shared/opencode/format';
+import { isSourceId, type SourceId } from '../../shared/wire';
+import { contentHash } from './hash';
+import { classifyPath, describeScope, toWorkspacePath } from './paths';
+import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';
+import { shellPaths } from './shell-paths';
+
+export interface Contribution {
+  /** Identity across model calls: the same key is the same content in the same form. */
+  key: string;
+  source: SourceId;
+  label: string;
+  /** Internal locator: messages_v2/ID/parts/N[#…] or file:PATH. */
+  sourceRef: string;
+  /** The texts the model reads for this item (estimated, never stored in the report). */
+  texts: string[];
+  bytes: number;
+  path?: string;
+  /** Reads with the same key read the same file (and range)… */
+  readKey?: string;
+  /** …and with the same content hash, the same content: a true duplicate. */
+  contentKey?: string;
+  /** The skill a `skill` call loaded. */
+  skill?: string;
+  /** When this form of the item is in view (a pruned output: whole until, placeholder from). */
+  until?: number;
+  from?: number;
+}
+
+export interface AttributionContext {
+  /** Workspace root now; roots recorded in assistant info are added per message. */
+  root: string;
+  instructionFiles: ReadonlySet<string>;
+  /**
+   * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
+   * messages record none, yet their attached files carry absolute paths.
+   */
+  sessionRoots?: readonly string[];
+  /** Size of a workspace file in bytes (0 for a folder), or null when there is none (shell paths). */
+  fileSize: (path: string) => number | null;
+  /** Enabled skill names to look for in the conversation. */
+  skillNames?: readonly string[];
+  /**
+   * History only feeds the calibration and the timeline: no content keys (duplicates) and no
+   * skill mentions (unused skills) are worked out for it.
+   */
+  light?: boolean;
+}
+
+export interface MessageContributions {
+  contributions: Contribution[];
+  /** Enabled skills this message names outside of loading them. */
+  mentions: string[];
+  warnings: string[];
+}
+
+/** UTF-8 length without encoding (no allocation: texts can be megabytes). */
+export function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      // A surrogate pair: 4 bytes for two UTF-16 units.
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        i++;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+export function attributeMessage(
+  message: StoredMessage,
+  view: MessageView,
+  context: AttributionContext,
+): MessageContributions {
+  const out: MessageContributions = { contributions: [], mentions: [], warnings: [] };
+  if (view.skipped) return out;
+  const roots = recordedRoots(message, context.root);
+  for (const root of context.sessionRoots ?? []) if (!roots.includes(root)) roots.push(root);
+  const walker = new Walker(message, roots, context, out);
+  walker.walk(view.sent);
+  return out;
+}
+
+/**
+ * Where absolute paths of a message are read from: the workspace folder now, else the folder
+ * the agent ran in (`info.path.cwd`: the workspace folder, where the agent is started), else its
+ * worktree (`info.path.root`). A worktree of "/" (OpenCode outside a git repository) says
+ * nothing and is never used.
+ */
+export function recordedRoots(message: Pick<StoredMessage, 'info'>, root?: string): string[] {
+  const roots = root === undefined ? [] : [root];
+  for (const recorded of [message.info.path?.cwd, message.info.path?.root]) {
+    if (recorded && recorded !== '/' && !roots.includes(recorded)) roots.push(recorded);
+  }
+  return roots;
+}
+
+class Walker {
+  /** The folder the agent ran in, relative to the workspace ('' at its root). */
+  private readonly cwdInside: string;
+
+  constructor(
+    private readonly message: StoredMessage,
+    private readonly roots: readonly string[],
+    private readonly context: AttributionContext,
+    private readonly out: MessageContributions,
+  ) {
+    const cwd = message.info.path?.cwd;
+    const inside = cwd ? toWorkspacePath(cwd, [context.root, ...roots.slice(1).filter((r) => r !== cwd)]) : null;
+    this.cwdInside = inside ?? '';
+  }
+
+  private contentKey(text: string): { contentKey?: string } {
+    return this.context.light ? {} : { contentKey: contentHash(text) };
+  }
+
+  private ref(index: number, suffix = ''): string {
+    return `messages_v2/${this.message.id}/parts/${index}${suffix}`;
+  }
+
+  private add(
+    source: SourceId,
+    label: string,
+    sourceRef: string,
+    texts: string[],
+    extra: Partial<Omit<Contribution, 'source' | 'label' | 'sourceRef' | 'texts' | 'bytes' | 'key'>> & {
+      key?: string;
+    } = {},
+  ): void {
+    const { key, ...rest } = extra;
+    const bytes = texts.reduce((n, text) => n + utf8Bytes(text), 0);
+    for (const name of this.context.light ? [] : (this.context.skillNames ?? [])) {
+      if (name === rest.skill || this.out.mentions.includes(name)) continue;
+      if (texts.some((text) => text.includes(name))) this.out.mentions.push(name);
+    }
+    this.out.contributions.push({ key: key ?? sourceRef, source, label, sourceRef, texts, bytes, ...rest });
+  }
+
+  walk(sent: readonly SentPart[]): void {
+    for (let k = 0; k < sent.length; k++) {
+      const part = sent[k]!;
+      // A file attached to the prompt: "Called the Read tool…" then the read output.
+      if (part.kind === 'text' && part.synthetic) {
+        const call = parseReadCall(part.text);
+        if (call) {
+          const next = sent[k + 1];
+          const output = next?.kind === 'text' && next.synthetic && !parseReadCall(next.text) ? next : undefined;
+          this.attachedRead(part.index, call.input, part.text, output?.text);
+          if (output) k++;
+          continue;
+        }
+      }
+      this.part(part);
+    }
+  }
+
+  private part(part: SentPart): void {
+    const { index } = part;
+    switch (part.kind) {
+      case 'text':
+        return this.text(part.text, part.synthetic, index);
+      case 'reasoning':
+        if (part.text.trim() === '') return;
+        return this.add('assistant_reasoning', `Reasoning: ${preview(part.text)}`, this.ref(index), [part.text]);
+      case 'compaction':
+        return this.add('conversation', 'Compaction request', this.ref(index), [part.text]);
+      case 'subtask':
+        return this.add('conversation', `Subtask: ${preview(part.description || part.text)}`, this.ref(index), [
+          part.text,
+        ]);
+      case 'file':
+        return this.file(part.file, index);
+      case 'tool':
+        return this.tool(part, index);
+    }
+  }
+
+  private text(text: string, synthetic: boolean, index: number): void {
+    const { info } = this.message;
+    if (synthetic && isWorkspaceContext(text)) return this.workspaceContext(text, index);
+    if (info.role === 'assistant') {
+      const label = info.summary ? 'Compaction summary' : `Assistant reply: ${preview(text)}`;
+      return this.add('conversation', label, this.ref(index), [text]);
+    }
+    const label = synthetic ? `Synthetic prompt text: ${preview(text)}` : `User message: ${preview(text)}`;
+    this.add('conversation', label, this.ref(index), [text]);
+  }
+
+  private workspaceContext(text: string, index: number): void {
+    const { sections, framing } = parseWorkspaceContext(text);
+    sections.forEach((section, n) => {
+      let source: SourceId = 'conversation';
+      if (isSourceId(section.source)) source = section.source;
+      else
+        this.out.warnings.push(
+          `${this.ref(index)}: workspace-context section has unknown source ${JSON.stringify(section.source)}; counted as Conversation`,
+        );
+      this.add(source, `Workspace context: ${section.label}`, this.ref(index, `#section-${n}`), [section.text]);
+    });
+    if (framing.trim()) this.add('conversation', 'Workspace context: framing', this.ref(index, '#framing'), [framing]);
+  }
+
+  private attachedRead(index: number, input: Json | null, callText: string, output: string | undefined): void {
+    if (input === null) this.out.warnings.push(`${this.ref(index)}: attached read call has invalid JSON input`);
+    const recorded = input ? (str(input.filePath) ?? str(input.path)) : undefined;
+    const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
+    const classified = path === null ? null : classifyPath(path, this.context.instructionFiles);
+    const { body, reminders } = output === undefined ? { body: '', reminders: [] } : splitReminders(output);
+    const label = (classified?.readLabel ?? 'Read file outside the workspace') + ' (attached)';
+    this.add(
+      classified?.source ?? 'unknown_tool_payload',
+      label,
+      this.ref(index),
+      output === undefined ? [callText] : [callText, body],
+      {
+        ...(path === null ? {} : { path, readKey: `read:${path}::`, ...this.contentKey(body) }),
+      },
+    );
+    this.reminders(reminders, index);
+  }
+
+  private file(file: { mime: string; filename?: string; url: string; sourcePath?: string }, index: number): void {
+    const name = file.filename ?? file.sourcePath ?? (file.url.split('/').pop() || 'unnamed');
+    let size = '';
+    const dataUrl = /^data:[^;,]*(;base64)?,/.exec(file.url);
+    if (dataUrl) {
+      const body = file.url.length - dataUrl[0].length;
+      size = `, ${fmtBytes(dataUrl[1] ? Math.floor((body * 3) / 4) : body)}`;
+    }
+    // The model gets the file itself; the server counts what it can see: its description.
+    const meta = JSON.stringify({
+      type: 'file',
+      mime: file.mime,
+      filename: name,
+      ...(dataUrl ? {} : { url: file.url }),
+    });
+    this.add('attachment_metadata', `Attachment: ${name} (${file.mime}${size})`, this.ref(index), [meta]);
+  }
+
+  private tool(part: Extract<SentPart, { kind: 'tool' }>, index: number): void {
+    const { tool: call, result } = part;
+    const name = call.tool;
+    const inputText = JSON.stringify(call.rawInput);
+    let suffix = '';
+    let output = result.text;
+    let reminders: Reminder[] = [];
+    switch (result.form) {
+      case 'output':
+        ({ body: output, reminders } = splitReminders(result.text));
+        break;
+      case 'pruned':
+        suffix = ' (output cleared)';
+        break;
+      case 'error':
+        suffix = ' (error)';
+        break;
+      case 'interrupted':
+      case 'interrupted-output':
+        suffix = ' (interrupted)';
+        break;
+    }
+    const texts = [`${name} ${inputText}`, output];
+    if (result.form === 'output') {
+      for (const media of result.media)
+        texts.push(`${media.filename ?? ''} ${media.mime}${isMedia(media.mime) ? ' (media)' : ''}`);
+    }
+    const { source, label, path, readKey, skill } = this.classifyTool(call, index);
+    const pruned = result.form === 'pruned';
+    if (pruned) {
+      // Before OpenCode pruned it, the whole output was sent: calls made until then saw that.
+      this.add(source, label, this.ref(index), [`${name} ${inputText}`, call.output ?? ''], {
+        ...(path ? { path } : {}),
+        ...(skill ? { skill } : {}),
+        until: call.time.compacted ?? 0,
+      });
+    }
+    this.add(source, label + suffix, this.ref(index), texts, {
+      key: pruned ? this.ref(index, '#pruned') : this.ref(index),
+      ...(path ? { path } : {}),
+      ...(readKey && result.form === 'output' ? { readKey, ...this.contentKey(output) } : {}),
+      ...(skill ? { skill } : {}),
+      ...(pruned ? { from: call.time.compacted ?? 0 } : {}),
+    });
+    this.reminders(reminders, index);
+  }
+
+  /** The semantic source of a tool call, its label and what it read. */
+  private classifyTool(call: ToolPart, index: number) {
+    const { input, tool: name } = call;
+    const recordedPath = str(input.filePath) ?? str(input.path);
+    const path = recordedPath === undefined ? undefined : toWorkspacePath(recordedPath, this.roots);
+    const classified = path === undefined || path === null ? null : classifyPath(path, this.context.instructionFiles);
+    let source: SourceId = classified?.source ?? 'unknown_tool_payload';
+    let label: string;
+    let readKey: string | undefined;
+    let skill: string | undefined;
+    if (name === 'skill') {
+      skill = str(input.name) ?? str(call.metadata.name) ?? 'unnamed';
+      source = 'skills_knowledge';
+      label = `Loaded skill: ${skill}`;
+    } else if (name === 'read' && path !== undefined) {
+      label = classified?.readLabel ?? `Read file outside the workspace: ${recordedPath}`;
+      const range = [input.offset, input.limit].map((v) => (typeof v === 'number' ? v : '')).join(':');
+      if (path !== null) readKey = `read:${path}:${range}`;
+      if (range !== ':') label += ` (lines ${describeRange(input.offset, input.limit)})`;
+    } else if (typeof input.command === 'string' && path === undefined) {
+      const named = this.shellSource(input.command);
+      source = named?.source ?? 'unknown_tool_payload';
+      label = `Shell: ${preview(input.command, 60)}`;
+      if (named) return { source, label, path: named.path, readKey, skill };
+    } else {
+      label = `Tool call: ${name} — ${toolSummary(name, input, path)}`;
+    }
+    const tag = isObject(call.metadata.investibook) ? call.metadata.investibook.source : undefined;
+    if (tag !== undefined && !isSourceId(tag))
+      this.out.warnings.push(
+        `${this.ref(index)}: investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`,
+      );
+    if (isSourceId(tag)) source = tag;
+    return { source, label, path: path ?? undefined, readKey, skill };
+  }
+
+  /** Workspace paths named by a shell command decide its source; the largest file wins. */
+  private shellSource(command: string): { source: SourceId; path: string } | null {
+    let best: { source: SourceId; path: string; size: number } | null = null;
+    for (const candidate of shellPaths(command)) {
+      // Relative paths are relative to the folder the command ran in.
+      const named = candidate.startsWith('/') || this.cwdInside === '' ? candidate : `${this.cwdInside}/${candidate}`;
+      const path = toWorkspacePath(named, this.roots);
+      if (path === null || path === '' || path === '.') continue;
+      const classified = classifyPath(path, this.context.instructionFiles);
+      if (classified.source === 'unknown_tool_payload') continue;
+      const size = this.context.fileSize(path);
+      // A bare word (`ls evidence`, but also a grep pattern) names a path only if it exists.
+      if (size === null && !/[/.]/.test(candidate)) continue;
+      if (!best || (size ?? -1) > best.size) best = { source: classified.source, path, size: size ?? -1 };
+    }
+    return best && { source: best.source, path: best.path };
+  }
+
+  private reminders(reminders: Reminder[], index: number): void {
+    reminders.forEach((reminder, n) => {
+      const path = toWorkspacePath(reminder.from, this.roots) ?? reminder.from;
+      this.add(
+        'agent_instructions',
+        `Instructions: ${path} (loaded with a read)`,
+        this.ref(index, `#reminder-${n}`),
+        [reminder.text],
+        {
+          path,
+        },
+      );
+    });
+  }
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function toolSummary(tool: string, input: Json, path: string | null | undefined): string {
+  const pattern = str(input.pattern) ?? str(input.query);
+  if (pattern !== undefined) {
+    const scope = path === undefined ? '' : ` in ${describeScope(path)}`;
+    return `"${preview(pattern, 40)}"${scope}`;
+  }
+  if (path !== undefined) return describeScope(path);
+  const first = Object.values(input).find((value) => typeof value === 'string');
+  return typeof first === 'string' ? preview(first, 60) : tool;
+}
+
+function describeRange(offset: unknown, limit: unknown): string {
+  const start = typeof offset === 'number' ? offset : 1;
+  return typeof limit === 'number' ? `${start}–${start + limit - 1}` : `${start}–end`;
+}
+
+export function preview(text: string, max = 60): string {
+  // Only the head can show: collapsing the whitespace of a megabyte output would be wasted.
+  const flat = text
+    .slice(0, max * 8)
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,365 @@
+/**
+ * Assembles the report of contract §4 from plain data: the calibrated view of the context,
+ * the excluded history and omissions, and the latest ACP usage. Pure and deterministic.
+ *
+ * Invariant: when there is a total, the sources' scaledTokens plus `calibration.unattributed`
+ * add up to it exactly.
+ */
+import {
+  SOURCE_IDS,
+  SOURCE_LABELS,
+  type Basis,
+  type ContextReport,
+  type Excluded,
+  type ReportItem,
+  type SourceId,
+} from '../../shared/wire';
+import { apportion } from './apportion';
+import type { Calibration, Item, TokenConvention } from './calibrate';
+import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInput } from './figures';
+import { duplicateGroups, type DuplicateMark } from './duplicates';
+import { suggest } from './suggestions';
+import { downsample } from './timeline';
+import type { Tokens } from '../../shared/opencode/format';
+import type { WorkspaceSnapshot } from './workspace-items';
+
+export interface Omissions {
+  prunedOutputs: { count: number; bytes: number };
+  ignoredText: { count: number; bytes: number };
+  attachmentBodies: { count: number; bytes: number };
+  failedReplies: { count: number; bytes: number };
+  unsignedReasoning: { count: number; bytes: number };
+  bookkeeping: { count: number; bytes: number };
+}
+
+export const emptyOmissions = (): Omissions => ({
+  prunedOutputs: { count: 0, bytes: 0 },
+  ignoredText: { count: 0, bytes: 0 },
+  attachmentBodies: { count: 0, bytes: 0 },
+  failedReplies: { count: 0, bytes: 0 },
+  unsignedReasoning: { count: 0, bytes: 0 },
+  bookkeeping: { count: 0, bytes: 0 },
+});
+
+export interface ReportInput {
+  workspaceId: string;
+  sessionId: string | null;
+  generatedAt: string;
+  snapshotId: string;
+  estimator: { id: 'bpe' | 'chars4'; method: string };
+  workspace: WorkspaceSnapshot;
+  calibration: Calibration;
+  history: { messages: number; bytes: number };
+  omissions: Omissions;
+  usage: UsageInput | null;
+  provider: { messageId: string; tokens: Tokens; convention: TokenConvention; prompt: number } | null;
+  /** Skill names each message mentions, in view order (for "loaded but never used"). */
+  mentions: { messageId: string; names: string[] }[];
+  warnings: string[];
+  itemsLimit: number | 'all';
+}
+
+export const DEFAULT_ITEMS = 20;
+export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
+const RUNTIME_LABEL = 'OpenCode system prompt and tool schemas, measured';
+
+/** An item as the report counts it: its estimate and what it costs in the total. */
+export interface Counted {
+  item: Item;
+  scaled: number | null;
+  measured: boolean;
+  order: number;
+}
+
+export function buildReport(input: ReportInput): ContextReport {
+  const { calibration, usage } = input;
+  const used = usage?.contextUsed ?? null;
+  const pendingKeys = new Set(calibration.pending.map((i) => i.key));
+  const inTotal = calibration.view.filter((i) => !pendingKeys.has(i.key));
+  const offset0 = calibration.mode === 'measured' ? 1 : 0;
+  const viewOrder = new Map(calibration.view.map((item, index) => [item.key, index + offset0]));
+  const counted = countItems(input, inTotal, (item) => viewOrder.get(item.key) ?? 0);
+  const duplicates = duplicateGroups(calibration.view);
+
+  const bySource = new Map<SourceId, Counted[]>(SOURCE_IDS.map((id) => [id, []]));
+  for (const c of counted) bySource.get(c.item.source)!.push(c);
+
+  const sources = SOURCE_IDS.map((id) => {
+    const list = bySource.get(id)!;
+    const scaled = used === null || calibration.mode === 'estimate-only' ? null : sum(list.map((c) => c.scaled ?? 0));
+    const sorted = [...list].sort(
+      (a, b) => (b.scaled ?? b.item.tokens) - (a.scaled ?? a.item.tokens) || b.item.bytes - a.item.bytes,
+    );
+    const shown = input.itemsLimit === 'all' ? sorted : sorted.slice(0, input.itemsLimit);
+    const hidden = sorted.slice(shown.length);
+    return {
+      id,
+      label: SOURCE_LABELS[id],
+      estimatedTokens: sum(list.map((c) => c.item.tokens)),
+      scaledTokens: scaled,
+      percentOfUsed: percentOf(scaled, used),
+      bytes: sum(list.map((c) => c.item.bytes)),
+      itemCount: list.length,
+      items: shown.map((c) => toItem(c, used, duplicates.get(c.item))),
+      ...(scaled === null || list.length === 0 ? {} : { basis: basisOf(list, calibration.mode) }),
+      more: {
+        itemCount: hidden.length,
+        estimatedTokens: sum(hidden.map((c) => c.item.tokens)),
+        scaledTokens: scaled === null ? null : sum(hidden.map((c) => c.scaled ?? 0)),
+        bytes: sum(hidden.map((c) => c.item.bytes)),
+      },
+    };
+  });
+
+  const estimatedTotal = sum(counted.filter((c) => !c.item.sourceRef.startsWith('runtime:')).map((c) => c.item.tokens));
+  const repeated = [...duplicates.entries()].filter(([, d]) => d.ordinal > 1);
+  const scaledOf = new Map(counted.map((c) => [c.item.key, c.scaled ?? 0]));
+  // Measured: what left the context since the reference call, and the gap between that call's
+  // prompt and the agent's total. Scaled: only when nothing at all could be attributed.
+  const sourcesTotal = sum(sources.map((s) => s.scaledTokens ?? 0));
+  const unexplained =
+    calibration.mode === 'measured' ? calibration.unexplained : used !== null && sourcesTotal === 0 ? used : 0;
+  const left = calibration.mode === 'measured' ? calibration.left.tokens : 0;
+  // Request order, as the reader lists it: the measured runtime prompt first, then the view.
+  const offset = calibration.mode === 'measured' ? 1 : 0;
+  const orderOf = new Map(calibration.view.map((item, index) => [item.key, index + offset]));
+
+  return {
+    schemaVersion: 1,
+    workspaceId: input.workspaceId,
+    sessionId: input.sessionId,
+    generatedAt: input.generatedAt,
+    snapshotId: input.snapshotId,
+    actual: usage && {
+      contextUsed: usage.contextUsed,
+      contextSize: usage.contextSize,
+      percent: percentOfWindow(usage),
+      recordedAt: new Date(usage.recordedAt).toISOString(),
+      source: 'acp',
+    },
+    estimate: {
+      method: methodOf(input),
+      estimator: input.estimator.id,
+      totalTokens: estimatedTotal,
+      totalBytes: sum(inTotal.map((i) => i.bytes)),
+      itemCount: inTotal.length,
+      scale: used !== null && estimatedTotal > 0 ? round4(used / estimatedTotal) : null,
+    },
+    providerTokens: input.provider && {
+      messageId: input.provider.messageId,
+      input: input.provider.tokens.input,
+      output: input.provider.tokens.output,
+      cacheRead: input.provider.tokens.cacheRead,
+      cacheWrite: input.provider.tokens.cacheWrite,
+      promptTokens: input.provider.prompt,
+      convention: input.provider.convention,
+      cacheReadSharePercent:
+        input.provider.prompt > 0 && input.provider.tokens.cacheRead !== null
+          ? round2((input.provider.tokens.cacheRead / input.provider.prompt) * 100)
+          : null,
+    },
+    calibration: {
+      mode: calibration.mode,
+      calls: calibration.calls,
+      reference: calibration.reference,
+      totalIsCompaction: calibration.totalIsCompaction,
+      runtimeOverhead: calibration.runtimeOverhead,
+      overheadChanges: calibration.overheadChanges,
+      unattributed: {
+        tokens: left + unexplained,
+        leftSinceCall: left,
+        leftReason: calibration.mode === 'measured' ? calibration.left.reason : null,
+        unexplained,
+      },
+    },
+    pending: {
+      label: 'Added since the last model call',
+      estimatedTokens: sum(calibration.pending.map((i) => i.tokens)),
+      bytes: sum(calibration.pending.map((i) => i.bytes)),
+      itemCount: calibration.pending.length,
+      items: calibration.pending.map((item) => ({
+        ...toItem(
+          { item, scaled: null, measured: false, order: orderOf.get(item.key) ?? 0 },
+          used,
+          duplicates.get(item),
+        ),
+        source: item.source,
+      })),
+    },
+    timeline: downsample(calibration.timeline).map((p) => ({ ...p, at: new Date(p.at).toISOString() })),
+    sources,
+    duplicates: {
+      files: new Set(repeated.map(([item]) => `${item.readKey}\u0000${item.contentKey}`)).size,
+      extraReads: repeated.length,
+      repeatedEstimatedTokens: sum(repeated.map(([item]) => item.tokens)),
+      repeatedScaledTokens: used === null ? null : sum(repeated.map(([item]) => scaledOf.get(item.key) ?? 0)),
+    },
+    excluded: [...input.workspace.excluded, ...excludedEntries(input.history, input.omissions)],
+    suggestions: suggest({ input, counted, duplicates, used }),
+    notes: notes(input),
+    warnings: [...input.workspace.warnings, ...input.warnings],
+  };
+}
+
+/** Each item with its share of the total: measured, scaled in proportion, or none. */
+function countItems(input: ReportInput, inTotal: readonly Item[], orderOf: (item: Item) => number): Counted[] {
+  const { calibration, usage } = input;
+  if (calibration.mode === 'measured') {
+    const overhead: Item = {
+      key: RUNTIME_REF,
+      source: 'agent_instructions',
+      label: RUNTIME_LABEL,
+      sourceRef: RUNTIME_REF,
+      tokens: calibration.runtimeOverhead ?? 0,
+      bytes: 0,
+    };
+    return [
+      { item: overhead, scaled: calibration.runtimeOverhead ?? 0, measured: true, order: 0 },
+      ...inTotal.map((item) => ({
+        item,
+        scaled: calibration.measured.get(item.key) ?? 0,
+        measured: calibration.measuredBasis.get(item.key) === 'measured',
+        order: orderOf(item),
+      })),
+    ];
+  }
+  if (calibration.mode === 'scaled' && usage) {
+    // No per-call counts: the total is shared out in proportion, source by source, then item by item.
+    const bySource = SOURCE_IDS.map((id) => inTotal.filter((i) => i.source === id));
+    const perSource = apportion(
+      usage.contextUsed,
+      bySource.map((list) => sum(list.map((i) => i.tokens))),
+    );
+    const scaled = new Map<string, number>();
+    bySource.forEach((list, s) => {
+      const parts = apportion(
+        perSource[s]!,
+        list.map((i) => i.tokens),
+      );
+      list.forEach((item, k) => scaled.set(item.key, parts[k]!));
+    });
+    return inTotal.map((item) => ({ item, scaled: scaled.get(item.key) ?? 0, measured: false, order: orderOf(item) }));
+  }
+  return inTotal.map((item) => ({ item, scaled: null, measured: false, order: orderOf(item) }));
+}
+
+function basisOf(list: readonly Counted[], mode: Calibration['mode']): Basis {
+  if (mode !== 'measured') return 'scaled';
+  const measured = list.filter((c) => c.measured).length;
+  return measured === list.length ? 'measured' : measured === 0 ? 'estimated' : 'mixed';
+}
+
+function toItem(c: Counted, used: number | null, duplicate: DuplicateMark | undefined): ReportItem {
+  const { item } = c;
+  return {
+    id: itemId(item.sourceRef),
+    label: item.label,
+    sourceRef: item.sourceRef,
+    estimatedTokens: item.tokens,
+    scaledTokens: c.scaled,
+    percentOfUsed: percentOf(c.scaled, used),
+    bytes: item.bytes,
+    ...(item.path !== undefined ? { path: item.path } : {}),
+    ...(duplicate ? { duplicate } : {}),
+    order: c.order,
+    ...(c.measured ? { measured: true } : {}),
+    ...(item.sourceRef === RUNTIME_REF ? { runtime: true } : {}),
+  };
+}
+
+function methodOf(input: ReportInput): string {
+  const { calibration } = input;
+  const base = input.estimator.method;
+  if (calibration.mode === 'measured') {
+    const n = calibration.timeline.length;
+    return `${base}, calibrated by ${n} provider-measured model call${n === 1 ? '' : 's'}`;
+  }
+  if (calibration.mode === 'scaled')
+    return `${base}, scaled in proportion to the ACP total (no per-call provider counts)`;
+  return `${base} (no ACP total yet)`;
+}
+
+function excludedEntries(history: ReportInput['history'], o: Omissions): Excluded[] {
+  const out: Excluded[] = [];
+  const add = (count: number, bytes: number, label: string, reason: string) => {
+    if (count > 0) out.push({ label, reason, bytes, count });
+  };
+  add(
+    history.messages,
+    history.bytes,
+    'History before the latest compaction',
+    'Replaced by the compaction summary; the model no longer sees these messages (OpenCode keeps only the tail it names).',
+  );
+  add(
+    o.prunedOutputs.count,
+    o.prunedOutputs.bytes,
+    'Pruned tool outputs',
+    'Cleared by OpenCode; the model sees "[Old tool result content cleared]" instead.',
+  );
+  add(
+    o.failedReplies.count,
+    o.failedReplies.bytes,
+    'Failed replies',
+    'Assistant messages that ended in an error (other than an interruption with output) are never sent again.',
+  );
+  add(
+    o.attachmentBodies.count,
+    o.attachmentBodies.bytes,
+    'Attachment bodies (base64)',
+    'The model gets the file itself; the server counts its description only.',
+  );
+  add(o.ignoredText.count, o.ignoredText.bytes, 'Ignored text parts', 'Marked ignored; never sent to the model.');
+  add(
+    o.unsignedReasoning.count,
+    o.unsignedReasoning.bytes,
+    'Reasoning without a signature',
+    "Anthropic's API drops reasoning it cannot verify, so it is not sent again.",
+  );
+  add(
+    o.bookkeeping.count,
+    o.bookkeeping.bytes,
+    'Bookkeeping parts (step, patch, snapshot, agent, retry)',
+    'Kept by OpenCode for itself; never sent to the model.',
+  );
+  return out;
+}
+
+function notes(input: ReportInput): string[] {
+  const { calibration, usage } = input;
+  const out = [`Estimated with ${input.estimator.method}: not tokenizer-exact for the agent's model.`];
+  if (calibration.mode === 'measured') {
+    const ref = calibration.reference!;
+    out.push(
+      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are OpenCode's own system prompt, environment and tool schemas, which the server cannot see (measured at the first call).`,
+    );
+    if (calibration.totalIsCompaction)
+      out.push(
+        `The agent's latest total is the prompt of its compaction call (the history it sent to be summarised), not a request of the conversation: the figures describe the latest measured request (${ref.promptTokens} tokens), what has left the context since, and what the next request will hold.`,
+      );
+    else if (!ref.matchesUsage)
+      out.push(
+        `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${ref.promptTokens} tokens); the difference is shown as unexplained.`,
+      );
+    if (calibration.overheadChanges.length > 0)
+      out.push(
+        `The runtime overhead was re-measured ${calibration.overheadChanges.length} time${calibration.overheadChanges.length === 1 ? '' : 's'} where a call grew by more or less than its new content explains.`,
+      );
+    if (calibration.left.tokens > 0)
+      out.push(
+        `${calibration.left.tokens} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? 'pruned by OpenCode' : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
+      );
+    if (calibration.pending.length > 0)
+      out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");
+  } else if (calibration.mode === 'scaled') {
+    out.push(
+      "Scaled: the session has no per-call provider counts, so the agent's total is shared out in proportion to the estimates; the runtime's own system prompt and tool schemas, which the server cannot see, are spread over every source.",
+    );
+  }
+  out.push(
+    'Shell commands count for the workspace files they name (the largest if several); other tool calls by the path in their input.',
+    'Only visible, persisted reasoning is counted; hidden model reasoning is never guessed.',
+  );
+  if (usage === null)
+    out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only.');
+  return out;
+}

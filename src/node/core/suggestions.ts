@@ -1,0 +1,132 @@
+/**
+ * Suggestions from the report's own figures, never guesses: the same content read again, one
+ * item dominating the used context, pruned outputs, a nearly full window, and skills loaded but
+ * never named since. Pure.
+ */
+import { fmt, fmtBytes } from '../../shared/format';
+import type { Suggestion } from '../../shared/wire';
+import type { Counted, ReportInput } from './build-report';
+import type { Item } from './calibrate';
+import type { DuplicateMark } from './duplicates';
+import { itemId, percentOfWindow, round2, sum } from './figures';
+
+/** One item above this share of the used context is worth a look. */
+export const LARGE_ITEM_PERCENT = 20;
+/** Above this share of the window, compaction is near. */
+export const NEAR_COMPACTION_PERCENT = 80;
+
+export interface SuggestFacts {
+  input: ReportInput;
+  counted: readonly Counted[];
+  duplicates: Map<Item, DuplicateMark>;
+  used: number | null;
+}
+
+export function suggest({ input, counted, duplicates, used }: SuggestFacts): Suggestion[] {
+  const out: Suggestion[] = [];
+  const scaledOf = new Map(counted.map((c) => [c.item.key, c.scaled]));
+  const cost = (item: Item) => scaledOf.get(item.key) ?? null;
+  const tokensOf = (item: Item) => {
+    const scaled = cost(item);
+    return scaled === null ? `≈${fmt(item.tokens)} estimated tokens` : `${fmt(scaled)} tokens`;
+  };
+
+  const groups = new Map<string, Item[]>();
+  for (const [item] of duplicates) {
+    const key = `${item.readKey}\u0000${item.contentKey}`;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  for (const group of groups.values()) {
+    const extra = group.slice(1);
+    const repeated = sum(extra.map((i) => i.tokens));
+    const repeatedScaled = used === null ? null : sum(extra.map((i) => cost(i) ?? 0));
+    const what = group[0]!.path ?? group[0]!.label;
+    out.push({
+      kind: 'duplicate_read',
+      severity: 'warning',
+      title: `${what} is in context ${group.length} times`,
+      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ≈${fmt(repeated)} estimated tokens${repeatedScaled === null ? '' : ` (${fmt(repeatedScaled)} of the used context)`}. Ask the agent to refer to the earlier read instead of reading again.`,
+      itemIds: group.map((i) => itemId(i.sourceRef)),
+      figures: {
+        reads: group.length,
+        repeatedEstimatedTokens: repeated,
+        ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }),
+      },
+    });
+  }
+
+  if (used !== null && used > 0) {
+    for (const c of counted) {
+      // The runtime's own prompt is not something a narrower read can shrink.
+      if (c.scaled === null || c.item.sourceRef.startsWith('runtime:')) continue;
+      const share = (c.scaled / used) * 100;
+      if (share <= LARGE_ITEM_PERCENT) continue;
+      out.push({
+        kind: 'large_item',
+        severity: 'warning',
+        title: `${c.item.label} is ${share.toFixed(1)}% of the used context`,
+        detail: `One item holds ${tokensOf(c.item)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
+        itemIds: [itemId(c.item.sourceRef)],
+        figures: { percentOfUsed: round2(share), scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
+      });
+    }
+  }
+
+  const pruned = input.omissions.prunedOutputs;
+  if (pruned.count > 0) {
+    out.push({
+      kind: 'pruned_outputs',
+      severity: 'info',
+      title: `${pruned.count} tool output${pruned.count === 1 ? ' was' : 's were'} pruned`,
+      detail: `OpenCode cleared ${fmtBytes(pruned.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
+      itemIds: [],
+      figures: { count: pruned.count, bytes: pruned.bytes },
+    });
+  }
+
+  const usage = input.usage;
+  const windowPercent = usage ? percentOfWindow(usage) : null;
+  if (usage && windowPercent !== null && windowPercent >= NEAR_COMPACTION_PERCENT) {
+    out.push({
+      kind: 'near_compaction',
+      severity: 'warning',
+      title: `The context window is ${windowPercent.toFixed(1)}% full: compaction is near`,
+      detail: `${fmt(usage.contextUsed)} of ${fmt(usage.contextSize)} tokens are used. When the window fills, OpenCode compacts the history into a summary and the details above leave the context.`,
+      itemIds: [],
+      figures: { percent: windowPercent, contextUsed: usage.contextUsed, contextSize: usage.contextSize ?? 0 },
+    });
+  }
+
+  // A skill loaded and then never named again by anyone: its body may be dead weight.
+  const order = input.mentions.map((m) => m.messageId);
+  const lastMention = new Map<string, number>();
+  input.mentions.forEach(({ names }, index) => names.forEach((name) => lastMention.set(name, index)));
+  const latestLoad = new Map<string, { load: Item; index: number; count: number }>();
+  for (const item of input.calibration.view) {
+    if (!item.skill) continue;
+    const messageId = /^messages_v2\/(.+?)\/parts\//.exec(item.sourceRef)?.[1];
+    const index = messageId === undefined ? -1 : order.indexOf(messageId);
+    latestLoad.set(item.skill, { load: item, index, count: (latestLoad.get(item.skill)?.count ?? 0) + 1 });
+  }
+  for (const [name, { load, index, count }] of latestLoad) {
+    const laterMessages = order.length - index - 1;
+    if (index < 0 || laterMessages === 0 || (lastMention.get(name) ?? -1) > index) continue;
+    const scaled = cost(load);
+    out.push({
+      kind: 'unused_skill',
+      severity: 'info',
+      title: `Skill ${name} was loaded but not referenced since`,
+      detail: `${count > 1 ? `Its latest of ${count} loads` : 'Loading it'} put ${tokensOf(load)} in context; no later message names it in ${laterMessages} message${laterMessages === 1 ? '' : 's'}.`,
+      itemIds: [itemId(load.sourceRef)],
+      figures: {
+        estimatedTokens: load.tokens,
+        loads: count,
+        laterMessages,
+        ...(scaled === null ? {} : { scaledTokens: scaled }),
+      },
+    });
+  }
+  return out;
+}

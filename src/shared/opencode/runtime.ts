@@ -1,0 +1,51 @@
+/**
+ * What OpenCode (opencode-ai 1.18.33) itself adds to every request around the persisted
+ * messages, as far as the server can know it: the instruction blocks and the skill catalog
+ * (SystemPrompt.skills + Skill.fmt), built-in skill included. The rest of the system prompt
+ * and the tool schemas are invisible to the server and are measured, not written down here.
+ */
+import { escapeXml } from './format';
+
+/** `Instruction.system`: each instruction file as one system block. */
+export function instructionBlock(absolutePath: string, content: string): string {
+  return `Instructions from: ${absolutePath}\n${content}`;
+}
+
+export interface CatalogSkill {
+  name: string;
+  description: string;
+  /** The SKILL.md location OpenCode prints (absolute path), or "<built-in>". */
+  location: string;
+}
+
+/** Skills OpenCode ships with and lists in every catalog. */
+export const BUILT_IN_SKILLS: readonly CatalogSkill[] = [
+  {
+    name: 'customize-opencode',
+    description:
+      "Use ONLY when the user is editing or creating opencode's own configuration: opencode.json, opencode.jsonc, files under .opencode/, or files under ~/.config/opencode/. Also use when creating or fixing opencode agents, subagents, skills, plugins, MCP servers, or permission rules. Do not use for the user's own application code, or for any project that is not configuring opencode itself.",
+    location: '<built-in>',
+  },
+];
+
+/**
+ * The skill catalog section of the system prompt: sorted by name, only skills with a
+ * description, names and descriptions as written, locations XML-escaped.
+ */
+export function skillCatalogText(skills: readonly CatalogSkill[]): string {
+  const listed = [...skills]
+    .filter((s) => s.description !== '')
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = listed.flatMap((s) => [
+    '  <skill>',
+    `    <name>${s.name}</name>`,
+    `    <description>${s.description}</description>`,
+    `    <location>${escapeXml(s.location)}</location>`,
+    '  </skill>',
+  ]);
+  return [
+    'Skills provide specialized instructions and workflows for specific tasks.',
+    'Use the skill tool to load a skill when a task matches its description.',
+    ['<available_skills>', ...entries, '</available_skills>'].join('\n'),
+  ].join('\n');
+}

@@ -1,0 +1,201 @@
+/**
+ * The report's figures against the provider's own counts, on sessions recorded from the real
+ * OpenCode runtime: measured items and runtime overhead, content added after the last call,
+ * what left the context since, duplicates by content, shell reads, both cache conventions,
+ * usage rows that measured nothing, and the fallback when there are no per-call counts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateReport } from '../../src/node/report/context-report';
+import { openReadOnly } from '../../src/node/storage/store';
+import { contextReportSchema, type ContextReport, type SourceId } from '../../src/shared/wire';
+import { addUsage, createFixture, WS, type Fixture } from '../support/fixtures';
+import { loadRecording, seedRecording, type Recording } from '../support/recordings';
+
+let fx: Fixture | undefined;
+afterEach(() => fx?.cleanup());
+
+function reportOf(recording: Recording, change?: (fx: Fixture) => void): ContextReport {
+  fx = createFixture();
+  seedRecording(fx, recording, WS);
+  change?.(fx);
+  const db = openReadOnly(fx.dbPath);
+  try {
+    const report = generateReport(db, { workspaceId: WS, items: 'all' });
+    expect(contextReportSchema.safeParse(report).success).toBe(true);
+    return report;
+  } finally {
+    db.close();
+  }
+}
+
+const items = (r: ContextReport, id?: SourceId) =>
+  r.sources.filter((s) => id === undefined || s.id === id).flatMap((s) => s.items.map((i) => ({ ...i, source: s.id })));
+const total = (r: ContextReport) =>
+  r.sources.reduce((n, s) => n + (s.scaledTokens ?? 0), 0) + r.calibration!.unattributed.tokens;
+
+/** The step tokens of every assistant message, as the provider reported them. */
+function stepPrompts(recording: Recording): number[] {
+  return recording.export.messages
+    .filter((m) => m.info.role === 'assistant' && !m.info.summary)
+    .flatMap((m) => m.parts.filter((p) => p.type === 'step-finish'))
+    .map((p) => {
+      const t = p.tokens as { input: number; cache: { read: number; write: number } };
+      return t.input + t.cache.read + t.cache.write;
+    });
+}
+
+describe('calibration by the provider counts', () => {
+  it('shows the runtime overhead as a measured item and the final reply apart, outside the total', () => {
+    const recording = loadRecording('fresh');
+    const r = reportOf(recording);
+    expect(r.calibration).toMatchObject({ mode: 'measured', reference: { matchesUsage: true } });
+    expect(r.estimate.method).toMatch(/calibrated by \d+ provider-measured model calls/);
+    const overhead = items(r, 'agent_instructions').find((i) => i.runtime)!;
+    expect(overhead).toMatchObject({
+      label: 'OpenCode system prompt and tool schemas, measured',
+      measured: true,
+      order: 0,
+    });
+    expect(overhead.scaledTokens).toBe(r.calibration!.runtimeOverhead);
+    expect(r.pending!.items.map((i) => i.label)).toEqual([
+      expect.stringMatching(/^Assistant reply: Most likely cause/),
+    ]);
+    expect(items(r).some((i) => i.label.startsWith('Assistant reply: Most likely cause'))).toBe(false);
+    expect(total(r)).toBe(r.actual!.contextUsed);
+    // Tool results are measured by the growth of the call after them.
+    expect(items(r, 'evidence').every((i) => i.measured)).toBe(true);
+    expect(r.sources.find((s) => s.id === 'evidence')!.basis).toBe('measured');
+  });
+
+  it('draws the timeline from every measured call, its prompt exactly what the provider counted', () => {
+    const recording = loadRecording('fresh');
+    const r = reportOf(recording);
+    expect(r.timeline!.map((p) => p.promptTokens)).toEqual(stepPrompts(recording));
+    for (const point of r.timeline!) {
+      const sum = Object.values(point.bySource).reduce((a, b) => a + b, 0) + point.runtimeOverhead;
+      expect(sum).toBe(point.promptTokens);
+    }
+    expect(r.timeline!.some((p) => p.events.includes('skill'))).toBe(true);
+  });
+
+  it('marks compaction and pruning on the timeline, and counts pruned outputs as their placeholder', () => {
+    const pruning = reportOf(loadRecording('pruning'));
+    const point = pruning.timeline!.find((p) => p.events.includes('pruning'))!;
+    expect(point.promptTokens).toBeLessThan(pruning.timeline![pruning.timeline!.indexOf(point) - 1]!.promptTokens);
+    const cleared = items(pruning, 'evidence').filter((i) => i.label.endsWith('(output cleared)'));
+    expect(cleared.length).toBeGreaterThan(0);
+    expect(cleared.every((i) => (i.scaledTokens ?? 0) < 100)).toBe(true);
+    expect(pruning.excluded.find((e) => e.label === 'Pruned tool outputs')!.count).toBe(cleared.length);
+    const compacted = reportOf(loadRecording('compaction-tail'));
+    expect(compacted.timeline!.some((p) => p.events.includes('compaction'))).toBe(true);
+    expect(compacted.excluded.find((e) => e.label === 'History before the latest compaction')!.count).toBeGreaterThan(
+      0,
+    );
+  });
+
+  it('attributes shell commands by the workspace files they name, and flags only unchanged re-reads', () => {
+    const r = reportOf(loadRecording('shell-reread'));
+    const label = (start: string) => items(r).find((i) => i.label.startsWith(start))!;
+    expect(label('Shell: cat meta/cluster.json').source).toBe('cluster_alert_metadata');
+    expect(label('Shell: grep -c "ERROR" evidence/app.log').source).toBe('evidence');
+    expect(label('Shell: ls').source).toBe('unknown_tool_payload');
+    const hot = items(r).filter((i) => i.label === 'Read evidence: pd-hot-regions.txt');
+    expect(hot.map((i) => i.duplicate?.ordinal)).toEqual([1, 2]);
+    // The notes were edited between the two reads: two different contents, no duplicate.
+    const notes = items(r).filter((i) => i.label === 'Read file: notes/findings.md');
+    expect(notes).toHaveLength(2);
+    expect(notes.every((i) => i.duplicate === undefined)).toBe(true);
+    expect(r.duplicates).toMatchObject({ files: 1, extraReads: 1 });
+  });
+
+  it('re-measures the runtime overhead when a call grows by more than what it added', () => {
+    const recording = loadRecording('fresh');
+    // As if new tools (an MCP server) joined at the fourth call: every later prompt is 3,000 tokens bigger.
+    const grown = structuredClone(recording);
+    const replies = grown.export.messages.filter((m) => m.info.role === 'assistant');
+    for (const reply of replies.slice(3)) {
+      for (const part of reply.parts) if (part.type === 'step-finish') (part.tokens as { input: number }).input += 3000;
+      (reply.info.tokens as { input: number }).input += 3000;
+    }
+    grown.acp.usageUpdates.at(-1)!.used += 3000;
+    const r = reportOf(grown);
+    expect(r.calibration!.overheadChanges).toEqual([{ messageId: replies[3]!.info.id, delta: expect.any(Number) }]);
+    expect(Math.abs(r.calibration!.overheadChanges[0]!.delta - 3000)).toBeLessThan(100);
+    expect(r.notes.some((n) => n.includes('re-measured'))).toBe(true);
+    expect(total(r)).toBe(r.actual!.contextUsed);
+  });
+
+  it('shows what no call explains as unexplained, never inside a source', () => {
+    const recording = loadRecording('fresh');
+    const r = reportOf(recording, (f) =>
+      addUsage(f.db, recording.acp.usageUpdates.at(-1)!.used + 500, { session: recording.sessionId }),
+    );
+    expect(r.calibration).toMatchObject({ reference: { matchesUsage: false }, unattributed: { unexplained: 500 } });
+    expect(total(r)).toBe(r.actual!.contextUsed);
+    expect(r.notes.some((n) => n.includes('unexplained'))).toBe(true);
+  });
+
+  it('skips a usage row of 0 (a cancelled or failed last call) for the previous total', () => {
+    const recording = loadRecording('faults');
+    const r = reportOf(recording, (f) => addUsage(f.db, 0, { session: recording.sessionId }));
+    expect(r.actual!.contextUsed).toBe(recording.acp.usageUpdates.at(-1)!.used);
+    expect(r.warnings.some((w) => w.includes('context_used 0'))).toBe(true);
+  });
+
+  it('reads the cache share under both conventions: input without or with the cached tokens', () => {
+    const recording = loadRecording('fresh');
+    const r = reportOf(recording);
+    const last = r.providerTokens!;
+    expect(last.convention).toBe('input-excludes-cache');
+    expect(last.promptTokens).toBe(last.input! + last.cacheRead! + last.cacheWrite!);
+    expect(last.cacheReadSharePercent).toBeCloseTo((last.cacheRead! / last.promptTokens!) * 100, 1);
+    // The same call as a provider that counts cached tokens inside input, with total = input + output.
+    const including = structuredClone(recording);
+    const reply = including.export.messages.at(-1)!;
+    const t = reply.info.tokens as {
+      total: number;
+      input: number;
+      output: number;
+      reasoning: number;
+      cache: { read: number };
+    };
+    t.input += t.cache.read;
+    t.total = t.input + t.output + t.reasoning;
+    const r2 = reportOf(including);
+    expect(r2.providerTokens).toMatchObject({ convention: 'input-includes-cache', promptTokens: t.input });
+    expect(r2.providerTokens!.cacheReadSharePercent).toBeCloseTo((t.cache.read / t.input) * 100, 1);
+    // Read the old way (cache over input + cache), the share would be about half of that.
+    expect(r2.providerTokens!.cacheReadSharePercent).toBeGreaterThan(
+      (t.cache.read / (t.input + t.cache.read)) * 100 + 20,
+    );
+  });
+
+  it('explains a total that is the prompt of a compaction call', () => {
+    const recording = structuredClone(loadRecording('compaction-tail'));
+    const summary = recording.export.messages.findIndex((m) => m.info.role === 'assistant' && m.info.summary === true);
+    recording.export.messages = recording.export.messages.slice(0, summary + 1);
+    const prompt = recording.requests.find((q) => q.kind === 'summary')!.usage.prompt_tokens;
+    recording.acp.usageUpdates = [{ ...recording.acp.usageUpdates[0]!, used: prompt }];
+    const r = reportOf(recording);
+    expect(r.calibration).toMatchObject({ totalIsCompaction: true });
+    expect(r.notes.some((n) => n.includes('compaction call'))).toBe(true);
+    expect(r.pending!.items.map((i) => i.label)).toEqual(
+      expect.arrayContaining(['Compaction request', 'Compaction summary']),
+    );
+    expect(total(r)).toBe(r.actual!.contextUsed);
+  });
+
+  it('falls back to scaling in proportion when there are no per-call counts, and says so', () => {
+    const recording = structuredClone(loadRecording('fresh'));
+    for (const message of recording.export.messages) {
+      message.parts = message.parts.filter((p) => p.type !== 'step-finish');
+      delete message.info.tokens;
+    }
+    const r = reportOf(recording);
+    expect(r.calibration!.mode).toBe('scaled');
+    expect(r.estimate.method).toMatch(/scaled in proportion/);
+    expect(r.notes.some((n) => n.startsWith('Scaled:'))).toBe(true);
+    expect(r.sources.every((s) => s.itemCount === 0 || s.basis === 'scaled')).toBe(true);
+    expect(total(r)).toBe(r.actual!.contextUsed);
+  });
+});

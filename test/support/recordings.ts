@@ -1,0 +1,88 @@
+/**
+ * Recorded OpenCode sessions (test/fixtures/opencode/*.json, written by npm run
+ * record:opencode): loads one and seeds it into a test database the way the agent bridge
+ * stores a live session — the export through the same conversion, every ACP usage_update as an
+ * `acp` usage row — in a copy of the workspace it was recorded in.
+ */
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
+import type { ReportedUsage } from '../../src/node/scripted-model/server';
+import { PROJECT_ROOT } from '../../src/node/project';
+import { insertMessage, insertUsage } from '../../src/node/storage/store';
+import { buildRecordingWorkspace, treeDigest } from '../recording/workspace';
+import type { Fixture } from './fixtures';
+
+const DIRS = [join(PROJECT_ROOT, 'test', 'fixtures', 'opencode'), join(PROJECT_ROOT, 'demo', 'recordings')];
+
+export interface Recording {
+  scenario: string;
+  description: string;
+  opencode: string;
+  workspace: { kind: 'recording' | 'demo'; root: string; digest: string };
+  config: { contextLimit: number; prune: boolean; tokenizer: 'o200k_base' | 'cl100k_base' };
+  sessionId: string;
+  acp: {
+    usageUpdates: {
+      prompt: number;
+      at?: number;
+      used: number;
+      size: number;
+      cost: { amount: number; currency: string } | null;
+    }[];
+    promptResults: Record<string, unknown>[];
+  };
+  requests: { seq: number; kind: string; messages: number; usage: ReportedUsage }[];
+  lastRequest: ChatRequest;
+  export: SessionExport;
+}
+
+/** The test fixtures and the demo's sessions. */
+export const recordingNames = (): string[] =>
+  DIRS.flatMap((dir) => readdirSync(dir))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .sort();
+
+export function loadRecording(name: string): Recording {
+  const dir = DIRS.find((d) => existsSync(join(d, `${name}.json`)));
+  if (!dir) throw new Error(`no recording named ${name}`);
+  return JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as Recording;
+}
+
+/** Seeds a recording into a fixture (its workspace folder must be empty). */
+export function seedRecording(
+  fx: Fixture,
+  recording: Recording,
+  workspaceId: string,
+  sessionId = recording.sessionId,
+): void {
+  if (recording.workspace.kind === 'demo')
+    cpSync(join(PROJECT_ROOT, 'demo', 'workspace'), fx.root, { recursive: true });
+  else buildRecordingWorkspace(fx.root);
+  const digest = treeDigest(fx.root);
+  if (digest !== recording.workspace.digest) {
+    throw new Error(
+      `the recording workspace changed since ${recording.scenario} was recorded (digest ${digest}, recorded ${recording.workspace.digest}): run npm run record:opencode`,
+    );
+  }
+  const rows = messageRows(recording.export);
+  let last = 0;
+  for (const row of rows) {
+    insertMessage(fx.db, { ...row, workspaceId, sessionId });
+    last = Math.max(last, row.timeUpdated);
+  }
+  recording.acp.usageUpdates.forEach((update, index) => {
+    insertUsage(fx.db, {
+      workspaceId,
+      sessionId,
+      source: 'acp',
+      contextUsed: update.used,
+      contextSize: update.size,
+      costAmount: update.cost?.amount ?? null,
+      costCurrency: update.cost?.currency ?? null,
+      createdAt: last + 1 + index,
+    });
+  });
+}
