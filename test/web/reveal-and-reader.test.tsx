@@ -122,7 +122,9 @@ describe('Reader', () => {
     expect(
       blocks.map((b) => within(b).getByText((_, el) => el?.classList.contains('reader-label') ?? false).textContent),
     ).toEqual(reader.blocks.map((b) => b.label));
-    expect(blocks[0]).toHaveTextContent('Instructions: AGENTS.md');
+    // The runtime's own prompt comes first (measured, its text unseen), then the instructions.
+    expect(blocks[0]).toHaveTextContent('OpenCode system prompt and tool schemas, measured');
+    expect(blocks[1]).toHaveTextContent('Instructions: AGENTS.md');
     expect(contentRequests()).toEqual([
       {
         method: 'GET',

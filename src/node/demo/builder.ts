@@ -1,13 +1,18 @@
 /**
- * Builds the demo: copies demo/workspace into a folder beside the database and expands
- * demo/conversation.json into OpenCode MessageV2 rows and ACP usage rows. Deterministic apart
- * from the absolute workspace path and the token.
+ * Builds the demo: copies demo/workspace into a folder beside the database and seeds the
+ * sessions recorded from the real OpenCode runtime (demo/recordings, made by npm run
+ * record:opencode) — messages exactly as OpenCode wrote them, every ACP usage_update as an
+ * `acp` row — plus an evidence post-pass row that the report must ignore.
+ *
+ * Two things change on the way in: the recorded workspace folder becomes the demo's folder (as
+ * if the workspace had moved), and times move so the incident happens when its story says
+ * (2026-11-28, 02:xx UTC) and the warm-up the day before.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkSessionExport, messageRows, type SessionExport } from '../agent/opencode-export';
 import { sha256Hex } from '../auth';
-import { createAscendingIds, seededRandom } from '../ids';
+import { PROJECT_ROOT } from '../project';
 import {
   addMember,
   insertMessage,
@@ -18,41 +23,23 @@ import {
   openWritable,
   type Db,
 } from '../storage/store';
-import { readCallText, readToolOutput, skillToolOutput } from './opencode-shapes';
 
 export const DEMO_WORKSPACE_ID = 'demo';
 export const DEMO_USER_ID = 'usr_demo';
-export const DEMO_DIR = fileURLToPath(new URL('../../../demo/', import.meta.url));
+export const DEMO_DIR = join(PROJECT_ROOT, 'demo');
 
-type ToolSpec = {
-  read?: string;
-  offset?: number;
-  limit?: number;
-  skill?: string;
-  bash?: string;
-  grep?: { pattern: string; path: string };
-  glob?: { pattern: string; path: string };
-  description?: string;
-  output?: string;
-  status?: 'completed' | 'error' | 'running';
-  error?: string;
-  pruned?: boolean;
-  tag?: string;
-};
+/** The recorded sessions, oldest first, and when each one's last message should be. */
+const SESSIONS = [
+  { recording: 'demo-warmup', endsAt: Date.parse('2026-11-27T16:20:00Z') },
+  { recording: 'demo-incident', endsAt: Date.parse('2026-11-28T02:58:00Z') },
+] as const;
 
-type Step =
-  | {
-      user: string;
-      workspaceContext?: { source: string; label: string; text?: string; file?: string }[];
-      attachments?: ({ image: string } | { file: string })[];
-    }
-  | { assistant: { reasoning?: string; tools?: ToolSpec[]; text?: string } }
-  | { compaction: true; auto?: boolean; summary: string };
-
-interface Conversation {
-  model: { providerID: string; modelID: string; contextSize: number };
-  runtimeBaselineTokens: number;
-  sessions: { id: string; start: string; title: string; steps: Step[] }[];
+interface DemoRecording {
+  workspace: { root: string };
+  acp: {
+    usageUpdates: { at?: number; used: number; size: number; cost: { amount: number; currency: string } | null }[];
+  };
+  export: SessionExport;
 }
 
 export interface SeedResult {
@@ -78,12 +65,9 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
   const root = resolve(dirname(resolve(dbPath)), relativeRoot);
   rmSync(root, { recursive: true, force: true });
   cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
+  const sessions: string[] = [];
 
-  const conversation = JSON.parse(
-    readFileSync(join(DEMO_DIR, 'conversation.json'), 'utf8'),
-  ) as Conversation;
-
-  const seed = db.transaction(() => {
+  db.transaction(() => {
     insertUser(db, DEMO_USER_ID, 'Demo operator');
     insertTokenHash(db, sha256Hex(token), DEMO_USER_ID);
     insertWorkspace(db, {
@@ -93,286 +77,76 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
       created_at: Date.parse('2026-11-27T09:00:00Z'),
     });
     addMember(db, DEMO_WORKSPACE_ID, DEMO_USER_ID);
-    conversation.sessions.forEach((session, index) => {
-      const writer = new SessionWriter(db, root, conversation, session.id, Date.parse(session.start));
-      writer.write(session.steps);
-      // The investigated session gets an evidence post-pass row newer than its last ACP row.
-      if (index === conversation.sessions.length - 1) writer.postpass();
-    });
-  });
-  seed();
-  return { workspaceId: DEMO_WORKSPACE_ID, root, sessions: conversation.sessions.map((s) => s.id) };
-}
-
-/** Expands one session's steps; keeps a rough running size of the live context for usage rows. */
-class SessionWriter {
-  private readonly nextId = createAscendingIds(seededRandom(4821));
-  private clock: number;
-  private lastUserId = '';
-  private liveChars = 0;
-  private cost = 0;
-  private previousUsed = 0;
-
-  constructor(
-    private readonly db: Db,
-    private readonly root: string,
-    private readonly conversation: Conversation,
-    private readonly sessionId: string,
-    start: number,
-  ) {
-    this.clock = start;
-  }
-
-  write(steps: Step[]): void {
-    for (const step of steps) {
-      if ('user' in step) this.user(step);
-      else if ('assistant' in step) this.assistant(step.assistant);
-      else this.compaction(step.summary, step.auto ?? true);
-    }
-  }
-
-  private tick(ms: number): number {
-    this.clock += ms;
-    return this.clock;
-  }
-
-  private user(step: Extract<Step, { user: string }>): void {
-    const time = this.tick(45_000);
-    const id = this.nextId('msg', time);
-    const parts: Record<string, unknown>[] = [{ type: 'text', text: step.user }];
-    if (step.workspaceContext) {
-      const sections = step.workspaceContext.map((section) => {
-        const body = section.file
-          ? readFileSync(join(this.root, section.file), 'utf8').trim()
-          : (section.text ?? '');
-        return `<section source="${section.source}" label="${section.label}">\n${body}\n</section>`;
-      });
-      parts.push({
-        type: 'text',
-        synthetic: true,
-        text: `<workspace-context>\n${sections.join('\n')}\n</workspace-context>`,
-      });
-    }
-    for (const attachment of step.attachments ?? []) {
-      if ('image' in attachment) {
-        const bytes = readFileSync(join(DEMO_DIR, 'attachments', attachment.image));
-        parts.push({
-          type: 'file',
-          mime: 'image/png',
-          filename: attachment.image,
-          url: `data:image/png;base64,${bytes.toString('base64')}`,
+    for (const { recording: name, endsAt } of SESSIONS) {
+      const recording = loadRecording(name, root);
+      const sessionId = recording.export.info.id;
+      sessions.push(sessionId);
+      const rows = messageRows(recording.export);
+      const shift = endsAt - Math.max(...rows.map((r) => r.timeUpdated));
+      for (const row of rows) {
+        insertMessage(db, {
+          ...row,
+          workspaceId: DEMO_WORKSPACE_ID,
+          sessionId,
+          timeCreated: row.timeCreated + shift,
+          timeUpdated: row.timeUpdated + shift,
+          info: shiftTimes(row.info, shift),
+          parts: row.parts.map((part) => shiftTimes(part, shift)),
         });
-      } else {
-        const absolute = join(this.root, attachment.file);
-        const mention = `@${attachment.file}`;
-        parts.push(
-          { type: 'text', synthetic: true, text: readCallText(absolute) },
-          { type: 'text', synthetic: true, text: readToolOutput(this.root, attachment.file) },
-          {
-            type: 'file',
-            mime: 'text/plain',
-            filename: attachment.file.split('/').pop(),
-            url: `file://${absolute}`,
-            source: { type: 'file', path: attachment.file, text: { value: mention, start: 0, end: mention.length } },
-          },
-        );
       }
+      recording.acp.usageUpdates.forEach((update, index) => {
+        insertUsage(db, {
+          workspaceId: DEMO_WORKSPACE_ID,
+          sessionId,
+          source: 'acp',
+          contextUsed: update.used,
+          contextSize: update.size,
+          costAmount: update.cost?.amount ?? null,
+          costCurrency: update.cost?.currency ?? null,
+          createdAt: (update.at ?? endsAt - shift) + shift + index,
+        });
+      });
     }
-    this.persist(id, time, time, { role: 'user', time: { created: time }, agent: 'build', model: this.model() }, parts);
-    this.lastUserId = id;
-  }
-
-  private assistant(spec: { reasoning?: string; tools?: ToolSpec[]; text?: string }): void {
-    const created = this.tick(4_000);
-    const id = this.nextId('msg', created);
-    const parts: Record<string, unknown>[] = [{ type: 'step-start', snapshot: hexOf(created) }];
-    if (spec.reasoning) {
-      parts.push({ type: 'reasoning', text: spec.reasoning, time: { start: created + 200, end: created + 900 } });
-    }
-    let interrupted = false;
-    for (const tool of spec.tools ?? []) {
-      const part = this.toolPart(tool, created);
-      interrupted ||= tool.status === 'running';
-      parts.push(part);
-    }
-    if (spec.text) parts.push({ type: 'text', text: spec.text, time: { start: created + 1000, end: created + 6000 } });
-    const completed = this.tick(interrupted ? 2_000 : 9_000);
-    const used = this.contextUsed(parts);
-    const tokens = {
-      input: 3,
-      output: Math.ceil((spec.text?.length ?? 0) / 4) + 40 * (spec.tools?.length ?? 0),
-      reasoning: 0,
-      cache: { read: this.previousUsed, write: Math.max(0, used - this.previousUsed - 3) },
-    };
-    const finish = spec.tools?.length ? 'tool-calls' : 'stop';
-    if (!interrupted) parts.push({ type: 'step-finish', reason: finish, snapshot: hexOf(completed), cost: 0.0123, tokens });
-    const info: Record<string, unknown> = {
-      role: 'assistant',
-      parentID: this.lastUserId,
-      ...this.model(),
-      mode: 'build',
-      agent: 'build',
-      path: { cwd: this.root, root: this.root },
-      cost: 0.0123,
-      tokens,
-      time: interrupted ? { created } : { created, completed },
-      ...(interrupted ? {} : { finish }),
-    };
-    this.persist(id, created, completed, info, parts);
-    this.recordUsage(used, completed + 50);
-  }
-
-  private toolPart(tool: ToolSpec, created: number): Record<string, unknown> {
-    const start = created + 1_000;
-    const end = start + 400;
-    let name: string;
-    let input: Record<string, unknown>;
-    let output: string;
-    let title: string;
-    const metadata: Record<string, unknown> = { truncated: false };
-    if (tool.read) {
-      name = 'read';
-      input = { filePath: join(this.root, tool.read) };
-      if (tool.offset !== undefined) Object.assign(input, { offset: tool.offset, limit: tool.limit });
-      output = readToolOutput(this.root, tool.read, tool.offset, tool.limit);
-      title = tool.read;
-    } else if (tool.skill) {
-      name = 'skill';
-      input = { name: tool.skill };
-      const skillDir = join(this.root, '.opencode', 'skills', tool.skill);
-      const files = listFiles(skillDir).filter((file) => file !== 'SKILL.md');
-      output = skillToolOutput(this.root, tool.skill, files);
-      title = `Loaded skill: ${tool.skill}`;
-      Object.assign(metadata, { name: tool.skill, dir: skillDir });
-    } else if (tool.bash) {
-      name = 'bash';
-      input = { command: tool.bash, description: tool.description ?? tool.bash };
-      output = tool.output ?? '';
-      title = tool.bash;
-      Object.assign(metadata, { output: output.slice(0, 200), exit: 0, description: input.description });
-    } else if (tool.grep || tool.glob) {
-      name = tool.grep ? 'grep' : 'glob';
-      const query = (tool.grep ?? tool.glob)!;
-      input = { pattern: query.pattern, path: join(this.root, query.path) };
-      output = tool.output ?? '';
-      title = query.pattern;
-    } else {
-      throw new Error(`demo tool step without a kind: ${JSON.stringify(tool)}`);
-    }
-    if (tool.tag) metadata.investibook = { source: tool.tag };
-    const callID = `toolu_${this.nextId('call', created).slice(5, 25)}`;
-    const status = tool.status ?? 'completed';
-    if (status === 'error') {
-      return { type: 'tool', callID, tool: name, state: { status, input, error: tool.error ?? 'failed', time: { start, end } } };
-    }
-    if (status === 'running') {
-      return { type: 'tool', callID, tool: name, state: { status, input, title, time: { start } } };
-    }
-    const time = tool.pruned ? { start, end, compacted: end + 600_000 } : { start, end };
-    return { type: 'tool', callID, tool: name, state: { status, input, output, title, metadata, time } };
-  }
-
-  private compaction(summary: string, auto: boolean): void {
-    const time = this.tick(30_000);
-    const userId = this.nextId('msg', time);
-    this.persist(userId, time, time, { role: 'user', time: { created: time }, agent: 'build', model: this.model() }, [
-      { type: 'compaction', auto },
-    ]);
-    const created = this.tick(500);
-    const completed = this.tick(21_000);
-    const tokens = { input: 3, output: Math.ceil(summary.length / 4), reasoning: 0, cache: { read: 0, write: this.previousUsed } };
-    this.persist(
-      this.nextId('msg', created),
-      created,
-      completed,
-      {
-        role: 'assistant',
-        parentID: userId,
-        ...this.model(),
-        mode: 'compaction',
-        agent: 'compaction',
-        summary: true,
-        path: { cwd: this.root, root: this.root },
-        cost: 0.0912,
-        tokens,
-        time: { created, completed },
-        finish: 'stop',
-      },
-      [
-        { type: 'step-start' },
-        { type: 'text', text: summary, time: { start: created + 1000, end: completed - 100 } },
-        { type: 'step-finish', reason: 'stop', cost: 0.0912, tokens },
-      ],
-    );
-    this.liveChars = 0;
-    this.lastUserId = userId;
-    this.liveChars += summary.length + 40;
-  }
-
-  private model() {
-    return { providerID: this.conversation.model.providerID, modelID: this.conversation.model.modelID };
-  }
-
-  /** A plausible ACP `used`: the runtime's own prompt and tools plus ~3.6 characters a token. */
-  private contextUsed(parts: Record<string, unknown>[]): number {
-    for (const part of parts) this.liveChars += JSON.stringify(part).length;
-    return this.conversation.runtimeBaselineTokens + Math.round(this.liveChars / 3.6);
-  }
-
-  private recordUsage(used: number, at: number): void {
-    this.cost += 0.0123 + used * 0.0000003;
-    this.previousUsed = used;
-    insertUsage(this.db, {
+    // Another writer's row, newer than the last ACP row: the report must not take it.
+    insertUsage(db, {
       workspaceId: DEMO_WORKSPACE_ID,
-      sessionId: this.sessionId,
-      source: 'acp',
-      contextUsed: used,
-      contextSize: this.conversation.model.contextSize,
-      costAmount: Math.round(this.cost * 10_000) / 10_000,
-      costCurrency: 'USD',
-      createdAt: at,
-    });
-  }
-
-  private persist(id: string, created: number, updated: number, info: unknown, parts: Record<string, unknown>[]): void {
-    const withIds = parts.map((part) => ({ id: this.nextId('prt', created), ...part }));
-    insertMessage(this.db, {
-      id,
-      workspaceId: DEMO_WORKSPACE_ID,
-      sessionId: this.sessionId,
-      timeCreated: created,
-      timeUpdated: updated,
-      info,
-      parts: withIds,
-    });
-    if ('user' === (info as { role: string }).role) {
-      for (const part of parts) this.liveChars += JSON.stringify(part).length;
-    }
-  }
-
-  /** Called once the session is written: a non-ACP row newer than the last ACP row. */
-  postpass(): void {
-    insertUsage(this.db, {
-      workspaceId: DEMO_WORKSPACE_ID,
-      sessionId: this.sessionId,
+      sessionId: sessions[sessions.length - 1]!,
       source: 'evidence_postpass',
       contextUsed: 8123,
       contextSize: 128000,
       costAmount: 0.0061,
       costCurrency: 'USD',
-      createdAt: this.tick(120_000),
+      createdAt: SESSIONS[SESSIONS.length - 1]!.endsAt + 120_000,
     });
+  })();
+  return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
+}
+
+/**
+ * A recording with its workspace folder moved to `root`. The recorded folder is a unique
+ * temporary path, so replacing it inside JSON strings is exact; OpenCode also wrote it relative
+ * to its worktree "/" (without the leading slash).
+ */
+function loadRecording(name: string, root: string): DemoRecording {
+  const text = readFileSync(join(DEMO_DIR, 'recordings', `${name}.json`), 'utf8');
+  const recorded = (JSON.parse(text) as DemoRecording).workspace.root;
+  const inJson = (path: string) => JSON.stringify(path).slice(1, -1);
+  const moved = JSON.parse(
+    text.replaceAll(inJson(recorded), inJson(root)).replaceAll(inJson(recorded.slice(1)), inJson(root.slice(1))),
+  ) as DemoRecording;
+  checkSessionExport(moved.export);
+  return moved;
+}
+
+/** Moves every time OpenCode recorded (`time: {created, completed, start, end, compacted}`). */
+function shiftTimes<T>(value: T, shift: number): T {
+  if (Array.isArray(value)) return value.map((v) => shiftTimes(v, shift)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === 'time' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
+      out[key] = Object.fromEntries(Object.entries(inner).map(([k, v]) => [k, typeof v === 'number' ? v + shift : v]));
+    } else out[key] = shiftTimes(inner, shift);
   }
-}
-
-function listFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? listFiles(join(dir, entry.name), `${prefix}${entry.name}/`)
-      : [`${prefix}${entry.name}`],
-  );
-}
-
-function hexOf(n: number): string {
-  return (n * 2654435761).toString(16).slice(-12);
+  return out as T;
 }
