@@ -6,38 +6,15 @@
 // zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
 import { z } from 'zod/mini';
 
-/** The nine semantic sources of contract section 3, in report order. */
-export const SOURCE_IDS = [
-  'evidence',
-  'skills_knowledge',
-  'cluster_alert_metadata',
-  'agent_instructions',
-  'conversation',
-  'assistant_reasoning',
-  'attachment_metadata',
-  'issue_source_files',
-  'unknown_tool_payload',
-] as const;
+import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
 
-export type SourceId = (typeof SOURCE_IDS)[number];
+export { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId };
 
-export const SOURCE_LABELS: Record<SourceId, string> = {
-  evidence: 'Evidence',
-  skills_knowledge: 'Skills & Knowledge',
-  cluster_alert_metadata: 'Cluster & Alert Metadata',
-  agent_instructions: 'Agent/runtime instructions',
-  conversation: 'Conversation',
-  assistant_reasoning: 'Assistant reasoning (visible)',
-  attachment_metadata: 'Attachment metadata',
-  issue_source_files: 'Issue/source files',
-  unknown_tool_payload: 'Unknown tool payload',
-};
-
-export const sourceIdSchema = z.enum(SOURCE_IDS);
-
-export function isSourceId(value: unknown): value is SourceId {
-  return typeof value === 'string' && (SOURCE_IDS as readonly string[]).includes(value);
-}
+/**
+ * A source id on the wire: any string, so a client keeps working when a newer server reports a
+ * source it does not know (it shows the label the report carries).
+ */
+export const sourceIdSchema = z.string().check(z.minLength(1));
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -293,7 +270,8 @@ export const contextReportSchema = z.object({
   pending: z.optional(pendingSchema),
   /** The prompt of every measured model call, by source (downsampled to at most 200 points). */
   timeline: z.optional(z.array(timelinePointSchema)),
-  sources: z.array(reportSourceSchema).check(z.length(SOURCE_IDS.length)),
+  /** Every known source, in table order (contract §3: all nine, even when empty). */
+  sources: z.array(reportSourceSchema),
   duplicates: z.object({
     files: z.int(),
     extraReads: z.int(),

@@ -6,14 +6,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { contentQueries } from '../../api/context-report';
-import { SOURCE_LABELS, type SourceId } from '../../shared/wire';
+import { sourceLabel } from '../../shared/sources';
 import { fmt } from '../../shared/format';
 import { Pager } from './pager';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 
 export function ReaderView({ target, onClose }: { target: ContentTarget; onClose: () => void }) {
   const [page, setPage] = useState(0);
-  const [focus, setFocus] = useState<SourceId | null>(null);
+  const [focus, setFocus] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<string | null>(null);
   const reader = useQuery(contentQueries.reader(target, page));
   const sources = reader.data ? [...new Set(reader.data.blocks.map((b) => b.source))] : [];
@@ -41,7 +41,7 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
                 onClick={() => setFocus(focus === id ? null : id)}
               >
                 <span className={`swatch src-${id}`} aria-hidden="true" />
-                {SOURCE_LABELS[id]}
+                {sourceLabel(id)}
               </button>
             ))}
           </div>
@@ -53,7 +53,7 @@ export function ReaderView({ target, onClose }: { target: ContentTarget; onClose
                 data-source={block.source}
               >
                 <div className="reader-block-meta">
-                  <span className="reader-source">{SOURCE_LABELS[block.source]}</span>
+                  <span className="reader-source">{sourceLabel(block.source)}</span>
                   <span className="reader-label">{block.label}</span>
                   <span className="muted">≈{fmt(block.estimatedTokens)} tokens</span>
                 </div>

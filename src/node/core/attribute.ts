@@ -15,7 +15,7 @@ import {
   type Reminder,
   type ToolPart,
 } from '../../shared/opencode/format';
-import { isSourceId, type SourceId } from '../../shared/wire';
+import { isSourceId, type SourceId } from '../../shared/sources';
 import { contentHash } from './hash';
 import { classifyPath, describeScope, toWorkspacePath } from './paths';
 import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';

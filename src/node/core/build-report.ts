@@ -5,15 +5,8 @@
  * Invariant: when there is a total, the sources' scaledTokens plus `calibration.unattributed`
  * add up to it exactly.
  */
-import {
-  SOURCE_IDS,
-  SOURCE_LABELS,
-  type Basis,
-  type ContextReport,
-  type Excluded,
-  type ReportItem,
-  type SourceId,
-} from '../../shared/wire';
+import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
+import type { Basis, ContextReport, Excluded, ReportItem } from '../../shared/wire';
 import { apportion } from './apportion';
 import type { Calibration, Item, TokenConvention } from './calibrate';
 import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInput } from './figures';

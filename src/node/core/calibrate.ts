@@ -15,7 +15,7 @@
  * Pure. Items carry estimates already; nothing here tokenizes.
  */
 import type { Tokens } from '../../shared/opencode/format';
-import { SOURCE_IDS, type SourceId } from '../../shared/wire';
+import { SOURCE_IDS, type SourceId } from '../../shared/sources';
 import { apportion } from './apportion';
 import type { Contribution } from './attribute';
 import { HistoryWindow, type StoredMessage } from './request-view';

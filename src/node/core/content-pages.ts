@@ -3,7 +3,8 @@
  * and the rest is cut into zero-based pages of ITEM_PAGE_CHARS characters. Pure.
  */
 import { fmtBytes } from '../../shared/format';
-import { ITEM_PAGE_CHARS, type SourceId } from '../../shared/wire';
+import type { SourceId } from '../../shared/sources';
+import { ITEM_PAGE_CHARS } from '../../shared/wire';
 import { PageOutOfRange } from './errors';
 
 /** An item's text as the model reads it, with the source it counts for. */

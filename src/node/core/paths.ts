@@ -3,7 +3,7 @@
  * Pure: works on path strings only (POSIX separators, as OpenCode records them).
  */
 import { basename, isAbsolute, normalize } from 'pathe';
-import type { SourceId } from '../../shared/wire';
+import { PATH_RULES, type SourceId } from '../../shared/sources';
 
 export const ALL_SKILLS_DIR = '.opencode/.all-skills';
 export const SKILL_DIRS = ['.opencode/skills', '.opencode/skill'] as const;
@@ -41,41 +41,8 @@ export function classifyPath(path: string, instructionFiles: ReadonlySet<string>
   if (instructionFiles.has(path) || name === 'AGENTS.md') {
     return { source: 'agent_instructions', readLabel: `Read instructions: ${path}` };
   }
-  for (const dir of SKILL_DIRS) {
-    if (under(path, dir)) {
-      return { source: 'skills_knowledge', readLabel: `Read skill file: ${inside(path, dir)}` };
-    }
-  }
-  if (under(path, ALL_SKILLS_DIR)) {
-    // A read puts the text in context even though the cache itself never counts.
-    return {
-      source: 'unknown_tool_payload',
-      readLabel: `Read candidate skill (not enabled): ${inside(path, ALL_SKILLS_DIR)}`,
-    };
-  }
-  if (under(path, 'evidence')) {
-    const rest = inside(path, 'evidence');
-    return {
-      source: 'evidence',
-      readLabel: /summary/i.test(name) ? `Read evidence summary: ${rest}` : `Read evidence: ${rest}`,
-    };
-  }
-  if (under(path, 'meta')) {
-    const rest = inside(path, 'meta');
-    const kind = /cluster/i.test(name)
-      ? 'cluster metadata'
-      : /alert/i.test(name)
-        ? 'alert metadata'
-        : /issue/i.test(name)
-          ? 'issue metadata'
-          : 'metadata';
-    return { source: 'cluster_alert_metadata', readLabel: `Read ${kind}: ${rest}` };
-  }
-  if (under(path, 'issues')) {
-    return { source: 'issue_source_files', readLabel: `Read issue file: ${inside(path, 'issues')}` };
-  }
-  if (under(path, 'sources')) {
-    return { source: 'issue_source_files', readLabel: `Read source file: ${inside(path, 'sources')}` };
+  for (const rule of PATH_RULES) {
+    if (under(path, rule.under)) return { source: rule.source, readLabel: rule.read(inside(path, rule.under), name) };
   }
   return { source: 'unknown_tool_payload', readLabel: `Read file: ${path || '.'}` };
 }

@@ -1,0 +1,111 @@
+/**
+ * The semantic sources (contract §3), in one table: id, label, colour and the workspace folders
+ * whose reads belong to each. Attribution, the wire schema, the report's colours and legends all
+ * read this table; a new source is a new row (and, if files belong to it, a path rule).
+ * Browser-safe: plain data.
+ */
+
+export interface PathRule {
+  /** A workspace folder (relative, POSIX separators): the path itself or anything under it. */
+  under: string;
+  /** How a read of a file there is labelled: `rest` is the path inside the folder. */
+  read: (rest: string, name: string) => string;
+}
+
+export interface SourceDef {
+  id: string;
+  label: string;
+  /** For charts, legends and reader blocks, per colour scheme. */
+  color: { light: string; dark: string };
+  /** Folders whose reads belong here; the first rule that matches a path wins. */
+  paths?: readonly PathRule[];
+}
+
+const metaKind = (name: string): string =>
+  /cluster/i.test(name)
+    ? 'cluster metadata'
+    : /alert/i.test(name)
+      ? 'alert metadata'
+      : /issue/i.test(name)
+        ? 'issue metadata'
+        : 'metadata';
+
+export const SOURCES = [
+  {
+    id: 'evidence',
+    label: 'Evidence',
+    color: { light: '#2f6fec', dark: '#6b9bff' },
+    paths: [
+      {
+        under: 'evidence',
+        read: (rest, name) => (/summary/i.test(name) ? `Read evidence summary: ${rest}` : `Read evidence: ${rest}`),
+      },
+    ],
+  },
+  {
+    id: 'skills_knowledge',
+    label: 'Skills & Knowledge',
+    color: { light: '#8b5cf6', dark: '#a78bfa' },
+    paths: [
+      { under: '.opencode/skills', read: (rest) => `Read skill file: ${rest}` },
+      { under: '.opencode/skill', read: (rest) => `Read skill file: ${rest}` },
+    ],
+  },
+  {
+    id: 'cluster_alert_metadata',
+    label: 'Cluster & Alert Metadata',
+    color: { light: '#0e9594', dark: '#2dd4bf' },
+    paths: [{ under: 'meta', read: (rest, name) => `Read ${metaKind(name)}: ${rest}` }],
+  },
+  { id: 'agent_instructions', label: 'Agent/runtime instructions', color: { light: '#d97706', dark: '#fbbf24' } },
+  { id: 'conversation', label: 'Conversation', color: { light: '#64748b', dark: '#94a3b8' } },
+  { id: 'assistant_reasoning', label: 'Assistant reasoning (visible)', color: { light: '#db2777', dark: '#f472b6' } },
+  { id: 'attachment_metadata', label: 'Attachment metadata', color: { light: '#65a30d', dark: '#a3e635' } },
+  {
+    id: 'issue_source_files',
+    label: 'Issue/source files',
+    color: { light: '#ea580c', dark: '#fb923c' },
+    paths: [
+      { under: 'issues', read: (rest) => `Read issue file: ${rest}` },
+      { under: 'sources', read: (rest) => `Read source file: ${rest}` },
+    ],
+  },
+  {
+    id: 'unknown_tool_payload',
+    label: 'Unknown tool payload',
+    color: { light: '#8a8a8a', dark: '#a3a3a3' },
+    // A read of a candidate skill puts text in context although the cache itself never counts.
+    paths: [{ under: '.opencode/.all-skills', read: (rest) => `Read candidate skill (not enabled): ${rest}` }],
+  },
+] as const satisfies readonly SourceDef[];
+
+export type SourceId = (typeof SOURCES)[number]['id'];
+
+export const SOURCE_IDS: readonly SourceId[] = SOURCES.map((s) => s.id);
+
+export const SOURCE_LABELS = Object.fromEntries(SOURCES.map((s) => [s.id, s.label])) as Record<SourceId, string>;
+
+const byId = new Map<string, SourceDef>(SOURCES.map((s) => [s.id, s]));
+
+export function isSourceId(value: unknown): value is SourceId {
+  return typeof value === 'string' && byId.has(value);
+}
+
+/** A source by id; undefined for an id this build does not know (a newer server's). */
+export const sourceDef = (id: string): SourceDef | undefined => byId.get(id);
+
+/** The label of any source id, known or not. */
+export const sourceLabel = (id: string): string => byId.get(id)?.label ?? id.replaceAll('_', ' ');
+
+const NEUTRAL = { light: '#9ca3af', dark: '#6b7280' };
+
+/** A CSS colour for any source id, following the colour scheme (CSS light-dark()). */
+export function sourceColor(id: string): string {
+  const { light, dark } = byId.get(id)?.color ?? NEUTRAL;
+  return `light-dark(${light}, ${dark})`;
+}
+
+/** Every folder rule of the table, with its source, in table order. */
+export const PATH_RULES: readonly (PathRule & { source: SourceId })[] = SOURCES.flatMap((s) =>
+  'paths' in s ? s.paths.map((rule) => ({ ...rule, source: s.id })) : [],
+);
