@@ -3,6 +3,8 @@
 // chat, and src/shared (the wire types) depends on nothing but zod.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -30,6 +32,35 @@ const CHAT = {
   message: 'Commands receive what they need through CommandContext; they never import the chat.',
 };
 const APP = { group: ['**/app/**', '**/app'], message: 'Only the entry point imports the app shell.' };
+// The report core is pure: plain data in, plain data out. Reading files or the database,
+// tokenizing, HTTP and the CLI are adapters around it.
+const CORE = {
+  group: [
+    'node:*',
+    'better-sqlite3',
+    'pg',
+    'hono',
+    'hono/*',
+    '@hono/*',
+    'commander',
+    'cli-table3',
+    'ai-tokenizer',
+    'ai-tokenizer/*',
+    '**/storage/**',
+    '**/server/**',
+    '**/cli/**',
+    '**/report/**',
+    '**/agent/**',
+    '../errors',
+    '**/node/errors',
+  ],
+  message:
+    'The report core is pure: no Node built-ins, storage, server, CLI, tokenizer or HTTP error modules (raise core errors).',
+};
+const DRIVERS = {
+  group: ['better-sqlite3', 'pg', 'pg-*'],
+  message: 'Only src/node/storage talks to a database driver: use the Store interface.',
+};
 
 export default defineConfig([
   globalIgnores(['dist/', 'data/', 'coverage/', 'node_modules/', '.cache/', '.scratch/']),
@@ -41,6 +72,21 @@ export default defineConfig([
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    files: ['src/node/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/node/storage/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [DRIVERS] }] },
+  },
+  {
+    files: ['src/node/core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [CORE] }] },
   },
   {
     files: ['src/{app,chat,api,commands}/**/*.{ts,tsx}'],

@@ -2,16 +2,16 @@
  * One report in a fresh process (the "cold" figure): prints JSON with the time of the report
  * itself, the whole process time so far, and the peak RSS. Used by bench/run.ts.
  */
-import { generateReport } from '../src/node/report/context-report';
-import { openReadOnly } from '../src/node/storage/store';
+import { ReportService } from '../src/node/report/service';
+import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import type { EstimatorId } from '../src/shared/wire';
 
 const [dbPath, workspaceId, estimator] = process.argv.slice(2) as [string, string, EstimatorId];
 const started = performance.now();
-const db = openReadOnly(dbPath);
-const report = generateReport(db, { workspaceId, estimator, items: 20 });
+const store = openSqlite(dbPath, { readOnly: true });
+const report = await new ReportService(store).report({ workspaceId, estimator, items: 20 });
 const ms = performance.now() - started;
-db.close();
+await store.close();
 process.stdout.write(
   JSON.stringify({
     ms,

@@ -1,18 +1,18 @@
 /** The floor: read and JSON.parse every message row of the workspace and read its files once. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openReadOnly } from '../src/node/storage/store';
+import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 
 export function floor(dbPath: string, workspaceId: string, root: string): number {
   const started = performance.now();
-  const db = openReadOnly(dbPath);
+  const store = openSqlite(dbPath, { readOnly: true });
   let n = 0;
-  for (const row of db
+  for (const row of store.db
     .prepare('SELECT info, parts FROM messages_v2 WHERE workspace_id = ?')
     .iterate(workspaceId) as IterableIterator<{ info: string; parts: string }>) {
     n += (JSON.parse(row.info) ? 1 : 0) + (JSON.parse(row.parts) as unknown[]).length;
   }
-  db.close();
+  store.db.close();
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(dir, entry.name));

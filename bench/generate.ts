@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../src/node/auth';
 import { createAscendingIds, seededRandom, type Random } from '../src/node/ids';
-import { addMember, insertTokenHash, insertUser, insertWorkspace, openWritable } from '../src/node/storage/store';
+import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 
 export const BENCH_TOKEN = 'bench-token';
 export const BENCH_WS = 'bench';
@@ -85,11 +85,12 @@ export function generateBenchWorkspace(dir: string, liveTokens: number): Generat
   writeFileSync(join(root, 'evidence/summary.txt'), words(random, 1500));
 
   const dbPath = join(dir, 'bench.db');
-  const db = openWritable(dbPath);
-  insertUser(db, 'usr_bench', 'Bench');
-  insertTokenHash(db, sha256Hex(BENCH_TOKEN), 'usr_bench');
-  insertWorkspace(db, { id: BENCH_WS, name: 'Benchmark', root_path: 'ws', created_at: 1 });
-  addMember(db, BENCH_WS, 'usr_bench');
+  const store = openSqlite(dbPath);
+  const { db } = store;
+  store.now.insertUser('usr_bench', 'Bench');
+  store.now.insertTokenHash(sha256Hex(BENCH_TOKEN), 'usr_bench');
+  store.now.insertWorkspace({ id: BENCH_WS, name: 'Benchmark', root_path: 'ws', created_at: 1 });
+  store.now.addMember(BENCH_WS, 'usr_bench');
   const insert = db.prepare(
     'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );

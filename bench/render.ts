@@ -37,7 +37,7 @@ export function bigReport(base: ContextReport, perSource = 200): ContextReport {
 export async function measureRender(project: string) {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-render-'));
   const server = await start({
-    dbPath: join(dir, 'investibook.db'),
+    database: join(dir, 'investibook.db'),
     port: 0,
     token: 'bench-render',
     log: (line) => process.stderr.write(`${line}\n`),

@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { generateReport } from '../src/node/report/context-report';
 import { ReportCache } from '../src/node/report/report-cache';
+import { ReportService } from '../src/node/report/service';
 import { createApp } from '../src/node/server/app';
-import { openReadOnly, openWritable } from '../src/node/storage/store';
+import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import type { EstimatorId } from '../src/shared/wire';
 import { floor } from './floor';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
@@ -59,16 +59,17 @@ function cold(dbPath: string, estimator: EstimatorId) {
   };
 }
 
-function warm(dbPath: string, estimator: EstimatorId): number {
-  const db = openReadOnly(dbPath);
-  const cache = new ReportCache();
-  generateReport(db, { workspaceId: BENCH_WS, estimator }, { cache });
-  const times = Array.from({ length: 15 }, () => {
+async function warm(dbPath: string, estimator: EstimatorId): Promise<number> {
+  const store = openSqlite(dbPath, { readOnly: true });
+  const service = new ReportService(store, { cache: new ReportCache() });
+  await service.report({ workspaceId: BENCH_WS, estimator });
+  const times: number[] = [];
+  for (let i = 0; i < 15; i++) {
     const started = performance.now();
-    generateReport(db, { workspaceId: BENCH_WS, estimator }, { cache });
-    return performance.now() - started;
-  });
-  db.close();
+    await service.report({ workspaceId: BENCH_WS, estimator });
+    times.push(performance.now() - started);
+  }
+  await store.close();
   return median(times);
 }
 
@@ -97,9 +98,9 @@ function cli(dbPath: string, estimator: EstimatorId): number {
 }
 
 async function api(dbPath: string, estimator: EstimatorId): Promise<{ p50: number; p95: number }> {
-  const db = openWritable(dbPath);
-  const readOnly = openReadOnly(dbPath);
-  const app = createApp({ db, readOnlyDb: () => readOnly });
+  const store = openSqlite(dbPath);
+  const reportStore = openSqlite(dbPath, { readOnly: true });
+  const app = createApp({ store, reportStore });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/workspace/${BENCH_WS}/debug/context?estimator=${estimator}`;
@@ -114,8 +115,8 @@ async function api(dbPath: string, estimator: EstimatorId): Promise<{ p50: numbe
     }
   } finally {
     await new Promise((done) => server.close(done));
-    readOnly.close();
-    db.close();
+    await reportStore.close();
+    await store.close();
   }
   return { p50: pct(times, 50), p95: pct(times, 95) };
 }
@@ -156,7 +157,7 @@ async function main() {
           liveTokens: c.tokens,
           floor: floorMs,
           cold: c.ms,
-          warm: warm(generated.dbPath, estimator),
+          warm: await warm(generated.dbPath, estimator),
           cli: cli(generated.dbPath, estimator),
           apiP50: a.p50,
           apiP95: a.p95,

@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/node/server/start.ts');
+const { main } = await import('../src/node/server/main.ts');
 await main();

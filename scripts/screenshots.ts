@@ -9,7 +9,7 @@ import { start } from '../src/node/server/start';
 import { launchChromium } from '../test/support/browser';
 
 const dir = mkdtempSync(join(tmpdir(), 'investibook-shots-'));
-const server = await start({ dbPath: join(dir, 'investibook.db'), port: 0, token: 'screenshot-token', log: () => {} });
+const server = await start({ database: join(dir, 'investibook.db'), port: 0, token: 'screenshot-token', log: () => {} });
 const browser = await launchChromium();
 try {
   for (const scheme of ['light', 'dark'] as const) {

@@ -1,20 +1,41 @@
 /**
  * Typed errors thrown below the edges. The HTTP error handler and the CLI's main are the only
- * places that turn them into statuses and exit codes.
+ * places that turn them into statuses and exit codes (see `httpStatus` and the CLI's `run`).
  */
-export type ErrorKind = 'usage' | 'not_found' | 'unauthorized' | 'invalid' | 'conflict' | 'gone' | 'failed';
+import { ParamError } from '../shared/report-params';
+import { StoreOpenError, StoreUnavailable } from './storage/store';
+
+export type ErrorKind =
+  | 'usage'
+  | 'not_found'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'invalid'
+  | 'method'
+  | 'too_large'
+  | 'conflict'
+  | 'gone'
+  | 'unavailable'
+  | 'failed';
 
 export class AppError extends Error {
+  /** For `method`: the methods the resource answers (the Allow header). */
+  readonly allow?: string;
+
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; allow?: string },
   ) {
     super(message, options);
     this.name = 'AppError';
+    if (options?.allow) this.allow = options.allow;
   }
 }
+
+export const methodNotAllowed = (allow: string, message = `Use ${allow}`): AppError =>
+  new AppError('method', 'method_not_allowed', message, { allow });
 
 export const notFound = (code: string, message: string): AppError => new AppError('not_found', code, message);
 
@@ -22,3 +43,27 @@ export const usageError = (message: string): AppError => new AppError('usage', '
 
 export const failed = (code: string, message: string, cause?: unknown): AppError =>
   new AppError('failed', code, message, { cause });
+
+export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 500 | 503> = {
+  usage: 400,
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method: 405,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unavailable: 503,
+  failed: 500,
+};
+
+/** Errors from the layers below, as application errors (unknown errors stay as they are). */
+export function asAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof ParamError) return new AppError('invalid', error.code, error.message, { cause: error });
+  if (error instanceof StoreUnavailable)
+    return new AppError('unavailable', error.code, error.message, { cause: error });
+  if (error instanceof StoreOpenError) return new AppError('failed', error.code, error.message, { cause: error });
+  return null;
+}

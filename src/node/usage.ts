@@ -4,18 +4,23 @@
  * warning. Shared by the usage API (context meter) and the report.
  */
 import type { UsageInput as LatestUsage } from './core/figures';
-import { acpUsageNewestFirst, type Db } from './storage/store';
+import type { ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };
 export { percentOfWindow } from './core/figures';
 
-export function latestAcpUsage(
-  db: Db,
+export async function latestAcpUsage(
+  read: Pick<ReadSnapshot, 'acpUsageNewestFirst'>,
   workspaceId: string,
   sessionId: string,
   warnings: string[] = [],
-): LatestUsage | null {
-  for (const row of acpUsageNewestFirst(db, workspaceId, sessionId)) {
+): Promise<LatestUsage | null> {
+  return usableUsage(await read.acpUsageNewestFirst(workspaceId, sessionId), warnings);
+}
+
+/** The first usable row of a newest-first list. */
+export function usableUsage(rows: readonly UsageRow[], warnings: string[]): LatestUsage | null {
+  for (const row of rows) {
     const used = row.context_used;
     if (used === null || !Number.isSafeInteger(used) || used < 0) {
       warnings.push(`interaction_token_usage/${row.id}: context_used ${String(used)} is not a usable count; skipped`);
@@ -27,6 +32,10 @@ export function latestAcpUsage(
       warnings.push(
         `interaction_token_usage/${row.id}: context_used 0 (the agent's last call measured nothing: it failed or was cancelled); the previous total is used`,
       );
+      continue;
+    }
+    if (!Number.isFinite(row.created_at)) {
+      warnings.push(`interaction_token_usage/${row.id}: created_at ${String(row.created_at)} is not a time; skipped`);
       continue;
     }
     let size = row.context_size;

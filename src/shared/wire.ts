@@ -43,6 +43,12 @@ export const workspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
+/** The workspaces a user may see, with their folders (the CLI finds its own from a folder). */
+export const workspaceListSchema = z.object({
+  workspaces: z.array(z.object({ id: z.string(), name: z.string(), root: z.string() })),
+});
+export type WorkspaceList = z.infer<typeof workspaceListSchema>;
+
 /** A persisted OpenCode message; info and parts are passed through as stored (parsed JSON). */
 export const chatMessageSchema = z.object({
   id: z.string(),

@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentDigestRows } from '../../src/node/storage/store';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { contextReportSchema } from '../../src/shared/wire';
 import { treeDigest } from '../support/fixtures';
 import { PROJECT, startServerProcess, type ServerProcess } from '../support/server-process';
@@ -22,12 +21,12 @@ let dir: string;
 let dbPath: string;
 let server: ServerProcess;
 
-function rows(): string[] {
-  const db = new BetterSqlite3(dbPath, { readonly: true });
+async function rows(): Promise<string[]> {
+  const store = openSqlite(dbPath, { readOnly: true });
   try {
-    return contentDigestRows(db);
+    return await store.contentRows();
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -43,7 +42,7 @@ afterAll(async () => {
 
 describe('load on loopback', () => {
   it('serves 200 concurrent reports and 50 concurrent posts without a failure', async () => {
-    const before = rows();
+    const before = await rows();
     const tree = treeDigest(join(dir, 'workspaces'));
     const headers = { Authorization: `Bearer ${TOKEN}` };
     const api = `${server.origin}/api/workspace/demo`;
@@ -86,7 +85,7 @@ describe('load on loopback', () => {
     expect(JSON.stringify([reportResults, postResults])).not.toMatch(/SQLITE_BUSY|database is locked/);
     for (const r of readerResults) expect(contextReportSchema.safeParse(JSON.parse(r.stdout)).success).toBe(true);
 
-    const after = rows();
+    const after = await rows();
     const added = after.filter((line) => !before.includes(line));
     expect(before.every((line) => after.includes(line))).toBe(true);
     expect(added).toHaveLength(50);

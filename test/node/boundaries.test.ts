@@ -14,7 +14,7 @@ describe('import boundaries', () => {
     ['src/chat/x.tsx', "import { openReadOnly } from '../node/storage/store';"],
     ['src/api/x.ts', "import { readFileSync } from 'node:fs';"],
     ['src/commands/x.ts', "import Database from 'better-sqlite3';"],
-    ['src/app/x.tsx', "import { generateReport } from '../node/report/context-report';"],
+    ['src/app/x.tsx', "import { generateReport } from '../node/report/service';"],
   ])('%s cannot import Node-only code', async (file, code) => {
     expect((await errors(file, `${code}\nexport {};`)).join()).toMatch(/Node-only/);
   });
@@ -33,6 +33,33 @@ describe('import boundaries', () => {
       /zod only/,
     );
   });
+
+  it.each([
+    ["import { readFileSync } from 'node:fs';"],
+    ["import Database from 'better-sqlite3';"],
+    ["import { openStore } from '../storage/open';"],
+    ["import { createApp } from '../server/app';"],
+    ["import { notFound } from '../errors';"],
+    ["import { Tokenizer } from 'ai-tokenizer';"],
+  ])('the report core stays pure: %s', async (code) => {
+    expect((await errors('src/node/core/x.ts', `${code}\nexport {};`)).join()).toMatch(/report core is pure/);
+  });
+
+  it('the report core may raise its own errors and use the shared tables', async () => {
+    const code =
+      "import { PageOutOfRange } from './errors';\nimport { SOURCE_IDS } from '../../shared/sources';\nexport { PageOutOfRange, SOURCE_IDS };";
+    expect(await errors('src/node/core/x.ts', code)).toEqual([]);
+  });
+
+  it.each(['src/node/server/x.ts', 'src/node/cli/x.ts', 'src/node/report/x.ts'])(
+    '%s reaches the database only through the Store interface',
+    async (file) => {
+      expect((await errors(file, "import Database from 'better-sqlite3';\nexport { Database };")).join()).toMatch(
+        /Store interface/,
+      );
+      expect((await errors(file, "import pg from 'pg';\nexport { pg };")).join()).toMatch(/Store interface/);
+    },
+  );
 
   it('Node code may import the shared wire types', async () => {
     expect(

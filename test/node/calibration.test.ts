@@ -5,27 +5,20 @@
  * usage rows that measured nothing, and the fallback when there are no per-call counts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateReport } from '../../src/node/report/context-report';
-import { openReadOnly } from '../../src/node/storage/store';
 import { contextReportSchema, type ContextReport, type SourceId } from '../../src/shared/wire';
-import { addUsage, createFixture, WS, type Fixture } from '../support/fixtures';
+import { addUsage, createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
 import { loadRecording, seedRecording, type Recording } from '../support/recordings';
 
 let fx: Fixture | undefined;
 afterEach(() => fx?.cleanup());
 
-function reportOf(recording: Recording, change?: (fx: Fixture) => void): ContextReport {
+async function reportOfRecording(recording: Recording, change?: (fx: Fixture) => void): Promise<ContextReport> {
   fx = createFixture();
   seedRecording(fx, recording, WS);
   change?.(fx);
-  const db = openReadOnly(fx.dbPath);
-  try {
-    const report = generateReport(db, { workspaceId: WS, items: 'all' });
-    expect(contextReportSchema.safeParse(report).success).toBe(true);
-    return report;
-  } finally {
-    db.close();
-  }
+  const report = await reportOf(fx, { items: 'all' });
+  expect(contextReportSchema.safeParse(report).success).toBe(true);
+  return report;
 }
 
 const items = (r: ContextReport, id?: SourceId) =>
@@ -45,9 +38,9 @@ function stepPrompts(recording: Recording): number[] {
 }
 
 describe('calibration by the provider counts', () => {
-  it('shows the runtime overhead as a measured item and the final reply apart, outside the total', () => {
+  it('shows the runtime overhead as a measured item and the final reply apart, outside the total', async () => {
     const recording = loadRecording('fresh');
-    const r = reportOf(recording);
+    const r = await reportOfRecording(recording);
     expect(r.calibration).toMatchObject({ mode: 'measured', reference: { matchesUsage: true } });
     expect(r.estimate.method).toMatch(/calibrated by \d+ provider-measured model calls/);
     const overhead = items(r, 'agent_instructions').find((i) => i.runtime)!;
@@ -67,9 +60,9 @@ describe('calibration by the provider counts', () => {
     expect(r.sources.find((s) => s.id === 'evidence')!.basis).toBe('measured');
   });
 
-  it('draws the timeline from every measured call, its prompt exactly what the provider counted', () => {
+  it('draws the timeline from every measured call, its prompt exactly what the provider counted', async () => {
     const recording = loadRecording('fresh');
-    const r = reportOf(recording);
+    const r = await reportOfRecording(recording);
     expect(r.timeline!.map((p) => p.promptTokens)).toEqual(stepPrompts(recording));
     for (const point of r.timeline!) {
       const sum = Object.values(point.bySource).reduce((a, b) => a + b, 0) + point.runtimeOverhead;
@@ -78,23 +71,23 @@ describe('calibration by the provider counts', () => {
     expect(r.timeline!.some((p) => p.events.includes('skill'))).toBe(true);
   });
 
-  it('marks compaction and pruning on the timeline, and counts pruned outputs as their placeholder', () => {
-    const pruning = reportOf(loadRecording('pruning'));
+  it('marks compaction and pruning on the timeline, and counts pruned outputs as their placeholder', async () => {
+    const pruning = await reportOfRecording(loadRecording('pruning'));
     const point = pruning.timeline!.find((p) => p.events.includes('pruning'))!;
     expect(point.promptTokens).toBeLessThan(pruning.timeline![pruning.timeline!.indexOf(point) - 1]!.promptTokens);
     const cleared = items(pruning, 'evidence').filter((i) => i.label.endsWith('(output cleared)'));
     expect(cleared.length).toBeGreaterThan(0);
     expect(cleared.every((i) => (i.scaledTokens ?? 0) < 100)).toBe(true);
     expect(pruning.excluded.find((e) => e.label === 'Pruned tool outputs')!.count).toBe(cleared.length);
-    const compacted = reportOf(loadRecording('compaction-tail'));
+    const compacted = await reportOfRecording(loadRecording('compaction-tail'));
     expect(compacted.timeline!.some((p) => p.events.includes('compaction'))).toBe(true);
     expect(compacted.excluded.find((e) => e.label === 'History before the latest compaction')!.count).toBeGreaterThan(
       0,
     );
   });
 
-  it('attributes shell commands by the workspace files they name, and flags only unchanged re-reads', () => {
-    const r = reportOf(loadRecording('shell-reread'));
+  it('attributes shell commands by the workspace files they name, and flags only unchanged re-reads', async () => {
+    const r = await reportOfRecording(loadRecording('shell-reread'));
     const label = (start: string) => items(r).find((i) => i.label.startsWith(start))!;
     expect(label('Shell: cat meta/cluster.json').source).toBe('cluster_alert_metadata');
     expect(label('Shell: grep -c "ERROR" evidence/app.log').source).toBe('evidence');
@@ -108,7 +101,7 @@ describe('calibration by the provider counts', () => {
     expect(r.duplicates).toMatchObject({ files: 1, extraReads: 1 });
   });
 
-  it('re-measures the runtime overhead when a call grows by more than what it added', () => {
+  it('re-measures the runtime overhead when a call grows by more than what it added', async () => {
     const recording = loadRecording('fresh');
     // As if new tools (an MCP server) joined at the fourth call: every later prompt is 3,000 tokens bigger.
     const grown = structuredClone(recording);
@@ -118,33 +111,33 @@ describe('calibration by the provider counts', () => {
       (reply.info.tokens as { input: number }).input += 3000;
     }
     grown.acp.usageUpdates.at(-1)!.used += 3000;
-    const r = reportOf(grown);
+    const r = await reportOfRecording(grown);
     expect(r.calibration!.overheadChanges).toEqual([{ messageId: replies[3]!.info.id, delta: expect.any(Number) }]);
     expect(Math.abs(r.calibration!.overheadChanges[0]!.delta - 3000)).toBeLessThan(100);
     expect(r.notes.some((n) => n.includes('re-measured'))).toBe(true);
     expect(total(r)).toBe(r.actual!.contextUsed);
   });
 
-  it('shows what no call explains as unexplained, never inside a source', () => {
+  it('shows what no call explains as unexplained, never inside a source', async () => {
     const recording = loadRecording('fresh');
-    const r = reportOf(recording, (f) =>
-      addUsage(f.db, recording.acp.usageUpdates.at(-1)!.used + 500, { session: recording.sessionId }),
+    const r = await reportOfRecording(recording, (f) =>
+      addUsage(f, recording.acp.usageUpdates.at(-1)!.used + 500, { session: recording.sessionId }),
     );
     expect(r.calibration).toMatchObject({ reference: { matchesUsage: false }, unattributed: { unexplained: 500 } });
     expect(total(r)).toBe(r.actual!.contextUsed);
     expect(r.notes.some((n) => n.includes('unexplained'))).toBe(true);
   });
 
-  it('skips a usage row of 0 (a cancelled or failed last call) for the previous total', () => {
+  it('skips a usage row of 0 (a cancelled or failed last call) for the previous total', async () => {
     const recording = loadRecording('faults');
-    const r = reportOf(recording, (f) => addUsage(f.db, 0, { session: recording.sessionId }));
+    const r = await reportOfRecording(recording, (f) => addUsage(f, 0, { session: recording.sessionId }));
     expect(r.actual!.contextUsed).toBe(recording.acp.usageUpdates.at(-1)!.used);
     expect(r.warnings.some((w) => w.includes('context_used 0'))).toBe(true);
   });
 
-  it('reads the cache share under both conventions: input without or with the cached tokens', () => {
+  it('reads the cache share under both conventions: input without or with the cached tokens', async () => {
     const recording = loadRecording('fresh');
-    const r = reportOf(recording);
+    const r = await reportOfRecording(recording);
     const last = r.providerTokens!;
     expect(last.convention).toBe('input-excludes-cache');
     expect(last.promptTokens).toBe(last.input! + last.cacheRead! + last.cacheWrite!);
@@ -161,7 +154,7 @@ describe('calibration by the provider counts', () => {
     };
     t.input += t.cache.read;
     t.total = t.input + t.output + t.reasoning;
-    const r2 = reportOf(including);
+    const r2 = await reportOfRecording(including);
     expect(r2.providerTokens).toMatchObject({ convention: 'input-includes-cache', promptTokens: t.input });
     expect(r2.providerTokens!.cacheReadSharePercent).toBeCloseTo((t.cache.read / t.input) * 100, 1);
     // Read the old way (cache over input + cache), the share would be about half of that.
@@ -170,13 +163,13 @@ describe('calibration by the provider counts', () => {
     );
   });
 
-  it('explains a total that is the prompt of a compaction call', () => {
+  it('explains a total that is the prompt of a compaction call', async () => {
     const recording = structuredClone(loadRecording('compaction-tail'));
     const summary = recording.export.messages.findIndex((m) => m.info.role === 'assistant' && m.info.summary === true);
     recording.export.messages = recording.export.messages.slice(0, summary + 1);
     const prompt = recording.requests.find((q) => q.kind === 'summary')!.usage.prompt_tokens;
     recording.acp.usageUpdates = [{ ...recording.acp.usageUpdates[0]!, used: prompt }];
-    const r = reportOf(recording);
+    const r = await reportOfRecording(recording);
     expect(r.calibration).toMatchObject({ totalIsCompaction: true });
     expect(r.notes.some((n) => n.includes('compaction call'))).toBe(true);
     expect(r.pending!.items.map((i) => i.label)).toEqual(
@@ -185,13 +178,13 @@ describe('calibration by the provider counts', () => {
     expect(total(r)).toBe(r.actual!.contextUsed);
   });
 
-  it('falls back to scaling in proportion when there are no per-call counts, and says so', () => {
+  it('falls back to scaling in proportion when there are no per-call counts, and says so', async () => {
     const recording = structuredClone(loadRecording('fresh'));
     for (const message of recording.export.messages) {
       message.parts = message.parts.filter((p) => p.type !== 'step-finish');
       delete message.info.tokens;
     }
-    const r = reportOf(recording);
+    const r = await reportOfRecording(recording);
     expect(r.calibration!.mode).toBe('scaled');
     expect(r.estimate.method).toMatch(/scaled in proportion/);
     expect(r.notes.some((n) => n.startsWith('Scaled:'))).toBe(true);

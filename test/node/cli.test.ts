@@ -18,10 +18,10 @@ let dbPath: string;
 let root: string;
 let sessions: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-cli-'));
   dbPath = join(dir, 'data', 'investibook.db');
-  ({ root, sessions } = seedDemoDatabase(dbPath, 'cli-token'));
+  ({ root, sessions } = await seedDemoDatabase(dbPath, 'cli-token'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

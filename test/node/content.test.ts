@@ -4,8 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
-import { createApp } from '../../src/node/server/app';
-import { openReadOnly, type Db } from '../../src/node/storage/store';
+import type { createApp } from '../../src/node/server/app';
 import {
   contextReportSchema,
   errorBodySchema,
@@ -31,7 +30,6 @@ import {
 } from '../support/fixtures';
 
 let fx: Fixture;
-let readOnly: Db | null;
 let app: ReturnType<typeof createApp>;
 const auth = (token = TOKEN) => ({ headers: { Authorization: `Bearer ${token}` } });
 const LONG = Array.from({ length: 900 }, (_, i) => `${i}: store 4 region 2287016 serverIsBusy`).join('\n');
@@ -43,7 +41,7 @@ beforeEach(() => {
     '.opencode/skills/alpha/SKILL.md': '---\nname: alpha\ndescription: Alpha\n---\n',
     'evidence/long.log': 'x',
   });
-  addMessages(fx.db, [
+  addMessages(fx, [
     { role: 'user', parts: [text('Why is store 4 hot?')] },
     {
       role: 'assistant',
@@ -57,14 +55,10 @@ beforeEach(() => {
       ],
     },
   ]);
-  addUsage(fx.db, 9000);
-  readOnly = null;
-  app = createApp({ db: fx.db, readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)) });
+  addUsage(fx, 9000);
+  app = fx.app();
 });
-afterEach(() => {
-  readOnly?.close();
-  fx.cleanup();
-});
+afterEach(() => fx.cleanup());
 
 async function report(): Promise<ContextReport> {
   return contextReportSchema.parse(
@@ -121,7 +115,7 @@ describe('item content', () => {
   it('answers 410 context_changed once the snapshot changed', async () => {
     const r = await report();
     const id = item(r, 'Read evidence: long.log').id;
-    addMessages(fx.db, [{ role: 'user', parts: [text('one more question')] }]);
+    addMessages(fx, [{ role: 'user', parts: [text('one more question')] }]);
     const response = await app.request(itemUrl(r, id), auth());
     expect(response.status).toBe(410);
     expect(errorBodySchema.parse(await response.json()).error.code).toBe('context_changed');
@@ -130,7 +124,7 @@ describe('item content', () => {
 
   it('rejects a bad page or item with an error that changes nothing', async () => {
     const r = await report();
-    const before = { db: databaseDigest(fx.dbPath), tree: treeDigest(fx.root) };
+    const before = { db: await databaseDigest(fx.dbPath), tree: treeDigest(fx.root) };
     const id = item(r, 'Read evidence: long.log').id;
     for (const [query, status, code] of [
       ['&page=99', 400, 'page_out_of_range'],
@@ -145,7 +139,7 @@ describe('item content', () => {
     expect(missing.status).toBe(404);
     expect(errorBodySchema.parse(await missing.json()).error.code).toBe('item_not_found');
     expect((await app.request(itemUrl(r, id), { method: 'POST', ...auth() })).status).toBe(405);
-    expect({ db: databaseDigest(fx.dbPath), tree: treeDigest(fx.root) }).toEqual(before);
+    expect({ db: await databaseDigest(fx.dbPath), tree: treeDigest(fx.root) }).toEqual(before);
   });
 
   it('uses the same access check', async () => {
@@ -186,7 +180,7 @@ describe('reader', () => {
 
 describe('suggestions', () => {
   it('are computed from the data: duplicates, a dominant item, pruning, a full window, an idle skill', async () => {
-    addMessages(fx.db, [
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [tool('skill', { name: 'alpha' }, 'alpha body'), readTool(fx.root, 'evidence/long.log', LONG)],
@@ -196,7 +190,7 @@ describe('suggestions', () => {
         parts: [readTool(fx.root, 'evidence/long.log', 'old', { time: { compacted: 1 } }), text('done')],
       },
     ]);
-    addUsage(fx.db, 190_000);
+    addUsage(fx, 190_000);
     const r = await report();
     const kinds = r.suggestions.map((s) => s.kind);
     expect(kinds).toEqual(
@@ -211,7 +205,7 @@ describe('suggestions', () => {
   });
 
   it('does not call a skill unused once the conversation names it', async () => {
-    addMessages(fx.db, [
+    addMessages(fx, [
       { role: 'assistant', parts: [tool('skill', { name: 'alpha' }, 'alpha body')] },
       { role: 'assistant', parts: [text('Following the alpha method, store 4 is hot.')] },
     ]);

@@ -1,25 +1,25 @@
-/** The demo is a TiDB investigation recorded from the real OpenCode runtime; storage follows contract §1. */
-import BetterSqlite3 from 'better-sqlite3';
+/** The demo is a TiDB investigation recorded from the real OpenCode runtime. */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
-import { SCHEMA_VERSION } from '../../src/node/storage/schema';
-import { openWritable } from '../../src/node/storage/store';
+import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
 
 let dir: string;
-let db: BetterSqlite3.Database;
+let store: SqliteStore;
+let db: SqliteStore['db'];
 let root: string;
 type Row = { id: string; session_id: string; info: string; parts: string; time_updated: number };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-demo-'));
-  root = seedDemoDatabase(join(dir, 'investibook.db'), 'demo-token').root;
-  db = new BetterSqlite3(join(dir, 'investibook.db'), { readonly: true });
+  root = (await seedDemoDatabase(join(dir, 'investibook.db'), 'demo-token')).root;
+  store = openSqlite(join(dir, 'investibook.db'), { readOnly: true });
+  db = store.db;
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -128,26 +128,7 @@ describe('the demo workspace', () => {
     expect(rows.at(-1)!.created_at).toBeGreaterThan(acp.at(-1)!.created_at);
   });
 
-  it('refuses to seed over an existing database', () => {
-    expect(() => seedDemoDatabase(join(dir, 'investibook.db'), 'x')).toThrow(/refusing/);
-  });
-});
-
-describe('storage', () => {
-  it('migrates idempotently and accepts rows that fill only the contract columns', () => {
-    const path = join(dir, 'contract.db');
-    openWritable(path).close();
-    const db2 = openWritable(path);
-    expect(db2.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    db2.exec(`
-      INSERT INTO users (id, name) VALUES ('u', 'U');
-      INSERT INTO api_tokens (token_sha256, user_id) VALUES ('${'a'.repeat(64)}', 'u');
-      INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('w', 'W', '/tmp', 1);
-      INSERT INTO workspace_members (workspace_id, user_id) VALUES ('w', 'u');
-      INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_1', 'w', 's', 1, 1, '{}', '[]');
-      INSERT INTO interaction_token_usage (workspace_id, session_id, source, created_at) VALUES ('w', 's', 'acp', 1);
-    `);
-    expect(db2.prepare('SELECT context_used FROM interaction_token_usage').get()).toEqual({ context_used: null });
-    db2.close();
+  it('refuses to seed over an existing database', async () => {
+    await expect(seedDemoDatabase(join(dir, 'investibook.db'), 'x')).rejects.toThrow(/refusing/);
   });
 });

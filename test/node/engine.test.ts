@@ -5,14 +5,15 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateReport, type ReportRequest } from '../../src/node/report/context-report';
-import { openReadOnly } from '../../src/node/storage/store';
+import { ReportService, type ReportRequest } from '../../src/node/report/service';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { contextReportSchema, SOURCE_IDS, type ContextReport, type SourceId } from '../../src/shared/wire';
 import {
   addMessages,
   addUsage,
   createFixture,
   readTool,
+  reportOf,
   SESSION,
   text,
   tool,
@@ -44,15 +45,10 @@ beforeEach(() => {
 });
 afterEach(() => fx.cleanup());
 
-function report(request: Partial<ReportRequest> = {}): ContextReport {
-  const db = openReadOnly(fx.dbPath);
-  try {
-    const result = generateReport(db, { workspaceId: WS, estimator: 'chars4', items: 'all', ...request });
-    expect(contextReportSchema.safeParse(result).success).toBe(true);
-    return result;
-  } finally {
-    db.close();
-  }
+async function report(request: Partial<ReportRequest> = {}): Promise<ContextReport> {
+  const result = await reportOf(fx, { estimator: 'chars4', items: 'all', ...request });
+  expect(contextReportSchema.safeParse(result).success).toBe(true);
+  return result;
 }
 
 const source = (r: ContextReport, id: SourceId) => r.sources.find((s) => s.id === id)!;
@@ -61,8 +57,8 @@ const allItems = (r: ContextReport) => r.sources.flatMap((s) => s.items.map((i) 
 const itemByLabel = (r: ContextReport, label: string) => allItems(r).find((i) => i.label === label);
 
 describe('always in context', () => {
-  it('counts the instruction files and the catalog of enabled skills, never the candidate cache', () => {
-    const r = report();
+  it('counts the instruction files and the catalog of enabled skills, never the candidate cache', async () => {
+    const r = await report();
     expect(labels(r, 'agent_instructions')).toEqual(
       expect.arrayContaining(['Instructions: AGENTS.md', 'Instructions: docs/rules.md']),
     );
@@ -73,16 +69,16 @@ describe('always in context', () => {
     expect(cache?.bytes).toBeGreaterThan(1200);
   });
 
-  it('lists all nine sources in contract order even when empty', () => {
-    const r = report();
+  it('lists all nine sources in contract order even when empty', async () => {
+    const r = await report();
     expect(r.sources.map((s) => s.id)).toEqual([...SOURCE_IDS]);
     expect(source(r, 'evidence').itemCount).toBe(0);
   });
 });
 
 describe('tool payload attribution', () => {
-  it('attributes reads by path to evidence, metadata, issue/source files, skills, instructions and unknown', () => {
-    addMessages(fx.db, [
+  it('attributes reads by path to evidence, metadata, issue/source files, skills, instructions and unknown', async () => {
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [
@@ -98,7 +94,7 @@ describe('tool payload attribution', () => {
         ],
       },
     ]);
-    const r = report();
+    const r = await report();
     expect(labels(r, 'evidence')).toEqual(
       expect.arrayContaining(['Read evidence summary: evidence_summary_for_agent.txt', 'Read evidence: slow.log']),
     );
@@ -114,8 +110,8 @@ describe('tool payload attribution', () => {
     );
   });
 
-  it('applies the rules in order: explicit tag, then the skill tool, then the path, else unknown', () => {
-    addMessages(fx.db, [
+  it('applies the rules in order: explicit tag, then the skill tool, then the path, else unknown', async () => {
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [
@@ -134,7 +130,7 @@ describe('tool payload attribution', () => {
         ],
       },
     ]);
-    const r = report();
+    const r = await report();
     expect(labels(r, 'evidence')).toEqual(
       expect.arrayContaining(['Shell: cat evidence/slow.log', 'Tool call: grep — "Query_time" in evidence']),
     );
@@ -154,9 +150,9 @@ describe('tool payload attribution', () => {
     expect(bash.sourceRef).toMatch(/^messages_v2\/msg_\w+\/parts\/3$/);
   });
 
-  it('counts error text, the interruption placeholder, and only the placeholder of a pruned output', () => {
+  it('counts error text, the interruption placeholder, and only the placeholder of a pruned output', async () => {
     const big = 'z'.repeat(4000);
-    addMessages(fx.db, [
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [
@@ -166,7 +162,7 @@ describe('tool payload attribution', () => {
         ],
       },
     ]);
-    const r = report();
+    const r = await report();
     expect(itemByLabel(r, 'Shell: false (error)')!.bytes).toBe(
       `bash ${JSON.stringify({ command: 'false' })}`.length + 'exit status 1: permission denied'.length,
     );
@@ -178,15 +174,15 @@ describe('tool payload attribution', () => {
     expect(r.excluded.find((e) => e.label === 'Pruned tool outputs')).toMatchObject({ bytes: 4000, count: 1 });
   });
 
-  it('counts <system-reminder> instructions inside a read output as instructions', () => {
+  it('counts <system-reminder> instructions inside a read output as instructions', async () => {
     const reminder = `<system-reminder>\nInstructions from: ${join(fx.root, 'sources/AGENTS.md')}\nQuote snapshots with their date.\n</system-reminder>`;
-    addMessages(fx.db, [
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [readTool(fx.root, 'sources/schema.sql', `<content>CREATE</content>\n\n${reminder}`)],
       },
     ]);
-    const r = report();
+    const r = await report();
     const instructions = itemByLabel(r, 'Instructions: sources/AGENTS.md (loaded with a read)')!;
     expect(instructions.source).toBe('agent_instructions');
     expect(instructions.bytes).toBe(reminder.length + 2);
@@ -195,7 +191,7 @@ describe('tool payload attribution', () => {
 });
 
 describe('prompt content', () => {
-  it('splits <workspace-context> into one item per section, by its source attribute', () => {
+  it('splits <workspace-context> into one item per section, by its source attribute', async () => {
     const ctx = [
       '<workspace-context>',
       '<section source="cluster_alert_metadata" label="Cluster overview">tidb v7</section>',
@@ -203,8 +199,8 @@ describe('prompt content', () => {
       '<section source="bogus" label="Odd">?</section>',
       '</workspace-context>',
     ].join('\n');
-    addMessages(fx.db, [{ role: 'user', parts: [text('Investigate'), text(ctx, { synthetic: true })] }]);
-    const r = report();
+    addMessages(fx, [{ role: 'user', parts: [text('Investigate'), text(ctx, { synthetic: true })] }]);
+    const r = await report();
     expect(labels(r, 'cluster_alert_metadata')).toContain('Workspace context: Cluster overview');
     expect(labels(r, 'evidence')).toContain('Workspace context: Evidence index');
     expect(labels(r, 'conversation')).toEqual(
@@ -213,10 +209,10 @@ describe('prompt content', () => {
     expect(r.warnings.some((w) => w.includes('"bogus"'))).toBe(true);
   });
 
-  it('attributes attached reads by their path, file parts as metadata without base64 bodies, and skips ignored text', () => {
+  it('attributes attached reads by their path, file parts as metadata without base64 bodies, and skips ignored text', async () => {
     const png = Buffer.alloc(86_000, 1).toString('base64');
     const abs = join(fx.root, 'issues/42.md');
-    addMessages(fx.db, [
+    addMessages(fx, [
       {
         role: 'user',
         parts: [
@@ -231,7 +227,7 @@ describe('prompt content', () => {
         ],
       },
     ]);
-    const r = report();
+    const r = await report();
     expect(labels(r, 'issue_source_files')).toContain('Read issue file: 42.md (attached)');
     // A text/plain file part is not sent: its content went in as the read above.
     expect(labels(r, 'attachment_metadata')).toEqual(['Attachment: grafana.png (image/png, 84 KB)']);
@@ -241,8 +237,8 @@ describe('prompt content', () => {
     expect(JSON.stringify(r)).not.toContain('SECRET_IGNORED_TEXT');
   });
 
-  it('counts visible reasoning only, and never bookkeeping parts', () => {
-    addMessages(fx.db, [
+  it('counts visible reasoning only, and never bookkeeping parts', async () => {
+    addMessages(fx, [
       {
         role: 'assistant',
         parts: [
@@ -259,7 +255,7 @@ describe('prompt content', () => {
         info: { tokens: { input: 10, output: 5, reasoning: 999, cache: { read: 90, write: 4 } } },
       },
     ]);
-    const r = report();
+    const r = await report();
     expect(labels(r, 'assistant_reasoning')).toEqual(['Reasoning: Think about store 4']);
     expect(labels(r, 'conversation')).toEqual(['Assistant reply: Answer']);
     expect(r.excluded.find((e) => e.label.startsWith('Bookkeeping'))?.count).toBe(6);
@@ -274,9 +270,9 @@ describe('prompt content', () => {
     });
   });
 
-  it('never invents cache figures the provider did not report', () => {
-    addMessages(fx.db, [{ role: 'assistant', parts: [text('hi')], info: { tokens: { input: 10, output: 2 } } }]);
-    const r = report();
+  it('never invents cache figures the provider did not report', async () => {
+    addMessages(fx, [{ role: 'assistant', parts: [text('hi')], info: { tokens: { input: 10, output: 2 } } }]);
+    const r = await report();
     expect(r.providerTokens).toMatchObject({
       input: 10,
       cacheRead: null,
@@ -288,21 +284,21 @@ describe('prompt content', () => {
 
 describe('compaction', () => {
   function compactedSession(summaryInfo: Record<string, unknown>) {
-    const [first] = addMessages(fx.db, [
+    const [first] = addMessages(fx, [
       { role: 'user', parts: [text('old question')] },
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/slow.log', 'old output '.repeat(100))] },
     ]);
-    const [request] = addMessages(fx.db, [{ role: 'user', parts: [{ type: 'compaction', auto: true }] }]);
-    addMessages(fx.db, [
+    const [request] = addMessages(fx, [{ role: 'user', parts: [{ type: 'compaction', auto: true }] }]);
+    addMessages(fx, [
       { role: 'assistant', parts: [text('## Goal\nsummary text')], info: { parentID: request, ...summaryInfo } },
       { role: 'user', parts: [text('new question')] },
     ]);
     return first;
   }
 
-  it('leaves history before the latest completed compaction out, and reports it', () => {
+  it('leaves history before the latest completed compaction out, and reports it', async () => {
     compactedSession({ summary: true, finish: 'stop' });
-    const r = report();
+    const r = await report();
     expect(labels(r, 'conversation')).toEqual(
       expect.arrayContaining(['Compaction request', 'Compaction summary', 'User message: new question']),
     );
@@ -313,28 +309,28 @@ describe('compaction', () => {
     expect(history.bytes).toBeGreaterThan(1100);
   });
 
-  it('does not cut at a compaction that has not completed or failed', () => {
+  it('does not cut at a compaction that has not completed or failed', async () => {
     compactedSession({ summary: true });
-    expect(labels(report(), 'conversation')).toContain('User message: old question');
+    expect(labels(await report(), 'conversation')).toContain('User message: old question');
     fx.cleanup();
     fx = createFixture(FILES);
     compactedSession({ summary: true, finish: 'stop', error: { name: 'APIError' } });
-    expect(labels(report(), 'conversation')).toContain('User message: old question');
+    expect(labels(await report(), 'conversation')).toContain('User message: old question');
   });
 
-  it('reads compaction from structured markers only, never from text', () => {
-    addMessages(fx.db, [
+  it('reads compaction from structured markers only, never from text', async () => {
+    addMessages(fx, [
       { role: 'user', parts: [text('old question')] },
       { role: 'assistant', parts: [text('What did we do so far? ## Goal summary')], info: { finish: 'stop' } },
       { role: 'user', parts: [text('What did we do so far?')] },
     ]);
-    expect(labels(report(), 'conversation')).toContain('User message: old question');
+    expect(labels(await report(), 'conversation')).toContain('User message: old question');
   });
 });
 
 describe('totals and scaling', () => {
   beforeEach(() => {
-    addMessages(fx.db, [
+    addMessages(fx, [
       { role: 'user', parts: [text('Why is store 4 hot?')] },
       {
         role: 'assistant',
@@ -343,17 +339,17 @@ describe('totals and scaling', () => {
     ]);
   });
 
-  it('uses the latest ACP row and ignores newer rows from other sources', () => {
-    addUsage(fx.db, 1000);
-    addUsage(fx.db, 5003);
-    addUsage(fx.db, 99, { source: 'evidence_postpass', size: 128_000 });
-    const r = report();
+  it('uses the latest ACP row and ignores newer rows from other sources', async () => {
+    addUsage(fx, 1000);
+    addUsage(fx, 5003);
+    addUsage(fx, 99, { source: 'evidence_postpass', size: 128_000 });
+    const r = await report();
     expect(r.actual).toMatchObject({ contextUsed: 5003, contextSize: 200_000, percent: 2.5, source: 'acp' });
   });
 
-  it('scales with conservation: sources sum to the used total, items to their source', () => {
-    addUsage(fx.db, 5003);
-    const r = report();
+  it('scales with conservation: sources sum to the used total, items to their source', async () => {
+    addUsage(fx, 5003);
+    const r = await report();
     expect(r.sources.reduce((n, s) => n + s.scaledTokens!, 0)).toBe(5003);
     for (const s of r.sources) {
       expect(s.items.reduce((n, i) => n + i.scaledTokens!, 0)).toBe(s.scaledTokens);
@@ -362,9 +358,9 @@ describe('totals and scaling', () => {
     expect(r.estimate.scale).toBeCloseTo(5003 / r.estimate.totalTokens, 3);
   });
 
-  it('keeps conservation when items are cut short, accounting the rest in `more`', () => {
-    addUsage(fx.db, 5003);
-    const r = report({ items: 1 });
+  it('keeps conservation when items are cut short, accounting the rest in `more`', async () => {
+    addUsage(fx, 5003);
+    const r = await report({ items: 1 });
     for (const s of r.sources) {
       expect(s.items.length).toBeLessThanOrEqual(1);
       const shown = s.items.reduce((n, i) => n + i.scaledTokens!, 0);
@@ -373,9 +369,9 @@ describe('totals and scaling', () => {
     }
   });
 
-  it('is pending without an ACP row: estimates only, scaled figures null', () => {
-    addUsage(fx.db, 777, { source: 'evidence_postpass' });
-    const r = report();
+  it('is pending without an ACP row: estimates only, scaled figures null', async () => {
+    addUsage(fx, 777, { source: 'evidence_postpass' });
+    const r = await report();
     expect(r.actual).toBeNull();
     expect(r.estimate.scale).toBeNull();
     expect(r.sources.every((s) => s.scaledTokens === null && s.percentOfUsed === null)).toBe(true);
@@ -383,42 +379,42 @@ describe('totals and scaling', () => {
     expect(r.notes.some((n) => n.startsWith('Pending'))).toBe(true);
   });
 
-  it('handles a context_size of 0 or absent, and skips unusable usage rows with a warning', () => {
-    addUsage(fx.db, 4000, { size: 0 });
-    let r = report();
+  it('handles a context_size of 0 or absent, and skips unusable usage rows with a warning', async () => {
+    addUsage(fx, 4000, { size: 0 });
+    let r = await report();
     expect(r.actual).toMatchObject({ contextUsed: 4000, contextSize: null, percent: null });
     expect(r.warnings.some((w) => w.includes('context_size 0'))).toBe(true);
-    addUsage(fx.db, -5);
-    r = report();
+    addUsage(fx, -5);
+    r = await report();
     expect(r.actual?.contextUsed).toBe(4000);
     expect(r.warnings.some((w) => w.includes('context_used -5'))).toBe(true);
   });
 
-  it('selects the estimator: BPE by default, chars/4 on request', () => {
-    const bpe = report({ estimator: undefined });
+  it('selects the estimator: BPE by default, chars/4 on request', async () => {
+    const bpe = await report({ estimator: undefined });
     expect(bpe.estimate).toMatchObject({ estimator: 'bpe', method: expect.stringContaining('o200k_base') });
-    const chars = report({ estimator: 'chars4' });
+    const chars = await report({ estimator: 'chars4' });
     expect(chars.estimate).toMatchObject({ estimator: 'chars4', method: expect.stringMatching(/^chars\/4/) });
     expect(chars.estimate.totalTokens).not.toBe(bpe.estimate.totalTokens);
   });
 });
 
 describe('sessions', () => {
-  it('defaults to the most recently active session, by messages and ACP usage', () => {
-    addMessages(fx.db, [{ role: 'user', parts: [text('main')] }]);
-    addMessages(fx.db, [{ role: 'user', parts: [text('other')], session: 'ses_other' }]);
-    expect(report().sessionId).toBe('ses_other');
-    addUsage(fx.db, 100, { session: SESSION });
-    expect(report().sessionId).toBe(SESSION);
-    expect(report({ sessionId: 'ses_other' }).sessionId).toBe('ses_other');
-    expect(() => report({ sessionId: 'ses_missing' })).toThrow(/session not found/);
+  it('defaults to the most recently active session, by messages and ACP usage', async () => {
+    addMessages(fx, [{ role: 'user', parts: [text('main')] }]);
+    addMessages(fx, [{ role: 'user', parts: [text('other')], session: 'ses_other' }]);
+    expect((await report()).sessionId).toBe('ses_other');
+    addUsage(fx, 100, { session: SESSION });
+    expect((await report()).sessionId).toBe(SESSION);
+    expect((await report({ sessionId: 'ses_other' })).sessionId).toBe('ses_other');
+    await expect(report({ sessionId: 'ses_missing' })).rejects.toThrow(/session not found/);
   });
 });
 
 describe('duplicates', () => {
-  it('flags a file read more than once in live context and totals the repeated tokens', () => {
+  it('flags a file read more than once in live context and totals the repeated tokens', async () => {
     const body = 'summary '.repeat(50);
-    addMessages(fx.db, [
+    addMessages(fx, [
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/evidence_summary_for_agent.txt', body)] },
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/evidence_summary_for_agent.txt', body)] },
       { role: 'assistant', parts: [readTool(fx.root, 'evidence/slow.log', 'once')] },
@@ -433,7 +429,7 @@ describe('duplicates', () => {
         ],
       },
     ]);
-    const r = report();
+    const r = await report();
     const reads = source(r, 'evidence').items.filter(
       (i) => i.label === 'Read evidence summary: evidence_summary_for_agent.txt',
     );
@@ -449,8 +445,8 @@ describe('duplicates', () => {
 });
 
 describe('bad input still yields a report, with warnings', () => {
-  it('survives malformed rows: invalid JSON, a non-array, unknown parts, a null state, a number for text', () => {
-    addMessages(fx.db, [
+  it('survives malformed rows: invalid JSON, a non-array, unknown parts, a null state, a number for text', async () => {
+    addMessages(fx, [
       { role: 'user', parts: [], rawParts: '{not json' },
       { role: 'user', parts: [], rawParts: '{"type":"text"}' },
       {
@@ -464,7 +460,7 @@ describe('bad input still yields a report, with warnings', () => {
       },
       { role: 'assistant', parts: [text('info broken')], rawInfo: 'nope' },
     ]);
-    const r = report();
+    const r = await report();
     const w = r.warnings.join('\n');
     expect(w).toMatch(/parts is not valid JSON/);
     expect(w).toMatch(/parts is not a JSON array/);
@@ -475,7 +471,7 @@ describe('bad input still yields a report, with warnings', () => {
     expect(labels(r, 'conversation')).toEqual(expect.arrayContaining(['Assistant reply: fine']));
   });
 
-  it('tolerates a binary instruction file, a symlink out of the root and a symlink loop', () => {
+  it('tolerates a binary instruction file, a symlink out of the root and a symlink loop', async () => {
     writeFileSync(join(fx.root, 'AGENTS.md'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]));
     const outside = join(fx.dir, 'secret');
     mkdirSync(outside);
@@ -483,7 +479,7 @@ describe('bad input still yields a report, with warnings', () => {
     symlinkSync(outside, join(fx.root, '.opencode/skills/escape'));
     symlinkSync(join(fx.root, 'docs/loop'), join(fx.root, 'docs/loop'));
     writeFileSync(join(fx.root, 'opencode.json'), JSON.stringify({ instructions: ['docs/loop', 'docs/rules.md'] }));
-    const r = report();
+    const r = await report();
     const w = r.warnings.join('\n');
     expect(w).toMatch(/AGENTS\.md: is a binary file/);
     expect(w).toMatch(/escape\/SKILL\.md: is a symlink that leaves the workspace/);
@@ -492,26 +488,27 @@ describe('bad input still yields a report, with warnings', () => {
     expect(labels(r, 'agent_instructions')).toEqual(['Instructions: docs/rules.md']);
   });
 
-  it('reports on a missing root and on a root that is a file', () => {
-    fx.db.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('does-not-exist', WS);
-    addMessages(fx.db, [{ role: 'user', parts: [text('hello')] }]);
-    let r = report();
+  it('reports on a missing root and on a root that is a file', async () => {
+    fx.raw.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('does-not-exist', WS);
+    addMessages(fx, [{ role: 'user', parts: [text('hello')] }]);
+    let r = await report();
     expect(r.warnings.some((w) => w.startsWith('workspace folder not found'))).toBe(true);
     expect(labels(r, 'conversation')).toEqual(['User message: hello']);
-    fx.db.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('ws/AGENTS.md', WS);
-    r = report();
+    fx.raw.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('ws/AGENTS.md', WS);
+    r = await report();
     expect(r.warnings.some((w) => w.startsWith('workspace root is not a folder'))).toBe(true);
   });
 
-  it('caps how much of a file it reads, with a warning', () => {
+  it('caps how much of a file it reads, with a warning', async () => {
     writeFileSync(join(fx.root, 'AGENTS.md'), 'a'.repeat(5000));
-    const db = openReadOnly(fx.dbPath);
+    const store = openSqlite(fx.dbPath, { readOnly: true });
     try {
-      const r = generateReport(db, { workspaceId: WS, estimator: 'chars4' }, { maxFileBytes: 1000 });
+      const service = new ReportService(store, { maxFileBytes: 1000 });
+      const r = await service.report({ workspaceId: WS, estimator: 'chars4' });
       expect(r.warnings).toContain('AGENTS.md: 5000 bytes; only the first 1000 were read');
       expect(itemByLabel(r, 'Instructions: AGENTS.md')!.bytes).toBeLessThan(1200);
     } finally {
-      db.close();
+      await store.close();
     }
   });
 });

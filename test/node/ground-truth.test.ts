@@ -7,11 +7,9 @@
  * sessions are recordings too, and held to the same standard.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateReport } from '../../src/node/report/context-report';
-import { openReadOnly } from '../../src/node/storage/store';
 import { SOURCE_IDS, contextReportSchema } from '../../src/shared/wire';
 import { RECORDING_CONFIG } from '../recording/workspace';
-import { createFixture, WS, type Fixture } from '../support/fixtures';
+import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
 import { groundTruth } from '../support/ground-truth';
 import { loadRecording, recordingNames, seedRecording } from '../support/recordings';
 
@@ -38,13 +36,11 @@ describe('ground truth: the report against the recorded requests of the real Ope
   });
 
   for (const name of names) {
-    it(`${name}: every source within 2 points of what the model saw, the runtime overhead within 5 %`, () => {
+    it(`${name}: every source within 2 points of what the model saw, the runtime overhead within 5 %`, async () => {
       fx = createFixture();
       const recording = loadRecording(name);
       seedRecording(fx, recording, WS);
-      const db = openReadOnly(fx.dbPath);
-      const report = generateReport(db, { workspaceId: WS, items: 'all' });
-      db.close();
+      const report = await reportOf(fx, { items: 'all' });
       expect(contextReportSchema.safeParse(report).success).toBe(true);
 
       const truth = groundTruth(recording.lastRequest, {

@@ -38,13 +38,13 @@ const insertRaw = (
   parts: unknown,
   id = `msg_raw_${Math.random().toString(36).slice(2, 10)}`,
 ) =>
-  fx.db
+  fx.raw
     .prepare(
       'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, 1, 1, ?, ?)',
     )
     .run(id, WS, SESSION, info, parts);
 const assistant = (fx: Fixture, parts: unknown[]) =>
-  addMessages(fx.db, [{ role: 'assistant', parts: parts as Record<string, unknown>[] }]);
+  addMessages(fx, [{ role: 'assistant', parts: parts as Record<string, unknown>[] }]);
 
 const CASES: Case[] = [
   // --- database rows ---
@@ -120,7 +120,7 @@ const CASES: Case[] = [
   [
     'a workspace-context section with an unknown source',
     (fx) =>
-      addMessages(fx.db, [
+      addMessages(fx, [
         {
           role: 'user',
           parts: [
@@ -135,7 +135,7 @@ const CASES: Case[] = [
   [
     'an attached read with broken JSON',
     (fx) =>
-      addMessages(fx.db, [
+      addMessages(fx, [
         {
           role: 'user',
           parts: [text('Called the Read tool with the following input: {"filePath": ', { synthetic: true })],
@@ -150,32 +150,32 @@ const CASES: Case[] = [
   ],
   [
     'emoji and CJK text',
-    (fx) => addMessages(fx.db, [{ role: 'user', parts: [text('🔥 热点 region 🚒 客户报告 👩‍💻')] }]),
+    (fx) => addMessages(fx, [{ role: 'user', parts: [text('🔥 热点 region 🚒 客户报告 👩‍💻')] }]),
     null,
   ],
   [
     'a text time_updated',
     (fx) =>
-      fx.db
+      fx.raw
         .prepare("INSERT INTO messages_v2 VALUES ('msg_text_time', ?, ?, 1, 'later', '{\"role\":\"user\"}', '[]')")
         .run(WS, SESSION),
     null,
   ],
-  ['context_size 0', (fx) => addUsage(fx.db, 5000, { size: 0 }), /context_size 0 is not a window size/],
+  ['context_size 0', (fx) => addUsage(fx, 5000, { size: 0 }), /context_size 0 is not a window size/],
   [
     'a negative context_used',
     (fx) => {
-      addUsage(fx.db, 100);
-      addUsage(fx.db, -1);
+      addUsage(fx, 100);
+      addUsage(fx, -1);
     },
     /context_used -1 is not a usable count/,
   ],
-  ['an absurd context_used', (fx) => addUsage(fx.db, 9_000_000_000_000), /exceeds context_size/],
+  ['an absurd context_used', (fx) => addUsage(fx, 9_000_000_000_000), /exceeds context_size/],
   [
     'a null context_used on the newest ACP row',
     (fx) => {
-      addUsage(fx.db, 100);
-      addUsage(fx.db, null);
+      addUsage(fx, 100);
+      addUsage(fx, null);
     },
     /context_used null is not a usable count/,
   ],
@@ -277,12 +277,12 @@ const CASES: Case[] = [
   ],
   [
     'a root that is a file',
-    (fx) => fx.db.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('ws/AGENTS.md', WS),
+    (fx) => fx.raw.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('ws/AGENTS.md', WS),
     /workspace root is not a folder/,
   ],
   [
     'a missing root',
-    (fx) => fx.db.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('gone', WS),
+    (fx) => fx.raw.prepare('UPDATE workspaces SET root_path = ? WHERE id = ?').run('gone', WS),
     /workspace folder not found/,
   ],
 ];
@@ -290,7 +290,7 @@ const CASES: Case[] = [
 let fx: Fixture;
 beforeEach(() => {
   fx = createFixture(FILES);
-  addMessages(fx.db, [{ role: 'user', parts: [text('baseline question')] }]);
+  addMessages(fx, [{ role: 'user', parts: [text('baseline question')] }]);
 });
 afterEach(() => {
   try {
@@ -298,7 +298,7 @@ afterEach(() => {
   } catch {
     // the root may not exist in this case
   }
-  fx.cleanup();
+  return fx.cleanup();
 });
 
 describe('malformed data corpus', () => {
@@ -308,7 +308,7 @@ describe('malformed data corpus', () => {
 
   it.each(CASES)('%s: a report, the right warning, nothing written', async (_name, setup, warning) => {
     setup(fx);
-    const before = { db: databaseDigest(fx.dbPath), tree: treeDigest(fx.dir) };
+    const before = { db: await databaseDigest(fx.dbPath), tree: treeDigest(fx.dir) };
     for (const estimator of ['bpe', 'chars4']) {
       const io = captureIo(fx.dir);
       const code = await run(['debug', 'context', WS, '--db', fx.dbPath, '--json', '--estimator', estimator], io);
@@ -320,14 +320,14 @@ describe('malformed data corpus', () => {
         expect(report.warnings.join('\n')).toMatch(warning);
       expect(JSON.stringify(report)).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack traces
     }
-    expect({ db: databaseDigest(fx.dbPath), tree: treeDigest(fx.dir) }).toEqual(before);
+    expect({ db: await databaseDigest(fx.dbPath), tree: treeDigest(fx.dir) }).toEqual(before);
   });
 
   it('rejects the same message id twice (one id, one message, across sessions)', () => {
-    addMessages(fx.db, [{ role: 'user', parts: [text('a')], id: 'msg_dup' }]);
-    expect(() =>
-      addMessages(fx.db, [{ role: 'user', parts: [text('b')], id: 'msg_dup', session: 'ses_other' }]),
-    ).toThrow(/UNIQUE constraint failed/);
+    addMessages(fx, [{ role: 'user', parts: [text('a')], id: 'msg_dup' }]);
+    expect(() => addMessages(fx, [{ role: 'user', parts: [text('b')], id: 'msg_dup', session: 'ses_other' }])).toThrow(
+      /UNIQUE constraint failed/,
+    );
   });
 
   it('gives a clear error, not a report, where none is possible', async () => {

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { captureIo } from '../support/cli';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
-import { generateReport } from '../../src/node/report/context-report';
+import { ReportService } from '../../src/node/report/service';
 import { createApp } from '../../src/node/server/app';
-import { openReadOnly, openWritable, type Db } from '../../src/node/storage/store';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { contextReportSchema } from '../../src/shared/wire';
 import { databaseDigest, treeDigest } from '../support/fixtures';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,35 +24,36 @@ let dir: string;
 let dbPath: string;
 let root: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-ro-'));
   dbPath = join(dir, 'investibook.db');
-  root = seedDemoDatabase(dbPath, TOKEN).root;
+  root = (await seedDemoDatabase(dbPath, TOKEN)).root;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fileDigest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-function snapshot() {
-  return { db: databaseDigest(dbPath), file: fileDigest(dbPath), tree: treeDigest(root) };
+async function snapshot() {
+  return { db: await databaseDigest(dbPath), file: fileDigest(dbPath), tree: treeDigest(root) };
 }
 
 describe('the read-only promise', () => {
-  it('holds for the engine, and its connection refuses writes', () => {
-    const before = snapshot();
-    const db = openReadOnly(dbPath);
+  it('holds for the engine, and its store refuses writes', async () => {
+    const before = await snapshot();
+    const store = openSqlite(dbPath, { readOnly: true });
     try {
       for (const estimator of ['bpe', 'chars4'] as const)
-        generateReport(db, { workspaceId: 'demo', estimator, items: 'all' });
-      expect(() => db.prepare('DELETE FROM messages_v2').run()).toThrow(/readonly/i);
+        await new ReportService(store).report({ workspaceId: 'demo', estimator, items: 'all' });
+      await expect(store.insertUser('usr_x', 'X')).rejects.toThrow(/readonly/i);
+      expect(() => store.db.prepare('DELETE FROM messages_v2').run()).toThrow(/readonly/i);
     } finally {
-      db.close();
+      await store.close();
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('holds for the CLI, table and JSON', async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const args of [
       ['debug', 'context', 'demo', '--db', dbPath],
       ['debug', 'context', 'demo', '--db', dbPath, '--json', '--items', 'all'],
@@ -60,21 +61,18 @@ describe('the read-only promise', () => {
       const io = captureIo(dir);
       expect(await run(args, io)).toBe(0);
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('holds for the API, and the API and --json give the same report', async () => {
-    const writable: Db = openWritable(dbPath);
-    const connections: Db[] = [];
-    const app = createApp({
-      db: writable,
-      readOnlyDb: () => connections[0] ?? (connections.push(openReadOnly(dbPath)), connections[0]!),
-    });
+    const writable = openSqlite(dbPath);
+    const reportStore = openSqlite(dbPath, { readOnly: true });
+    const app = createApp({ store: writable, reportStore });
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
     await new Promise((ok) => server.once('listening', ok));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const before = snapshot();
+      const before = await snapshot();
       const response = await fetch(`${url}/api/workspace/demo/debug/context?items=all`, {
         headers: { Authorization: `Bearer ${TOKEN}` },
       });
@@ -119,12 +117,13 @@ describe('the read-only promise', () => {
         headers: { Authorization: `Bearer ${TOKEN}` },
       });
       expect(reader.status).toBe(200);
-      expect(snapshot().db).toEqual(before.db);
-      expect(snapshot().tree).toEqual(before.tree);
+      const after = await snapshot();
+      expect(after.db).toEqual(before.db);
+      expect(after.tree).toEqual(before.tree);
     } finally {
       await new Promise((done) => server.close(done));
-      connections.forEach((c) => c.close());
-      writable.close();
+      await reportStore.close();
+      await writable.close();
     }
   });
 });

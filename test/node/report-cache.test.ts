@@ -1,42 +1,44 @@
 /** The warm cache changes speed, never the answer. */
 import { describe, expect, it } from 'vitest';
-import { generateReport } from '../../src/node/report/context-report';
 import { ReportCache } from '../../src/node/report/report-cache';
-import { openReadOnly } from '../../src/node/storage/store';
+import { ReportService } from '../../src/node/report/service';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { addMessages, addUsage, createFixture, readTool, text, WS } from '../support/fixtures';
 
 const strip = <T extends { generatedAt: string }>(r: T) => ({ ...r, generatedAt: '' });
 
 describe('ReportCache', () => {
-  it('gives the same report warm as cold, and sees changed and new messages', () => {
+  it('gives the same report warm as cold, and sees changed and new messages', async () => {
     const fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
     try {
-      const [first] = addMessages(fx.db, [
+      const [first] = addMessages(fx, [
         { role: 'user', parts: [text('question')] },
         { role: 'assistant', parts: [readTool(fx.root, 'evidence/a.txt', 'A '.repeat(200))] },
         { role: 'assistant', parts: [readTool(fx.root, 'evidence/a.txt', 'A '.repeat(200))] },
       ]);
-      addUsage(fx.db, 3000);
+      addUsage(fx, 3000);
       const cache = new ReportCache();
-      const db = openReadOnly(fx.dbPath);
-      const report = () => generateReport(db, { workspaceId: WS, items: 'all' }, { cache });
-      const cold = report();
+      const db = openSqlite(fx.dbPath, { readOnly: true });
+      const warmService = new ReportService(db, { cache });
+      const report = () => warmService.report({ workspaceId: WS, items: 'all' });
+      const coldReport = () => new ReportService(db).report({ workspaceId: WS, items: 'all' });
+      const cold = await report();
       // Per message: its header (to find the live window) and its analysis.
       expect(cache.size).toBe(6);
-      expect(strip(report())).toEqual(strip(cold));
-      expect(strip(generateReport(db, { workspaceId: WS, items: 'all' }))).toEqual(strip(cold));
+      expect(strip(await report())).toEqual(strip(cold));
+      expect(strip(await coldReport())).toEqual(strip(cold));
 
-      fx.db
+      fx.raw
         .prepare('UPDATE messages_v2 SET parts = ?, time_updated = time_updated + 1 WHERE id = ?')
         .run(JSON.stringify([text('edited question')]), first);
-      addMessages(fx.db, [{ role: 'user', parts: [text('follow-up')] }]);
-      const warm = report();
+      addMessages(fx, [{ role: 'user', parts: [text('follow-up')] }]);
+      const warm = await report();
       const labels = warm.sources.find((s) => s.id === 'conversation')!.items.map((i) => i.label);
       expect(labels).toEqual(expect.arrayContaining(['User message: edited question', 'User message: follow-up']));
-      expect(strip(warm)).toEqual(strip(generateReport(db, { workspaceId: WS, items: 'all' })));
-      db.close();
+      expect(strip(warm)).toEqual(strip(await coldReport()));
+      await db.close();
     } finally {
-      fx.cleanup();
+      await fx.cleanup();
     }
   });
 

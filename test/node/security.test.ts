@@ -7,29 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/node/server/app';
-import { openReadOnly, type Db } from '../../src/node/storage/store';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import type { Store } from '../../src/node/storage/store';
 import { addMessages, createFixture, OTHER_TOKEN, text, TOKEN, WS, type Fixture } from '../support/fixtures';
 
 let fx: Fixture;
 let logs: string[];
 let app: ReturnType<typeof createApp>;
-let readOnly: Db | null;
 
 beforeEach(() => {
   fx = createFixture({ 'AGENTS.md': 'rules' });
-  addMessages(fx.db, [{ role: 'user', parts: [text('hello')] }]);
+  addMessages(fx, [{ role: 'user', parts: [text('hello')] }]);
   logs = [];
-  readOnly = null;
-  app = createApp({
-    db: fx.db,
-    readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)),
-    log: (line) => logs.push(line),
-  });
+  app = createApp({ store: fx.store, reportStore: fx.store, log: (line) => logs.push(line) });
 });
-afterEach(() => {
-  readOnly?.close();
-  fx.cleanup();
-});
+afterEach(() => fx.cleanup());
 
 const ROUTES: [method: string, path: string, body?: string][] = [
   ['GET', ''],
@@ -66,13 +58,12 @@ describe('access matrix', () => {
 
 describe('tokens stay out of logs', () => {
   it('logs server errors by path only', async () => {
-    const failing = createApp({
-      db: fx.db,
-      readOnlyDb: () => {
+    const broken: Store = Object.assign(Object.create(fx.store) as Store, {
+      snapshot: async () => {
         throw new Error('disk on fire');
       },
-      log: (line) => logs.push(line),
     });
+    const failing = createApp({ store: fx.store, reportStore: broken, log: (line) => logs.push(line) });
     const response = await failing.request(`/api/workspace/${WS}/debug/context?token=${TOKEN}`, {
       headers: { Authorization: `Bearer ${TOKEN}` },
     });
@@ -93,7 +84,8 @@ describe('the web app', () => {
         join(webRoot, 'index.html'),
         '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>',
       );
-      const web = createApp({ db: fx.db, readOnlyDb: () => openReadOnly(fx.dbPath), webRoot });
+      const reportStore = openSqlite(fx.dbPath, { readOnly: true });
+      const web = createApp({ store: fx.store, reportStore, webRoot });
       const page = await web.request('/w/ws_test');
       expect(page.status).toBe(200);
       const csp = page.headers.get('content-security-policy')!;
@@ -103,6 +95,7 @@ describe('the web app', () => {
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
       expect(page.headers.get('x-content-type-options')).toBe('nosniff');
       expect((await web.request('/assets/missing.js')).status).toBe(404);
+      await reportStore.close();
     } finally {
       rmSync(webRoot, { recursive: true, force: true });
     }

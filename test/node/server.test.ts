@@ -1,7 +1,6 @@
 /** The HTTP app through `app.request`, without a port: auth, access, messages, usage, debug. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/node/server/app';
-import { openReadOnly, type Db } from '../../src/node/storage/store';
+import type { createApp } from '../../src/node/server/app';
 import { contextReportSchema, errorBodySchema, messagesResponseSchema, usageSchema } from '../../src/shared/wire';
 import {
   addMessages,
@@ -16,33 +15,28 @@ import {
 } from '../support/fixtures';
 
 let fx: Fixture;
-let readOnly: Db | null;
 let app: ReturnType<typeof createApp>;
 
 beforeEach(() => {
   fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
-  fx.db
+  fx.raw
     .prepare("INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('ws_private', 'Not yours', 'x', 1)")
     .run();
-  fx.db.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES ('ws_private', 'usr_outsider')").run();
-  addMessages(fx.db, [
+  fx.raw.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES ('ws_private', 'usr_outsider')").run();
+  addMessages(fx, [
     { role: 'user', parts: [text('hello')] },
     { role: 'assistant', parts: [text('hi there')] },
   ]);
-  readOnly = null;
-  app = createApp({ db: fx.db, readOnlyDb: () => (readOnly ??= openReadOnly(fx.dbPath)) });
+  app = fx.app();
 });
-afterEach(() => {
-  readOnly?.close();
-  fx.cleanup();
-});
+afterEach(() => fx.cleanup());
 
 const bearer = (token = TOKEN) => ({ headers: { Authorization: `Bearer ${token}` } });
 const ROUTES = ['', '/messages', '/usage', '/debug/context'];
 
 describe('authentication and the access check', () => {
   it('stores tokens only as sha256', () => {
-    const rows = fx.db.prepare('SELECT token_sha256 FROM api_tokens').all() as { token_sha256: string }[];
+    const rows = fx.raw.prepare('SELECT token_sha256 FROM api_tokens').all() as { token_sha256: string }[];
     expect(rows.map((r) => r.token_sha256)).toContain(sha256Hex(TOKEN));
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
   });
@@ -71,7 +65,7 @@ describe('authentication and the access check', () => {
   });
 
   it('signs a browser in with ?token=: HttpOnly SameSite=Strict cookie, token removed from the URL, nothing written', async () => {
-    const before = fx.db.prepare('SELECT COUNT(*) AS n FROM api_tokens').get();
+    const before = fx.raw.prepare('SELECT COUNT(*) AS n FROM api_tokens').get();
     const response = await app.request(`/w/${WS}?token=${TOKEN}&tab=1`);
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe(`/w/${WS}?tab=1`);
@@ -80,7 +74,7 @@ describe('authentication and the access check', () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     expect(cookie).toMatch(/Path=\//);
-    expect(fx.db.prepare('SELECT COUNT(*) AS n FROM api_tokens').get()).toEqual(before);
+    expect(fx.raw.prepare('SELECT COUNT(*) AS n FROM api_tokens').get()).toEqual(before);
     const withCookie = await app.request(`/api/workspace/${WS}`, { headers: { Cookie: cookie.split(';')[0]! } });
     expect(withCookie.status).toBe(200);
   });
@@ -116,7 +110,7 @@ describe('messages', () => {
       body: JSON.stringify({ text: 'new note' }),
     });
     expect(response.status).toBe(201);
-    const row = fx.db.prepare("SELECT * FROM messages_v2 WHERE parts LIKE '%new note%'").get() as {
+    const row = fx.raw.prepare("SELECT * FROM messages_v2 WHERE parts LIKE '%new note%'").get() as {
       info: string;
       parts: string;
       session_id: string;
@@ -134,7 +128,7 @@ describe('messages', () => {
     ['wrong type', JSON.stringify({ text: 5 }), 400, 'invalid_body'],
     ['too large', JSON.stringify({ text: 'x'.repeat(300_000) }), 413, 'payload_too_large'],
   ])('rejects %s', async (_name, body, status, code) => {
-    const count = () => (fx.db.prepare('SELECT COUNT(*) AS n FROM messages_v2').get() as { n: number }).n;
+    const count = () => (fx.raw.prepare('SELECT COUNT(*) AS n FROM messages_v2').get() as { n: number }).n;
     const before = count();
     const response = await app.request(`/api/workspace/${WS}/messages`, {
       method: 'POST',
@@ -149,8 +143,8 @@ describe('messages', () => {
 
 describe('usage', () => {
   it('reports the latest ACP row and ignores newer non-ACP rows', async () => {
-    addUsage(fx.db, 1200);
-    addUsage(fx.db, 50, { source: 'evidence_postpass' });
+    addUsage(fx, 1200);
+    addUsage(fx, 50, { source: 'evidence_postpass' });
     const body = usageSchema.parse(await (await app.request(`/api/workspace/${WS}/usage`, bearer())).json());
     expect(body.latest).toMatchObject({ contextUsed: 1200, contextSize: 200_000, percent: 0.6 });
   });

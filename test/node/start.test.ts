@@ -16,7 +16,7 @@ describe('start', () => {
   it('seeds a missing database once, then uses it as it is, with the same sign-in link', async () => {
     const dbPath = join(dir, 'data', 'investibook.db');
     const lines: string[] = [];
-    const first = await start({ dbPath, port: 0, build: false, log: (line) => lines.push(line) });
+    const first = await start({ database: dbPath, port: 0, build: false, log: (line) => lines.push(line) });
     expect(lines[0]).toBe(`Created the demo database at ${dbPath}`);
     expect(lines.at(-1)).toMatch(/^Open http:\/\/127\.0\.0\.1:\d+\/w\/demo\?token=ib_[\w-]+$/);
     const token = first.token!;
@@ -27,10 +27,10 @@ describe('start', () => {
     });
     expect(posted.status).toBe(201);
     await first.close();
-    const after = databaseDigest(dbPath);
+    const after = await databaseDigest(dbPath);
 
     const again: string[] = [];
-    const second = await start({ dbPath, port: 0, build: false, log: (line) => again.push(line) });
+    const second = await start({ database: dbPath, port: 0, build: false, log: (line) => again.push(line) });
     expect(again.some((line) => line.startsWith('Created'))).toBe(false);
     expect(second.token).toBe(token);
     const messages = await (
@@ -40,15 +40,15 @@ describe('start', () => {
     ).json();
     expect(JSON.stringify(messages)).toContain('kept across restarts');
     await second.close();
-    expect(databaseDigest(dbPath)).toBe(after);
+    expect(await databaseDigest(dbPath)).toBe(after);
     expect(existsSync(`${dbPath}.demo-token`)).toBe(true);
   });
 
   it('registers $INVESTIBOOK_TOKEN for the demo user on an existing database', async () => {
     const dbPath = join(dir, 'investibook.db');
-    const first = await start({ dbPath, port: 0, build: false, log: () => {} });
+    const first = await start({ database: dbPath, port: 0, build: false, log: () => {} });
     await first.close();
-    const second = await start({ dbPath, port: 0, build: false, token: 'chosen-token', log: () => {} });
+    const second = await start({ database: dbPath, port: 0, build: false, token: 'chosen-token', log: () => {} });
     const response = await fetch(`${second.url.replace('/w/demo', '')}/api/workspace/demo`, {
       headers: { Authorization: 'Bearer chosen-token' },
     });

@@ -1,6 +1,6 @@
 /**
- * Test fixtures built in code: a temporary database and workspace folder, OpenCode-shaped
- * messages, and digests that prove a path wrote nothing.
+ * Test fixtures built in code: a temporary store and workspace folder, messages made with the
+ * OpenCode format module's builders, and digests that prove a path wrote nothing.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -15,26 +15,25 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { part } from '../../src/shared/opencode/build';
 import { sha256Hex } from '../../src/node/auth';
 import { createAscendingIds, seededRandom } from '../../src/node/ids';
-import {
-  addMember,
-  contentDigestRows,
-  insertTokenHash,
-  insertUsage,
-  insertUser,
-  insertWorkspace,
-  openWritable,
-  type Db,
-} from '../../src/node/storage/store';
+import { ReportService, type ReportRequest } from '../../src/node/report/service';
+import { createApp } from '../../src/node/server/app';
+import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
+import type { ContextReport } from '../../src/shared/wire';
 
 export interface Fixture {
   dir: string;
   dbPath: string;
   root: string;
-  db: Db;
-  cleanup: () => void;
+  /** The writable store (setup happens through its synchronous writes). */
+  store: SqliteStore;
+  /** Raw SQL on the same connection, for rows no well-behaved writer would make. */
+  raw: SqliteStore['db'];
+  /** The HTTP app on this fixture, as the server builds it (a read-only store for reports). */
+  app: () => ReturnType<typeof createApp>;
+  cleanup: () => Promise<void>;
 }
 
 export const TOKEN = 'test-token-member';
@@ -49,20 +48,28 @@ export function createFixture(files: Record<string, string | Buffer> = {}): Fixt
   const root = join(dir, 'ws');
   mkdirSync(root, { recursive: true });
   writeFiles(root, files);
-  const db = openWritable(dbPath);
-  insertUser(db, 'usr_member', 'Member');
-  insertUser(db, 'usr_outsider', 'Outsider');
-  insertTokenHash(db, sha256Hex(TOKEN), 'usr_member');
-  insertTokenHash(db, sha256Hex(OTHER_TOKEN), 'usr_outsider');
-  insertWorkspace(db, { id: WS, name: 'Test workspace', root_path: 'ws', created_at: 1 });
-  addMember(db, WS, 'usr_member');
+  const store = openSqlite(dbPath);
+  store.now.insertUser('usr_member', 'Member');
+  store.now.insertUser('usr_outsider', 'Outsider');
+  store.now.insertTokenHash(sha256Hex(TOKEN), 'usr_member');
+  store.now.insertTokenHash(sha256Hex(OTHER_TOKEN), 'usr_outsider');
+  store.now.insertWorkspace({ id: WS, name: 'Test workspace', root_path: 'ws', created_at: 1 });
+  store.now.addMember(WS, 'usr_member');
+  const opened: SqliteStore[] = [];
   return {
     dir,
     dbPath,
     root,
-    db,
-    cleanup: () => {
-      db.close();
+    store,
+    raw: store.db,
+    app: () => {
+      const reportStore = openSqlite(dbPath, { readOnly: true });
+      opened.push(reportStore);
+      return createApp({ store, reportStore });
+    },
+    cleanup: async () => {
+      for (const extra of opened) await extra.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -75,7 +82,20 @@ export function writeFiles(root: string, files: Record<string, string | Buffer>)
   }
 }
 
-// --- OpenCode-shaped messages ------------------------------------------------------------------
+/** A report read the way the API and the CLI read it: a read-only store over the same file. */
+export async function reportOf(
+  fx: Pick<Fixture, 'dbPath'>,
+  request: Partial<ReportRequest> = {},
+): Promise<ContextReport> {
+  const store = openSqlite(fx.dbPath, { readOnly: true });
+  try {
+    return await new ReportService(store).report({ workspaceId: WS, ...request });
+  } finally {
+    await store.close();
+  }
+}
+
+// --- messages, in OpenCode's shapes ----------------------------------------------------------
 
 type Part = Record<string, unknown>;
 let clock = 1_800_000_000_000;
@@ -92,34 +112,36 @@ export interface MessageSpec {
 }
 
 /** Inserts messages in order; returns their ids. */
-export function addMessages(db: Db, specs: MessageSpec[], workspaceId = WS): string[] {
+export function addMessages(fx: Pick<Fixture, 'raw'>, specs: MessageSpec[], workspaceId = WS): string[] {
   return specs.map((spec) => {
     clock += 1000;
     const id = spec.id ?? ids('msg', clock);
     const info = { role: spec.role, time: { created: clock }, ...spec.info };
     const parts = spec.parts.map((p, i) => ({ id: `prt_${i}`, ...p }));
-    db.prepare(
-      'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(
-      id,
-      workspaceId,
-      spec.session ?? SESSION,
-      clock,
-      clock,
-      spec.rawInfo ?? JSON.stringify(info),
-      spec.rawParts ?? JSON.stringify(parts),
-    );
+    fx.raw
+      .prepare(
+        'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        workspaceId,
+        spec.session ?? SESSION,
+        clock,
+        clock,
+        spec.rawInfo ?? JSON.stringify(info),
+        spec.rawParts ?? JSON.stringify(parts),
+      );
     return id;
   });
 }
 
 export function addUsage(
-  db: Db,
+  fx: Pick<Fixture, 'store'>,
   contextUsed: number | null,
   options: { source?: string; size?: number | null; session?: string; at?: number } = {},
 ): void {
   clock += 1000;
-  insertUsage(db, {
+  fx.store.now.insertUsage({
     workspaceId: WS,
     sessionId: options.session ?? SESSION,
     source: options.source ?? 'acp',
@@ -131,19 +153,20 @@ export function addUsage(
   });
 }
 
-export const text = (t: string, extra: Part = {}): Part => ({ type: 'text', text: t, ...extra });
+export const text = (t: string, extra: { synthetic?: boolean; ignored?: boolean } = {}): Part => part.text(t, extra);
 
 export function tool(
   name: string,
   input: Record<string, unknown>,
   output: string,
-  extra: { status?: string; metadata?: Part; time?: Part; error?: string } = {},
+  extra: {
+    status?: 'completed' | 'error' | 'running' | 'pending';
+    metadata?: Part;
+    time?: { compacted?: number };
+    error?: string;
+  } = {},
 ): Part {
-  const status = extra.status ?? 'completed';
-  const state: Part = { status, input, time: { start: 1, end: 2, ...extra.time } };
-  if (status === 'completed') Object.assign(state, { output, title: name, metadata: extra.metadata ?? {} });
-  if (status === 'error') state.error = extra.error ?? output;
-  return { type: 'tool', callID: `call_${name}`, tool: name, state };
+  return part.tool({ tool: name, input, output, ...extra });
 }
 
 export const readTool = (root: string, path: string, output: string, extra: Parameters<typeof tool>[3] = {}): Part =>
@@ -152,12 +175,14 @@ export const readTool = (root: string, path: string, output: string, extra: Para
 // --- digests -----------------------------------------------------------------------------------
 
 /** Every table's rows, independent of page layout: equal digests mean equal content. */
-export function databaseDigest(dbPath: string): string {
-  const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true });
+export async function databaseDigest(dbPath: string): Promise<string> {
+  const store = openSqlite(dbPath, { readOnly: true });
   try {
-    return createHash('sha256').update(contentDigestRows(db).join('\n')).digest('hex');
+    return createHash('sha256')
+      .update((await store.contentRows()).join('\n'))
+      .digest('hex');
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

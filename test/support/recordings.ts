@@ -10,7 +10,6 @@ import { messageRows, type SessionExport } from '../../src/node/agent/opencode-e
 import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
 import type { ReportedUsage } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
-import { insertMessage, insertUsage } from '../../src/node/storage/store';
 import { buildRecordingWorkspace, treeDigest } from '../recording/workspace';
 import type { Fixture } from './fixtures';
 
@@ -70,11 +69,11 @@ export function seedRecording(
   const rows = messageRows(recording.export);
   let last = 0;
   for (const row of rows) {
-    insertMessage(fx.db, { ...row, workspaceId, sessionId });
+    fx.store.now.insertMessage({ ...row, workspaceId, sessionId });
     last = Math.max(last, row.timeUpdated);
   }
   recording.acp.usageUpdates.forEach((update, index) => {
-    insertUsage(fx.db, {
+    fx.store.now.insertUsage({
       workspaceId,
       sessionId,
       source: 'acp',

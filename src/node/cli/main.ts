@@ -3,14 +3,15 @@
  * maps them to exit codes: 0 success, 2 usage, 3 workspace or session not found, 1 otherwise.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { AppError, usageError } from '../errors';
-import { parseEstimatorOption, parseItemsOption, parsePageOption } from '../report/context-report';
+import { dirname } from 'node:path';
+import { parseEstimator, parseItems, parsePage } from '../../shared/report-params';
+import { asAppError, failed, usageError } from '../errors';
+import { ensureFolder, FolderError } from '../fs-safe';
+import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import { SCHEMA_VERSION } from '../storage/schema';
-import { openWritable } from '../storage/store';
+import { chooseDatabase } from './database';
+import { renderItemContent, renderReport, renderTimeline } from './render-table';
 import { apiSource, localSource } from './report-source';
-import { renderItemContent, renderReport } from './render-table';
 
 export interface Io {
   out: (text: string) => void;
@@ -31,8 +32,10 @@ interface ContextOptions {
   page: string;
   snapshot?: string;
   db?: string;
+  databaseUrl?: string;
   session?: string;
   json?: boolean;
+  timeline?: boolean;
   items?: string;
   estimator?: string;
   api?: string;
@@ -49,13 +52,18 @@ function program(io: Io): Command {
   const db = root.command('db').description('database maintenance').exitOverride();
   db.command('init')
     .description('create or migrate a database (idempotent)')
-    .requiredOption('--db <path>', 'database file')
+    .option('--db <path>', 'SQLite database file')
+    .option('--database-url <url>', 'PostgreSQL database (postgres://…)')
     .exitOverride()
-    .action((options: { db: string }) => {
-      const path = resolve(io.cwd, options.db);
-      mkdirSync(dirname(path), { recursive: true });
-      openWritable(path).close();
-      io.out(`Database ready: ${path} (schema version ${SCHEMA_VERSION})\n`);
+    .action(async (options: { db?: string; databaseUrl?: string }) => {
+      if (!options.db && !options.databaseUrl) throw usageError('db init needs --db PATH or --database-url URL');
+      const { location } = chooseDatabase(options, {}, io.cwd);
+      if (!isDatabaseUrl(location)) ensureFolder(dirname(location));
+      const store = await openStore({ location });
+      await store.close();
+      io.out(
+        `Database ready: ${isDatabaseUrl(location) ? redact(location) : location} (schema version ${SCHEMA_VERSION})\n`,
+      );
     });
 
   const debug = root.command('debug').description('read-only diagnostics').exitOverride();
@@ -63,9 +71,11 @@ function program(io: Io): Command {
     .command('context')
     .description('attribute the context of a workspace session to its semantic sources')
     .argument('[workspace-id]', 'workspace (default: the one whose folder contains the current directory)')
-    .option('--db <path>', 'database file (default: $INVESTIBOOK_DB, else ./data/investibook.db)')
+    .option('--db <path>', 'SQLite database (default: $INVESTIBOOK_DB, else the nearest data/investibook.db)')
+    .option('--database-url <url>', 'PostgreSQL database (default: $INVESTIBOOK_DATABASE_URL)')
     .option('--session <id>', 'session (default: the most recently active)')
     .option('--json', 'print the report as one JSON object')
+    .option('--timeline', 'print how the context grew, model call by model call')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
     .addOption(new Option('--estimator <name>', 'token estimator').choices(['bpe', 'chars4']))
     .option('--item <id>', "print an item's text as the model sees it (ids are in --json output)")
@@ -75,31 +85,37 @@ function program(io: Io): Command {
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
     .exitOverride()
     .action(async (workspaceId: string | undefined, options: ContextOptions) => {
-      const items = parseItemsOption(options.items);
+      const items = parseItems(options.items);
       const request = {
         workspaceId,
         sessionId: options.session,
         items: options.json ? items : (items ?? 'all'),
-        estimator: parseEstimatorOption(options.estimator),
+        estimator: parseEstimator(options.estimator),
       };
       const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
       if (!options.api && options.token) throw usageError('--token only makes sense with --api');
-      const source = options.api
-        ? apiSource(options.api, token!)
-        : localSource(resolve(io.cwd, options.db ?? (io.env.INVESTIBOOK_DB || './data/investibook.db')), io.cwd);
+      const database = options.api ? null : chooseDatabase(options, io.env, io.cwd);
+      const source = options.api ? apiSource(options.api, token!, io.cwd) : localSource(database!.location, io.cwd);
       if (options.item !== undefined) {
         const content = await source.item({
           ...request,
           itemId: options.item,
           snapshotId: options.snapshot,
-          page: parsePageOption(options.page),
+          page: parsePage(options.page),
         });
         io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
         return;
       }
       const report = await source.report(request);
-      io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, { items: items ?? 5 }));
+      if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+      else if (options.timeline) io.out(renderTimeline(report));
+      else {
+        const from = database && database.how !== 'default' && database.how !== '--db' ? database : null;
+        io.out(
+          renderReport(report, { items: items ?? 5, database: from ? `${redact(from.location)} (${from.how})` : null }),
+        );
+      }
     });
 
   return root;
@@ -115,9 +131,10 @@ export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
       io.err(`investibook: ${error.message.replace(/^error: /, '')}\n`);
       return 2;
     }
-    if (error instanceof AppError) {
-      io.err(`investibook: ${error.message}\n`);
-      return error.kind === 'usage' || error.kind === 'invalid' ? 2 : error.kind === 'not_found' ? 3 : 1;
+    const known = asAppError(error instanceof FolderError ? failed('folder', error.message) : error);
+    if (known) {
+      io.err(`investibook: ${known.message}\n`);
+      return known.kind === 'usage' || known.kind === 'invalid' ? 2 : known.kind === 'not_found' ? 3 : 1;
     }
     io.err(`investibook: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

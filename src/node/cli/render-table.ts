@@ -1,15 +1,19 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
 import Table from 'cli-table3';
-import { fmt, fmtBytes, fmtPct } from '../../shared/format';
+import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import type { ContextReport, ItemContent } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
 const chars = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
-export function renderReport(report: ContextReport, options: { items: number | 'all' }): string {
+export function renderReport(
+  report: ContextReport,
+  options: { items: number | 'all'; database?: string | null },
+): string {
   const lines: string[] = [];
   lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
+  if (options.database) lines.push(`Database: ${options.database}`);
   const { actual, estimate } = report;
   lines.push(
     actual
@@ -146,6 +150,58 @@ export function renderReport(report: ContextReport, options: { items: number | '
   lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
   if (report.warnings.length)
     lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** How the context grew: one row per measured model call, its prompt and its sources. */
+export function renderTimeline(report: ContextReport): string {
+  const points = report.timeline ?? [];
+  const lines = [`How the context grew · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`];
+  if (points.length === 0) {
+    lines.push('', 'No model call of this session recorded its prompt size: there is no timeline to draw.');
+    return `${lines.join('\n')}\n`;
+  }
+  const ids = report.sources.map((s) => s.id).filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
+  const short = new Map(report.sources.map((s) => [s.id, s.label.split(/[ /&]/)[0]!]));
+  const table = new Table({
+    head: [
+      'Call',
+      'Time',
+      'Prompt',
+      'Change',
+      'Runtime',
+      ...ids.map((id) => short.get(id)!),
+      'Added (largest)',
+      'Events',
+    ],
+    style: plain,
+    chars,
+    colAligns: ['right', 'left', 'right', 'right', 'right', ...ids.map(() => 'right' as const), 'left', 'left'],
+  });
+  points.forEach((p, i) => {
+    const change = i === 0 ? null : p.promptTokens - points[i - 1]!.promptTokens;
+    table.push([
+      p.call,
+      p.at.slice(11, 19),
+      fmt(p.promptTokens),
+      change === null ? '' : fmtDelta(change),
+      fmt(p.runtimeOverhead),
+      ...ids.map((id) => fmt(p.bySource[id] ?? 0)),
+      p.added[0] ? `${p.added[0].label.slice(0, 40)} (${fmt(p.added[0].tokens)})` : '',
+      p.events.join(', '),
+    ]);
+  });
+  lines.push(table.toString());
+  const jumps = points
+    .map((p, i) => ({ p, jump: i === 0 ? p.promptTokens : p.promptTokens - points[i - 1]!.promptTokens }))
+    .sort((a, b) => b.jump - a.jump)
+    .slice(0, 3);
+  lines.push('', 'Biggest jumps:');
+  for (const { p, jump } of jumps) {
+    lines.push(
+      `  call ${p.call}: ${fmtDelta(jump)} tokens — ${p.added.map((a) => `${a.label} (${fmt(a.tokens)})`).join('; ') || 'no new items'}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,16 +1,17 @@
-/** Where the CLI gets its answers: the database directly (read-only), or a running server. */
+/** Where the CLI gets its answers: the store directly (read-only), or a running server. */
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import {
   contextReportSchema,
   errorBodySchema,
   itemContentSchema,
+  workspaceListSchema,
   type ContextReport,
   type ItemContent,
 } from '../../shared/wire';
 import { AppError, failed, notFound, usageError } from '../errors';
-import { generateReport, itemContent, type ContentRequest, type ReportRequest } from '../report/context-report';
-import { listWorkspaces, openReadOnly, resolveRoot, type Db } from '../storage/store';
+import { ReportService, type ContentRequest, type ReportRequest } from '../report/service';
+import { openStore } from '../storage/open';
 
 type Cli<T> = Omit<T, 'workspaceId'> & { workspaceId: string | undefined };
 
@@ -19,29 +20,39 @@ export interface ReportSource {
   item(request: Cli<ContentRequest> & { itemId: string }): Promise<ItemContent>;
 }
 
-export function localSource(dbPath: string, cwd: string): ReportSource {
-  const withDb = <T>(work: (db: Db) => T): T => {
-    const db = openReadOnly(dbPath);
+export function localSource(database: string, cwd: string): ReportSource {
+  const withService = async <T>(work: (service: ReportService, workspaceAt: () => Promise<string>) => Promise<T>) => {
+    const store = await openStore({ location: database, readOnly: true });
     try {
-      return work(db);
+      const here = async () => {
+        const workspaces = await store.listWorkspaces();
+        return workspaceAt(
+          workspaces.map((w) => ({ id: w.id, root: store.resolveRoot(w.root_path) })),
+          cwd,
+        );
+      };
+      return await work(new ReportService(store), here);
     } finally {
-      db.close();
+      await store.close();
     }
   };
   return {
-    report: async (request) =>
-      withDb((db) => generateReport(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
-    item: async (request) =>
-      withDb((db) => itemContent(db, { ...request, workspaceId: request.workspaceId ?? workspaceAt(db, cwd) })),
+    report: (request) =>
+      withService(async (service, here) =>
+        service.report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+      ),
+    item: (request) =>
+      withService(async (service, here) =>
+        service.itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+      ),
   };
 }
 
 /** The workspace whose folder contains `cwd` (the deepest, if folders nest). */
-function workspaceAt(db: Db, cwd: string): string {
+function workspaceAt(workspaces: { id: string; root: string }[], cwd: string): string {
   const here = realOrSelf(cwd);
-  const workspaces = listWorkspaces(db);
   const matches = workspaces
-    .map((w) => ({ id: w.id, root: realOrSelf(resolveRoot(db, w.root_path)) }))
+    .map(({ id, root }) => ({ id, root: realOrSelf(root) }))
     .filter(({ root }) => here === root || here.startsWith(root + sep))
     .sort((a, b) => b.root.length - a.root.length);
   if (matches[0]) return matches[0].id;
@@ -57,10 +68,18 @@ function realOrSelf(path: string): string {
   }
 }
 
-export function apiSource(api: string, token: string): ReportSource {
+export function apiSource(api: string, token: string, cwd: string): ReportSource {
+  /** Without a workspace id: the one of the user's workspaces whose folder holds `cwd`. */
+  const resolve = async (workspaceId: string | undefined): Promise<string> => {
+    if (workspaceId) return workspaceId;
+    const list = workspaceListSchema.safeParse(await get(api, token, 'api/workspaces', {}));
+    if (!list.success) throw failed('bad_response', `${api} sent a workspace list this CLI cannot read`);
+    return workspaceAt(list.data.workspaces, cwd);
+  };
   return {
     async report(request) {
-      const body = await get(api, token, request.workspaceId, '/debug/context', {
+      const id = await resolve(request.workspaceId);
+      const body = await get(api, token, `api/workspace/${encodeURIComponent(id)}/debug/context`, {
         session_id: request.sessionId,
         items: request.items === undefined ? undefined : String(request.items),
         estimator: request.estimator,
@@ -70,11 +89,11 @@ export function apiSource(api: string, token: string): ReportSource {
       return report.data;
     },
     async item(request) {
+      const id = await resolve(request.workspaceId);
       const body = await get(
         api,
         token,
-        request.workspaceId,
-        `/debug/context/items/${encodeURIComponent(request.itemId)}`,
+        `api/workspace/${encodeURIComponent(id)}/debug/context/items/${encodeURIComponent(request.itemId)}`,
         {
           session_id: request.sessionId,
           snapshot: request.snapshotId,
@@ -91,22 +110,22 @@ export function apiSource(api: string, token: string): ReportSource {
 async function get(
   api: string,
   token: string,
-  workspaceId: string | undefined,
   path: string,
   query: Record<string, string | undefined>,
 ): Promise<unknown> {
-  if (!workspaceId)
-    throw usageError('with --api, name the workspace: investibook debug context WORKSPACE_ID --api URL');
   let url: URL;
   try {
-    url = new URL(`api/workspace/${encodeURIComponent(workspaceId)}${path}`, api.endsWith('/') ? api : `${api}/`);
+    url = new URL(path, api.endsWith('/') ? api : `${api}/`);
   } catch {
     throw usageError(`--api is not a URL: ${api}`);
   }
   for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   let response: Response;
   try {
-    response = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
+    response = await fetch(url, {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      signal: AbortSignal.timeout(60_000),
+    });
   } catch (error) {
     throw failed(
       'api_unreachable',
@@ -118,7 +137,7 @@ async function get(
   const parsed = errorBodySchema.safeParse(body);
   const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
   const code = parsed.success ? parsed.data.error.code : 'http_error';
-  if (response.status === 404) throw notFound(code, `${message} (${workspaceId})`);
+  if (response.status === 404) throw notFound(code, message);
   if (response.status === 400) throw usageError(message);
   throw new AppError(
     response.status === 410 ? 'gone' : 'failed',

@@ -8,21 +8,14 @@
  * if the workspace had moved), and times move so the incident happens when its story says
  * (2026-11-28, 02:xx UTC) and the warm-up the day before.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { checkSessionExport, messageRows, type SessionExport } from '../agent/opencode-export';
 import { sha256Hex } from '../auth';
+import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
-import {
-  addMember,
-  insertMessage,
-  insertTokenHash,
-  insertUsage,
-  insertUser,
-  insertWorkspace,
-  openWritable,
-  type Db,
-} from '../storage/store';
+import { openSqlite } from '../storage/sqlite/sqlite-store';
+import type { Store } from '../storage/store';
 
 export const DEMO_WORKSPACE_ID = 'demo';
 export const DEMO_USER_ID = 'usr_demo';
@@ -48,35 +41,37 @@ export interface SeedResult {
   sessions: string[];
 }
 
-/** Creates the demo database at dbPath. Refuses to touch an existing one. */
-export function seedDemoDatabase(dbPath: string, token: string): SeedResult {
+/** Creates the demo SQLite database at dbPath. Refuses to touch an existing one. */
+export async function seedDemoDatabase(dbPath: string, token: string): Promise<SeedResult> {
   if (existsSync(dbPath)) throw new Error(`refusing to seed an existing database: ${dbPath}`);
-  mkdirSync(dirname(resolve(dbPath)), { recursive: true });
-  const db = openWritable(dbPath);
+  ensureFolder(dirname(resolve(dbPath)));
+  const store = openSqlite(dbPath);
   try {
-    return seedDemo(db, dbPath, token);
+    return await seedDemo(store, token);
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
-export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
+/** Seeds the demo into a store; its folder goes to `workspaces/demo` under the store's data folder. */
+export async function seedDemo(store: Store, token: string): Promise<SeedResult> {
   const relativeRoot = join('workspaces', DEMO_WORKSPACE_ID);
-  const root = resolve(dirname(resolve(dbPath)), relativeRoot);
+  const root = store.resolveRoot(relativeRoot);
   rmSync(root, { recursive: true, force: true });
+  ensureFolder(dirname(root));
   cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
   const sessions: string[] = [];
 
-  db.transaction(() => {
-    insertUser(db, DEMO_USER_ID, 'Demo operator');
-    insertTokenHash(db, sha256Hex(token), DEMO_USER_ID);
-    insertWorkspace(db, {
+  await store.transaction(async (tx) => {
+    await tx.insertUser(DEMO_USER_ID, 'Demo operator');
+    await tx.insertTokenHash(sha256Hex(token), DEMO_USER_ID);
+    await tx.insertWorkspace({
       id: DEMO_WORKSPACE_ID,
       name: 'INC-4821 · prod-pay-tidb-hz1 payment timeouts',
       root_path: relativeRoot,
       created_at: Date.parse('2026-11-27T09:00:00Z'),
     });
-    addMember(db, DEMO_WORKSPACE_ID, DEMO_USER_ID);
+    await tx.addMember(DEMO_WORKSPACE_ID, DEMO_USER_ID);
     for (const { recording: name, endsAt } of SESSIONS) {
       const recording = loadRecording(name, root);
       const sessionId = recording.export.info.id;
@@ -84,7 +79,7 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
       const rows = messageRows(recording.export);
       const shift = endsAt - Math.max(...rows.map((r) => r.timeUpdated));
       for (const row of rows) {
-        insertMessage(db, {
+        await tx.insertMessage({
           ...row,
           workspaceId: DEMO_WORKSPACE_ID,
           sessionId,
@@ -94,8 +89,8 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
           parts: row.parts.map((part) => shiftTimes(part, shift)),
         });
       }
-      recording.acp.usageUpdates.forEach((update, index) => {
-        insertUsage(db, {
+      for (const [index, update] of recording.acp.usageUpdates.entries()) {
+        await tx.insertUsage({
           workspaceId: DEMO_WORKSPACE_ID,
           sessionId,
           source: 'acp',
@@ -105,10 +100,10 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
           costCurrency: update.cost?.currency ?? null,
           createdAt: (update.at ?? endsAt - shift) + shift + index,
         });
-      });
+      }
     }
     // Another writer's row, newer than the last ACP row: the report must not take it.
-    insertUsage(db, {
+    await tx.insertUsage({
       workspaceId: DEMO_WORKSPACE_ID,
       sessionId: sessions[sessions.length - 1]!,
       source: 'evidence_postpass',
@@ -118,7 +113,7 @@ export function seedDemo(db: Db, dbPath: string, token: string): SeedResult {
       costCurrency: 'USD',
       createdAt: SESSIONS[SESSIONS.length - 1]!.endsAt + 120_000,
     });
-  })();
+  });
   return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
 }
 

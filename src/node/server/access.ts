@@ -6,7 +6,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { sha256Hex } from '../auth';
-import { userIdForTokenHash, workspaceForMember, type Db, type WorkspaceRow } from '../storage/store';
+import { AppError } from '../errors';
+import type { Store, WorkspaceRow } from '../storage/store';
 
 export const TOKEN_COOKIE = 'investibook_token';
 
@@ -14,6 +15,8 @@ export type AppEnv = {
   Variables: {
     userId: string;
     workspace: WorkspaceRow;
+    /** How the request was authenticated: a bearer header or the sign-in cookie. */
+    auth: 'bearer' | 'cookie';
   };
 };
 
@@ -24,37 +27,35 @@ export function errorBody(code: string, message: string) {
 export const WORKSPACE_NOT_FOUND = errorBody('workspace_not_found', 'Workspace not found');
 
 /** The bearer token of a request: the Authorization header first, then the sign-in cookie. */
-export function requestToken(c: Context): string | null {
+export function requestToken(c: Context): { token: string; via: 'bearer' | 'cookie' } | null {
   const header = c.req.header('authorization');
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match ? match[1]! : null;
+    return match ? { token: match[1]!, via: 'bearer' } : null;
   }
-  return getCookie(c, TOKEN_COOKIE) ?? null;
+  const cookie = getCookie(c, TOKEN_COOKIE);
+  return cookie ? { token: cookie, via: 'cookie' } : null;
 }
 
-export function userForToken(db: Db, token: string): string | null {
-  return userIdForTokenHash(db, sha256Hex(token));
+export async function userForToken(store: Store, token: string): Promise<string | null> {
+  return store.userIdForTokenHash(sha256Hex(token));
 }
 
-export function requireUser(db: Db): MiddlewareHandler<AppEnv> {
+export function requireUser(store: Store): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const token = requestToken(c);
-    const userId = token ? userForToken(db, token) : null;
-    if (!userId) {
-      return c.json(errorBody('unauthorized', 'Sign in with a valid token'), 401, {
-        'WWW-Authenticate': 'Bearer',
-      });
-    }
+    const found = requestToken(c);
+    const userId = found ? await userForToken(store, found.token) : null;
+    if (!userId || !found) throw new AppError('unauthorized', 'unauthorized', 'Sign in with a valid token');
     c.set('userId', userId);
+    c.set('auth', found.via);
     await next();
   };
 }
 
-export function requireWorkspace(db: Db): MiddlewareHandler<AppEnv> {
+export function requireWorkspace(store: Store): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const workspace = workspaceForMember(db, c.req.param('id') ?? '', c.get('userId'));
-    if (!workspace) return c.json(WORKSPACE_NOT_FOUND, 404);
+    const workspace = await store.workspaceForMember(c.req.param('id') ?? '', c.get('userId'));
+    if (!workspace) throw new AppError('not_found', 'workspace_not_found', 'Workspace not found');
     c.set('workspace', workspace);
     await next();
   };

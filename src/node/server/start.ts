@@ -1,23 +1,31 @@
 /**
- * `npm start`: seeds the demo database when it is absent, builds the web app when it is
- * missing or older than its sources, serves everything on 127.0.0.1:$PORT and prints the
- * signed-in URL of the demo workspace.
+ * `npm start`: opens the store (SQLite by default, PostgreSQL when configured) and seeds the
+ * demo when the database is new, builds the web app when it is missing or older than its
+ * sources, serves everything on $HOST:$PORT (127.0.0.1 by default) and prints the signed-in
+ * URL of the demo workspace.
  */
 import { serve } from '@hono/node-server';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generateToken, sha256Hex } from '../auth';
-import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemoDatabase } from '../demo/builder';
-import { insertTokenHash, openReadOnly, openWritable, userIdForTokenHash, type Db } from '../storage/store';
+import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemo } from '../demo/builder';
+import { ensureFolder } from '../fs-safe';
+import { PROJECT_ROOT } from '../project';
+import { isDatabaseUrl, openStore, redact } from '../storage/open';
+import type { Store } from '../storage/store';
 import { createApp } from './app';
 
-const PROJECT = fileURLToPath(new URL('../../../', import.meta.url));
-const WEB_ROOT = join(PROJECT, 'dist');
+const WEB_ROOT = join(PROJECT_ROOT, 'dist');
 
 export interface StartOptions {
-  dbPath: string;
+  /** A SQLite file path or a postgres:// URL. */
+  database: string;
+  /** Where reports read from (a read replica); default: the same database, read-only. */
+  reportDatabase?: string | undefined;
+  /** Where relative workspace folders live when the database is not a file (PostgreSQL). */
+  dataDir?: string | undefined;
   port: number;
+  host?: string | undefined;
   token?: string | undefined;
   build?: boolean;
   /** Where progress lines go (default: stdout). */
@@ -25,74 +33,90 @@ export interface StartOptions {
 }
 
 export async function start(options: StartOptions) {
-  const dbPath = resolve(options.dbPath);
   const log = options.log ?? ((line: string) => console.log(line));
+  const sqlite = !isDatabaseUrl(options.database);
+  const database = sqlite ? resolve(options.database) : options.database;
+  const dataDir = resolve(options.dataDir ?? (sqlite ? dirname(database) : 'data'));
+  const isNew = sqlite && !existsSync(database);
+  if (sqlite) ensureFolder(dirname(database));
   let token = options.token;
-  if (!existsSync(dbPath)) {
-    token ??= generateToken();
-    seedDemoDatabase(dbPath, token);
-    rememberToken(dbPath, token);
-    log(`Created the demo database at ${dbPath}`);
-  }
-  const db = openWritable(dbPath);
-  token = ensureDemoToken(db, dbPath, token);
-  if (options.build !== false) await buildWebIfStale(log);
 
-  let readOnly: Db | null = null;
-  const app = createApp({
-    db,
-    readOnlyDb: () => (readOnly ??= openReadOnly(dbPath)),
-    webRoot: WEB_ROOT,
-    log: (line) => console.error(line),
-  });
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: options.port });
-  await new Promise<void>((ok, fail) => {
-    server.once('listening', ok);
-    server.once('error', fail);
-  });
+  const store = await openStore({ location: database, dataDir });
+  let reportStore: Store | null = null;
+  try {
+    if (isNew || (!sqlite && (await store.listWorkspaces()).length === 0)) {
+      token ??= generateToken();
+      await seedDemo(store, token);
+      rememberToken(dataDir, database, token);
+      log(`Created the demo database at ${sqlite ? database : redact(database)}`);
+    }
+    token = await ensureDemoToken(store, dataDir, database, token);
+    if (options.build !== false) await buildWebIfStale(log);
+    reportStore = await openStore({ location: options.reportDatabase ?? database, readOnly: true, dataDir });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const app = createApp({ store, reportStore, webRoot: WEB_ROOT, log: (line) => console.error(line) });
+  const host = options.host ?? '127.0.0.1';
+  const server = serve({ fetch: app.fetch, hostname: host, port: options.port });
+  const closeStores = async () => {
+    await reportStore?.close();
+    await store.close();
+  };
+  try {
+    await new Promise<void>((ok, fail) => {
+      server.once('listening', ok);
+      server.once('error', fail);
+    });
+  } catch (error) {
+    await closeStores();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://127.0.0.1:${port}/w/${DEMO_WORKSPACE_ID}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/w/${DEMO_WORKSPACE_ID}`;
   log(token ? `Open ${url}?token=${token}` : `Open ${url} (sign in with ?token=YOUR_TOKEN)`);
   return {
     url,
     port,
     token,
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => {
-          readOnly?.close();
-          db.close();
-          done();
-        });
-      }),
+    store,
+    close: () => new Promise<void>((done) => server.close(() => void closeStores().then(done))),
   };
 }
 
 /**
- * Tokens are stored hashed, so the demo's sign-in link is kept beside the database (mode 0600)
- * for later starts. $INVESTIBOOK_TOKEN, when set, is registered for the demo user instead.
+ * Tokens are stored hashed, so the demo's sign-in link is kept beside the data (mode 0600) for
+ * later starts. $INVESTIBOOK_TOKEN, when set, is registered for the demo user instead.
  */
-function ensureDemoToken(db: Db, dbPath: string, envToken: string | undefined): string | undefined {
+async function ensureDemoToken(store: Store, dataDir: string, database: string, envToken: string | undefined) {
   if (envToken) {
-    if (!userIdForTokenHash(db, sha256Hex(envToken))) insertTokenHash(db, sha256Hex(envToken), DEMO_USER_ID);
+    if (!(await store.userIdForTokenHash(sha256Hex(envToken)))) {
+      await store.insertTokenHash(sha256Hex(envToken), DEMO_USER_ID);
+    }
     return envToken;
   }
-  const file = tokenFile(dbPath);
+  const file = tokenFile(dataDir, database);
   if (!existsSync(file)) return undefined;
   const saved = readFileSync(file, 'utf8').trim();
-  return userIdForTokenHash(db, sha256Hex(saved)) ? saved : undefined;
+  return (await store.userIdForTokenHash(sha256Hex(saved))) ? saved : undefined;
 }
 
-function rememberToken(dbPath: string, token: string): void {
-  writeFileSync(tokenFile(dbPath), `${token}\n`, { mode: 0o600 });
+function rememberToken(dataDir: string, database: string, token: string): void {
+  const file = tokenFile(dataDir, database);
+  ensureFolder(dirname(file));
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
 }
 
-const tokenFile = (dbPath: string): string => `${dbPath}.demo-token`;
+/** Beside a SQLite file; in the data folder for a database server. */
+const tokenFile = (dataDir: string, database: string): string =>
+  isDatabaseUrl(database) ? join(dataDir, 'demo-token') : `${database}.demo-token`;
 
 async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   const index = join(WEB_ROOT, 'index.html');
-  const sources = [join(PROJECT, 'src'), join(PROJECT, 'index.html'), join(PROJECT, 'vite.config.ts')];
+  const sources = [join(PROJECT_ROOT, 'src'), join(PROJECT_ROOT, 'index.html'), join(PROJECT_ROOT, 'vite.config.ts')];
   if (existsSync(index) && newestMtime(sources) <= statSync(index).mtimeMs) return;
   log('Building the web app…');
   const { build } = await import('vite');
@@ -101,7 +125,12 @@ async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   const previous = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({ configFile: join(PROJECT, 'vite.config.ts'), root: PROJECT, mode: 'production', logLevel: 'warn' });
+    await build({
+      configFile: join(PROJECT_ROOT, 'vite.config.ts'),
+      root: PROJECT_ROOT,
+      mode: 'production',
+      logLevel: 'warn',
+    });
   } finally {
     if (previous === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = previous;
@@ -118,18 +147,4 @@ function newestMtime(paths: string[]): number {
     } else newest = Math.max(newest, stats.mtimeMs);
   }
   return newest;
-}
-
-export async function main(): Promise<void> {
-  const dbPath = process.env.INVESTIBOOK_DB || './data/investibook.db';
-  mkdirSync(dirname(resolve(dbPath)), { recursive: true });
-  const port = Number(process.env.PORT || 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`PORT must be a port number, not "${process.env.PORT}"`);
-    process.exit(2);
-  }
-  const running = await start({ dbPath, port, token: process.env.INVESTIBOOK_TOKEN || undefined });
-  const stop = () => void running.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }

@@ -1,4 +1,7 @@
-/** /api/workspace/{id}, …/messages and …/usage. Access is checked before any of these run. */
+/**
+ * /api/workspaces, /api/workspace/{id}, …/messages and …/usage. Access is checked before any of
+ * these run; every failure is thrown as a typed error and answered by the app's one handler.
+ */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
@@ -7,48 +10,68 @@ import {
   type MessagesResponse,
   type Usage,
   type Workspace,
+  type WorkspaceList,
 } from '../../shared/wire';
+import { AppError, methodNotAllowed } from '../errors';
 import { createAscendingIds } from '../ids';
-import { defaultSession } from '../report/context-report';
-import { insertMessage, listMessages, listSessions, sessionExists, type Db, type MessageRow } from '../storage/store';
+import { resolveSession } from '../sessions';
+import type { MessageRow, Store } from '../storage/store';
 import { latestAcpUsage, percentOfWindow } from '../usage';
-import { errorBody, type AppEnv } from './access';
+import type { AppEnv } from './access';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
 const nextId = createAscendingIds();
 
-export function workspaceRoutes(db: Db): Hono<AppEnv> {
+/** The workspaces the signed-in user may see (the CLI finds its own from a folder with it). */
+export function workspacesRoute(store: Store): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
+  routes.get('/', async (c) => {
+    const rows = await store.workspacesForMember(c.get('userId'));
+    const body: WorkspaceList = {
+      workspaces: rows.map((w) => ({ id: w.id, name: w.name, root: store.resolveRoot(w.root_path) })),
+    };
+    return c.json(body, 200, { 'Cache-Control': 'no-store' });
+  });
+  routes.all('/', () => {
+    throw methodNotAllowed('GET');
+  });
+  return routes;
+}
 
-  routes.get('/', (c) => {
+export function workspaceRoutes(store: Store): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  routes.get('/', async (c) => {
     const workspace = c.get('workspace');
-    const sessions = listSessions(db, workspace.id);
+    const sessions = await store.listSessions(workspace.id);
     const body: Workspace = {
       id: workspace.id,
       name: workspace.name,
       defaultSessionId: sessions[0]?.session_id ?? null,
       sessions: sessions.map((s) => ({ id: s.session_id, messageCount: s.message_count, lastActiveAt: s.last_active })),
     };
-    return c.json(body);
+    return c.json(body, 200, noStore);
   });
 
-  routes.get('/messages', (c) => {
+  routes.get('/messages', async (c) => {
     const workspace = c.get('workspace');
-    const sessionId = sessionParam(db, workspace.id, c.req.query('session_id'));
-    if (sessionId === false) return c.json(errorBody('session_not_found', 'Session not found'), 404);
+    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'));
     const body: MessagesResponse = {
       sessionId,
-      messages: sessionId === null ? [] : listMessages(db, workspace.id, sessionId).map(toChatMessage),
+      messages: sessionId === null ? [] : (await store.listMessages(workspace.id, sessionId)).map(toChatMessage),
     };
-    return c.json(body);
+    return c.json(body, 200, noStore);
   });
 
   routes.post(
     '/messages',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json(errorBody('payload_too_large', `Request body over ${MAX_BODY_BYTES} bytes`), 413),
+      onError: () => {
+        throw new AppError('too_large', 'payload_too_large', `Request body over ${MAX_BODY_BYTES} bytes`);
+      },
     }),
     async (c) => {
       const workspace = c.get('workspace');
@@ -56,32 +79,41 @@ export function workspaceRoutes(db: Db): Hono<AppEnv> {
       try {
         json = await c.req.json();
       } catch {
-        return c.json(errorBody('invalid_json', 'Request body is not valid JSON'), 400);
+        throw new AppError('invalid', 'invalid_json', 'Request body is not valid JSON');
       }
       const parsed = appendMessageRequestSchema.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        return c.json(
-          errorBody('invalid_body', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`),
-          400,
+        throw new AppError(
+          'invalid',
+          'invalid_body',
+          `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
         );
       }
-      const sessionId = parsed.data.sessionId ?? defaultSession(db, workspace.id) ?? nextId('ses', Date.now());
       const now = Date.now();
+      const sessionId =
+        parsed.data.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? nextId('ses', now);
       const id = nextId('msg', now);
       const info = { role: 'user', time: { created: now }, agent: 'build' };
       const parts = [{ id: nextId('prt', now), type: 'text', text: parsed.data.text }];
-      insertMessage(db, { id, workspaceId: workspace.id, sessionId, timeCreated: now, timeUpdated: now, info, parts });
+      await store.insertMessage({
+        id,
+        workspaceId: workspace.id,
+        sessionId,
+        timeCreated: now,
+        timeUpdated: now,
+        info,
+        parts,
+      });
       const message: ChatMessage = { id, sessionId, timeCreated: now, timeUpdated: now, info, parts };
       return c.json({ message }, 201);
     },
   );
 
-  routes.get('/usage', (c) => {
+  routes.get('/usage', async (c) => {
     const workspace = c.get('workspace');
-    const sessionId = sessionParam(db, workspace.id, c.req.query('session_id'));
-    if (sessionId === false) return c.json(errorBody('session_not_found', 'Session not found'), 404);
-    const latest = sessionId === null ? null : latestAcpUsage(db, workspace.id, sessionId);
+    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'));
+    const latest = sessionId === null ? null : await latestAcpUsage(store, workspace.id, sessionId);
     const body: Usage = {
       sessionId,
       latest: latest && {
@@ -91,16 +123,19 @@ export function workspaceRoutes(db: Db): Hono<AppEnv> {
         recordedAt: new Date(latest.recordedAt).toISOString(),
       },
     };
-    return c.json(body);
+    return c.json(body, 200, noStore);
   });
 
+  for (const [path, allow] of [
+    ['/', 'GET'],
+    ['/usage', 'GET'],
+    ['/messages', 'GET, POST'],
+  ] as const) {
+    routes.all(path, () => {
+      throw methodNotAllowed(allow);
+    });
+  }
   return routes;
-}
-
-/** The requested session (false when it does not exist), else the default one (null: none). */
-function sessionParam(db: Db, workspaceId: string, requested: string | undefined): string | null | false {
-  if (requested === undefined || requested === '') return defaultSession(db, workspaceId);
-  return sessionExists(db, workspaceId, requested) ? requested : false;
 }
 
 function toChatMessage(row: MessageRow): ChatMessage {
@@ -108,8 +143,8 @@ function toChatMessage(row: MessageRow): ChatMessage {
   let info: unknown;
   let parts: unknown;
   try {
-    info = JSON.parse(row.info);
-    parts = JSON.parse(row.parts);
+    info = JSON.parse(String(row.info));
+    parts = JSON.parse(String(row.parts));
   } catch {
     return { ...base, info: {}, parts: [], problem: 'This message is stored as invalid JSON and cannot be shown.' };
   }

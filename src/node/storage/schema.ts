@@ -1,70 +1,101 @@
 /**
- * Migrations, applied in order and recorded in PRAGMA user_version. The tables of contract
- * section 1 accept rows that fill only the listed columns: everything added here is an index.
+ * The schema, described once for every backend: the tables of contract §1 (rows that fill only
+ * the listed columns must be accepted, so everything added is nullable or an index) and the
+ * migrations that build them, in order. Each backend renders this description in its own SQL.
  */
-import type { Database } from 'better-sqlite3';
 
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL);
-  CREATE TABLE api_tokens (
-    token_sha256 TEXT PRIMARY KEY,
-    user_id TEXT NOT NULL REFERENCES users(id)
-  );
-  CREATE TABLE workspaces (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    root_path TEXT NOT NULL,
-    created_at INTEGER NOT NULL
-  );
-  CREATE TABLE workspace_members (
-    workspace_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    PRIMARY KEY (workspace_id, user_id)
-  );
-  CREATE TABLE messages_v2 (
-    id TEXT PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    time_created INTEGER NOT NULL,
-    time_updated INTEGER NOT NULL,
-    info TEXT NOT NULL,
-    parts TEXT NOT NULL
-  );
-  CREATE INDEX messages_v2_session ON messages_v2 (workspace_id, session_id, id);
-  CREATE TABLE interaction_token_usage (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace_id TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    source TEXT NOT NULL,
-    context_used INTEGER,
-    context_size INTEGER,
-    cost_amount REAL,
-    cost_currency TEXT,
-    created_at INTEGER NOT NULL
-  );
-  CREATE INDEX interaction_token_usage_session
-    ON interaction_token_usage (workspace_id, session_id, source, created_at);
-  `,
+export type ColumnType = 'text' | 'integer' | 'real' | 'json';
+
+export interface Column {
+  name: string;
+  type: ColumnType;
+  nullable?: boolean;
+  /** INTEGER PRIMARY KEY AUTOINCREMENT / identity. */
+  serial?: boolean;
+}
+
+export interface Table {
+  name: string;
+  columns: Column[];
+  primaryKey: string[];
+  references?: { column: string; table: string; to: string }[];
+}
+
+export type Migration =
+  { kind: 'table'; table: Table } | { kind: 'index'; name: string; table: string; columns: string[] };
+
+const text = (name: string, nullable = false): Column => ({ name, type: 'text', nullable });
+const integer = (name: string, nullable = false): Column => ({ name, type: 'integer', nullable });
+
+export const TABLES = {
+  users: { name: 'users', columns: [text('id'), text('name')], primaryKey: ['id'] },
+  api_tokens: {
+    name: 'api_tokens',
+    columns: [text('token_sha256'), text('user_id')],
+    primaryKey: ['token_sha256'],
+    references: [{ column: 'user_id', table: 'users', to: 'id' }],
+  },
+  workspaces: {
+    name: 'workspaces',
+    columns: [text('id'), text('name'), text('root_path'), integer('created_at')],
+    primaryKey: ['id'],
+  },
+  workspace_members: {
+    name: 'workspace_members',
+    columns: [text('workspace_id'), text('user_id')],
+    primaryKey: ['workspace_id', 'user_id'],
+  },
+  messages_v2: {
+    name: 'messages_v2',
+    columns: [
+      text('id'),
+      text('workspace_id'),
+      text('session_id'),
+      integer('time_created'),
+      integer('time_updated'),
+      { name: 'info', type: 'json' },
+      { name: 'parts', type: 'json' },
+    ],
+    primaryKey: ['id'],
+  },
+  interaction_token_usage: {
+    name: 'interaction_token_usage',
+    columns: [
+      { name: 'id', type: 'integer', serial: true },
+      text('workspace_id'),
+      text('session_id'),
+      text('source'),
+      integer('context_used', true),
+      integer('context_size', true),
+      { name: 'cost_amount', type: 'real', nullable: true },
+      text('cost_currency', true),
+      integer('created_at'),
+    ],
+    primaryKey: ['id'],
+  },
+} satisfies Record<string, Table>;
+
+/** Version N of the schema is the first N migrations. */
+export const MIGRATIONS: readonly (readonly Migration[])[] = [
+  [
+    ...Object.values(TABLES).map((table): Migration => ({ kind: 'table', table })),
+    { kind: 'index', name: 'messages_v2_session', table: 'messages_v2', columns: ['workspace_id', 'session_id', 'id'] },
+    {
+      kind: 'index',
+      name: 'interaction_token_usage_session',
+      table: 'interaction_token_usage',
+      columns: ['workspace_id', 'session_id', 'source', 'created_at'],
+    },
+  ],
   // A warm report checks which messages changed from this index alone, without reading rows.
-  `
-  CREATE INDEX messages_v2_stamps ON messages_v2 (workspace_id, session_id, id, time_updated);
-  `,
+  [
+    {
+      kind: 'index',
+      name: 'messages_v2_stamps',
+      table: 'messages_v2',
+      columns: ['workspace_id', 'session_id', 'id', 'time_updated'],
+    },
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/** Brings the database to the current schema. Idempotent; refuses a database from the future. */
-export function migrate(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`database schema version ${current} is newer than this program's (${MIGRATIONS.length})`);
-  }
-  const apply = db.transaction(() => {
-    for (let version = current; version < MIGRATIONS.length; version++) {
-      db.exec(MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    }
-  });
-  apply.immediate();
-}

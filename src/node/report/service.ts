@@ -1,0 +1,394 @@
+/**
+ * The read-only report service: the calls behind the API and the CLI. It resolves the
+ * workspace and session, reads the folder and one consistent snapshot of the store (never
+ * writing either), and hands plain data to the pure core: every message is analysed once
+ * (memoised by id and time_updated), the session is calibrated call by call, the report built.
+ * Item content and the reader reuse the same collection, so they describe what the report does.
+ */
+import { createHash } from 'node:crypto';
+import { parsePart, parseInfo, type CompactionPart } from '../../shared/opencode/format';
+import type { SourceId } from '../../shared/sources';
+import {
+  ITEM_PAGE_CHARS,
+  type ContextReport,
+  type EstimatorId,
+  type ItemContent,
+  type ReaderPage,
+} from '../../shared/wire';
+import { analyzeMessage, type AnalyzeOptions, type MessageAnalysis } from '../core/analyze';
+import type { AttributionContext } from '../core/attribute';
+import { buildReport, DEFAULT_ITEMS, RUNTIME_REF, type ReportInput } from '../core/build-report';
+import type { Item } from '../core/calibrate';
+import { pageText, previewText } from '../core/content-pages';
+import { PageOutOfRange } from '../core/errors';
+import { itemId, type UsageInput } from '../core/figures';
+import { liveWindow, type StoredMessage } from '../core/request-view';
+import { reportInput, sessionFacts, type MessageHeader, type SessionFacts } from '../core/pipeline';
+import { workspaceContributions } from '../core/workspace-items';
+import { AppError, notFound } from '../errors';
+import { resolveSession } from '../sessions';
+import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
+import { latestAcpUsage } from '../usage';
+import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
+import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
+import { ReportCache, type CachedMessage } from './report-cache';
+
+export interface ReportRequest {
+  workspaceId: string;
+  sessionId?: string | undefined;
+  estimator?: EstimatorId | undefined;
+  items?: number | 'all' | undefined;
+}
+
+export interface ContentRequest extends ReportRequest {
+  /** The report's snapshotId; when given and no longer current, the answer is 410. */
+  snapshotId?: string | undefined;
+  page?: number | undefined;
+}
+
+export interface ServiceOptions extends ReadOptions {
+  now?: () => Date;
+  /** Memo shared between reports of a long-lived process (the server); a fresh one otherwise. */
+  cache?: ReportCache;
+}
+
+export const READER_BLOCKS_PER_PAGE = 200;
+const READER_PREVIEW_CHARS = 600;
+
+const RUNTIME_TEXT =
+  "OpenCode's own system prompt, environment block and tool schemas. The server never sees this text: its size is what the provider counted for the first model call beyond everything the server can see, re-measured when a later call showed it changed.";
+
+interface Collected {
+  input: Omit<ReportInput, 'itemsLimit'>;
+  attribution: AttributionContext;
+  facts: SessionFacts;
+}
+
+/** The report, item pages and reader pages of one store, read-only. */
+export class ReportService {
+  private readonly cache: ReportCache;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ServiceOptions = {},
+  ) {
+    this.cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
+  }
+
+  async report(request: ReportRequest): Promise<ContextReport> {
+    const { input } = await this.collect(request);
+    return buildReport({ ...input, itemsLimit: request.items ?? DEFAULT_ITEMS });
+  }
+
+  /** One page of an item's text as the model sees it. */
+  async itemContent(request: ContentRequest & { itemId: string }): Promise<ItemContent> {
+    const collected = await this.collect(request);
+    checkSnapshot(collected, request.snapshotId);
+    const found = blocks(collected).find((b) => itemId(b.item.sourceRef) === request.itemId);
+    if (!found) throw notFound('item_not_found', `no item ${request.itemId} in this context`);
+    const text = (await this.texts(collected, [found.item])).get(found.item.key) ?? '';
+    const paged = withRange(() => pageText({ source: found.source, text }, request.page ?? 0));
+    return {
+      snapshotId: collected.input.snapshotId,
+      itemId: request.itemId,
+      label: found.item.label,
+      source: found.source,
+      sourceRef: found.item.sourceRef,
+      pageSize: ITEM_PAGE_CHARS,
+      ...paged,
+    };
+  }
+
+  /** The live context in request order, a page of blocks at a time, each with a bounded preview. */
+  async readerPage(request: ContentRequest): Promise<ReaderPage> {
+    const collected = await this.collect(request);
+    checkSnapshot(collected, request.snapshotId);
+    const all = blocks(collected);
+    const pageCount = Math.max(1, Math.ceil(all.length / READER_BLOCKS_PER_PAGE));
+    const page = request.page ?? 0;
+    if (!Number.isInteger(page) || page < 0 || page >= pageCount) {
+      throw new AppError('invalid', 'page_out_of_range', new PageOutOfRange(page, pageCount, 'the reader').message);
+    }
+    const start = page * READER_BLOCKS_PER_PAGE;
+    const slice = all.slice(start, start + READER_BLOCKS_PER_PAGE);
+    const texts = await this.texts(
+      collected,
+      slice.map((b) => b.item),
+    );
+    return {
+      snapshotId: collected.input.snapshotId,
+      page,
+      pageCount,
+      blockCount: all.length,
+      blocks: slice.map((b, i) => ({
+        itemId: itemId(b.item.sourceRef),
+        order: start + i,
+        source: b.source,
+        label: b.item.label,
+        estimatedTokens: b.item.tokens,
+        bytes: b.item.bytes,
+        ...previewText({ source: b.source, text: texts.get(b.item.key) ?? '' }, READER_PREVIEW_CHARS),
+      })),
+    };
+  }
+
+  /**
+   * The texts behind some items. The report keeps no text, so only the messages these items
+   * come from are read and analysed again, texts kept: a page costs a few messages.
+   */
+  private async texts(collected: Collected, items: readonly Item[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    const wanted = new Set(items.map((i) => i.key));
+    if (wanted.has(RUNTIME_REF)) texts.set(RUNTIME_REF, RUNTIME_TEXT);
+    if (items.some((i) => i.sourceRef.startsWith('file:'))) {
+      for (const c of workspaceContributions(collected.input.workspace)) texts.set(c.key, c.texts.join('\n'));
+    }
+    const ids = [...new Set(items.flatMap((i) => /^messages_v2\/(.+?)\/parts\//.exec(i.sourceRef)?.[1] ?? []))];
+    for (const row of await this.store.messages(ids)) {
+      const analysis = analyzeRow(row, {
+        attribution: collected.attribution,
+        estimator: chars4Estimator,
+        targetModel: collected.facts.targetModel,
+        keepText: true,
+      });
+      analysis.items.forEach((item, k) => {
+        if (wanted.has(item.key)) texts.set(item.key, analysis.texts![k]!.join('\n'));
+      });
+    }
+    return texts;
+  }
+
+  /** Everything the core needs, from one consistent snapshot of the store. */
+  private async collect(request: ReportRequest): Promise<Collected> {
+    const estimator = memoized(estimatorFor(request.estimator ?? 'bpe'));
+    const { cache, store } = this;
+    return store.snapshot(async (read) => {
+      const workspace = await read.getWorkspace(request.workspaceId);
+      if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
+      const sessionId = await resolveSession(read, workspace.id, request.sessionId);
+      const root = store.resolveRoot(workspace.root_path);
+      const reader = new WorkspaceReader(root, this.options);
+      const snapshot = readWorkspace(reader);
+      const attribution: AttributionContext = {
+        root,
+        instructionFiles: new Set(snapshot.instructions.map((i) => i.path)),
+        fileSize: (path) => reader.size(path),
+        skillNames: snapshot.skills.map((s) => s.name),
+      };
+      const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
+      const warnings: string[] = [];
+      let usage: UsageInput | null = null;
+      let headers: (MessageHeader & { timeUpdated: number; warnings: string[] })[] = [];
+      if (sessionId === null) warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
+      else {
+        usage = await latestAcpUsage(read, workspace.id, sessionId, warnings);
+        digest.update(JSON.stringify(usage));
+        const stamps = await read.messageStamps(workspace.id, sessionId);
+        digest.update(stamps.map((s) => `${s.id}:${s.time_updated}`).join('\n'));
+        headers = await this.headers(read, root, stamps);
+      }
+
+      // Which messages need analysing, and with which estimator: read them in this snapshot.
+      const facts = sessionFacts(headers);
+      const scope = [
+        estimator.id,
+        root,
+        attribution.skillNames!.join('\u0001'),
+        facts.targetModel ?? '',
+        facts.sessionRoots.join('\u0001'),
+      ].join('\u0000');
+      const live = new Set(liveWindow(headers.map(skeleton)).order);
+      const firstCall = headers.findIndex((h) => h.info.role === 'assistant');
+      const wants = headers.map((h, index) => {
+        const good = live.has(index) || firstCall < 0 || index < firstCall;
+        const chosen: Estimator = good ? estimator : chars4Estimator;
+        const cached = cache.get(scope, h.id, h.timeUpdated)?.analysis;
+        // A message analysed live keeps its better estimate when it later becomes history.
+        const usable = cached && (cached.estimator === chosen.id || cached.estimator === estimator.id) ? cached : null;
+        return { chosen, rough: !good, cached: usable };
+      });
+      const missing = headers.filter((_, i) => !wants[i]!.cached).map((h) => h.id);
+      const rows = new Map((await read.messages(missing)).map((row) => [row.id, row]));
+      const context = { ...attribution, sessionRoots: facts.sessionRoots };
+
+      const input = reportInput({
+        workspaceId: workspace.id,
+        sessionId,
+        generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
+        snapshotId: '',
+        estimator,
+        historyEstimator: chars4Estimator,
+        workspace: snapshot,
+        headers,
+        usage,
+        warnings: [...warnings, ...headers.flatMap((h) => h.warnings)],
+        analyze: (index) => {
+          const want = wants[index]!;
+          if (want.cached) return want.cached;
+          const header = headers[index]!;
+          const analysis = analyzeRow(rows.get(header.id) ?? missingRow(header.id), {
+            attribution: context,
+            estimator: want.chosen,
+            targetModel: facts.targetModel,
+            rough: want.rough,
+          });
+          cache.set(scope, header.id, { ...headerEntry(header), analysis });
+          return analysis;
+        },
+      });
+      input.snapshotId = `snap_${digest.digest('hex').slice(0, 24)}`;
+      return { input, attribution: context, facts };
+    });
+  }
+
+  /** Headers of every message, read only for those the cache does not hold yet. */
+  private async headers(read: ReadSnapshot, root: string, stamps: { id: string; time_updated: number }[]) {
+    const scope = `headers\u0000${root}`;
+    const entries = new Map<string, CachedMessage>();
+    const unknown: string[] = [];
+    for (const stamp of stamps) {
+      const entry = this.cache.get(scope, stamp.id, stamp.time_updated);
+      if (entry) entries.set(stamp.id, entry);
+      else unknown.push(stamp.id);
+    }
+    const timeOf = new Map(stamps.map((s) => [s.id, s.time_updated]));
+    for (const row of await read.messageHeaders(unknown)) {
+      const entry = headerFromRow(row, timeOf.get(row.id)!);
+      this.cache.set(scope, row.id, entry);
+      entries.set(row.id, entry);
+    }
+    return stamps.flatMap((stamp) => {
+      const entry = entries.get(stamp.id);
+      if (!entry) return [];
+      return [
+        {
+          id: stamp.id,
+          info: entry.info,
+          compaction: entry.compaction,
+          size: entry.size,
+          timeUpdated: stamp.time_updated,
+          warnings: entry.infoWarnings,
+        },
+      ];
+    });
+  }
+}
+
+const skeleton = (h: MessageHeader): StoredMessage => ({
+  id: h.id,
+  info: h.info,
+  parts: h.compaction ? [h.compaction] : [],
+});
+
+const headerEntry = (h: MessageHeader & { timeUpdated: number }): Omit<CachedMessage, 'analysis'> => ({
+  timeUpdated: h.timeUpdated,
+  size: h.size,
+  info: h.info,
+  compaction: h.compaction,
+  infoWarnings: [],
+});
+
+function headerFromRow(
+  row: { id: string; info: unknown; compactionParts: unknown; size: number },
+  timeUpdated: number,
+): CachedMessage {
+  const infoWarnings: string[] = [];
+  const ref = `messages_v2/${row.id}`;
+  const infoJson = parseJson(columnText(row.info, ref, 'info', infoWarnings));
+  if (infoJson === undefined && infoWarnings.length === 0) infoWarnings.push(`${ref}: info is not valid JSON`);
+  const info = parseInfo(infoJson ?? {}, () => {});
+  let compaction: CompactionPart | null = null;
+  const parts = parseJson(columnText(row.compactionParts, ref, 'parts', []));
+  if (Array.isArray(parts)) {
+    for (const raw of parts) {
+      const part = parsePart(raw, () => {});
+      if (part?.type === 'compaction') compaction = part;
+    }
+  }
+  return { timeUpdated, size: Number(row.size) || 0, info, compaction, infoWarnings, analysis: null };
+}
+
+const missingRow = (id: string): MessageRow => ({
+  id,
+  workspace_id: '',
+  session_id: '',
+  time_created: 0,
+  time_updated: 0,
+  info: null,
+  parts: null,
+});
+
+interface Block {
+  item: Item;
+  source: SourceId;
+}
+
+/** The items in request order: the runtime's own prompt first when it was measured. */
+function blocks(collected: Collected): Block[] {
+  const { calibration } = collected.input;
+  const out: Block[] = [];
+  if (calibration.mode === 'measured') {
+    out.push({
+      item: {
+        key: RUNTIME_REF,
+        source: 'agent_instructions',
+        label: 'OpenCode system prompt and tool schemas, measured',
+        sourceRef: RUNTIME_REF,
+        tokens: calibration.runtimeOverhead ?? 0,
+        bytes: 0,
+      },
+      source: 'agent_instructions',
+    });
+  }
+  for (const item of calibration.view) out.push({ item, source: item.source });
+  return out;
+}
+
+function withRange<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof PageOutOfRange) throw new AppError('invalid', error.code, error.message);
+    throw error;
+  }
+}
+
+function checkSnapshot(collected: Collected, requested: string | undefined): void {
+  if (requested !== undefined && requested !== collected.input.snapshotId) {
+    throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
+  }
+}
+
+function analyzeRow(row: MessageRow, options: AnalyzeOptions): MessageAnalysis {
+  const notes: string[] = [];
+  const ref = `messages_v2/${row.id}`;
+  const info = parseJson(columnText(row.info, ref, 'info', notes));
+  const parts = parseJson(columnText(row.parts, ref, 'parts', notes));
+  const analysis = analyzeMessage(row.id, info ?? {}, parts ?? null, options);
+  if (parts === undefined) {
+    analysis.warnings.splice(0, analysis.warnings.length, `${ref}: parts is not valid JSON; skipped`);
+  }
+  analysis.warnings.unshift(...notes);
+  return analysis;
+}
+
+/** A JSON column as text: other writers may store a BLOB or a number where text belongs. */
+function columnText(value: unknown, ref: string, column: string, warnings: string[]): string | null {
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) {
+    warnings.push(`${ref}: ${column} is stored as a BLOB; read as UTF-8`);
+    return new TextDecoder().decode(value);
+  }
+  if (value !== null && value !== undefined)
+    warnings.push(`${ref}: ${column} is stored as a ${typeof value}, not JSON text`);
+  return null;
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The `npm start` entry: configuration from the environment, then `start`. Expected failures
+ * (a database that cannot be opened, a port in use) end with one line on stderr and exit 1;
+ * a bad setting with exit 2.
+ */
+import { asAppError } from '../errors';
+import { FolderError } from '../fs-safe';
+import { StoreOpenError, StoreUnavailable } from '../storage/store';
+import { start } from './start';
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`investibook: ${message}\n`);
+  process.exit(code);
+}
+
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const port = Number(env.PORT || 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, not "${env.PORT}"`, 2);
+  let running: Awaited<ReturnType<typeof start>>;
+  try {
+    running = await start({
+      database: env.INVESTIBOOK_DATABASE_URL || env.INVESTIBOOK_DB || './data/investibook.db',
+      reportDatabase: env.INVESTIBOOK_REPORT_DATABASE_URL || undefined,
+      dataDir: env.INVESTIBOOK_DATA_DIR || undefined,
+      host: env.HOST || undefined,
+      port,
+      token: env.INVESTIBOOK_TOKEN || undefined,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`port ${port} is in use: stop what listens there or set PORT`);
+    if (code === 'EACCES') fail(`not allowed to listen on port ${port}: choose another with PORT`);
+    if (error instanceof StoreOpenError || error instanceof StoreUnavailable || error instanceof FolderError) {
+      fail(error.message);
+    }
+    const known = asAppError(error);
+    if (known) fail(known.message);
+    throw error;
+  }
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

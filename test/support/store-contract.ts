@@ -1,0 +1,219 @@
+/**
+ * The storage contract: what every implementation of the Store interface must do, written once
+ * and run against each backend (SQLite here, PostgreSQL in test/node/postgres.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import type { NewMessage, Store } from '../../src/node/storage/store';
+
+export interface StoreHarness {
+  /** A fresh, empty, migrated store and a read-only store on the same data. */
+  open(): Promise<{ store: Store; readOnly: Store; raw: (sql: string) => Promise<void>; close(): Promise<void> }>;
+}
+
+const message = (
+  id: string,
+  session: string,
+  time: number,
+  parts: unknown[] = [{ id: 'p', type: 'text', text: id }],
+): NewMessage => ({
+  id,
+  workspaceId: 'w1',
+  sessionId: session,
+  timeCreated: time,
+  timeUpdated: time,
+  info: { role: 'user', time: { created: time } },
+  parts,
+});
+
+const usage = (session: string, source: string, used: number | null, at: number) => ({
+  workspaceId: 'w1',
+  sessionId: session,
+  source,
+  contextUsed: used,
+  contextSize: 1000,
+  costAmount: 0.5,
+  costCurrency: 'USD',
+  createdAt: at,
+});
+
+export function storeContract(name: string, harness: StoreHarness): void {
+  describe(`storage contract: ${name}`, () => {
+    const withStore = (test: (ctx: Awaited<ReturnType<StoreHarness['open']>>) => Promise<void>) => async () => {
+      const ctx = await harness.open();
+      try {
+        await test(ctx);
+      } finally {
+        await ctx.close();
+      }
+    };
+
+    const seed = async (store: Store) => {
+      await store.transaction(async (tx) => {
+        await tx.insertUser('u1', 'One');
+        await tx.insertUser('u2', 'Two');
+        await tx.insertTokenHash('a'.repeat(64), 'u1');
+        await tx.insertWorkspace({ id: 'w1', name: 'W1', root_path: 'ws/one', created_at: 1 });
+        await tx.insertWorkspace({ id: 'w2', name: 'W2', root_path: '/abs/two', created_at: 2 });
+        await tx.addMember('w1', 'u1');
+        await tx.addMember('w2', 'u2');
+      });
+    };
+
+    it(
+      'accepts rows that fill only the columns of contract §1',
+      withStore(async ({ raw, store }) => {
+        await raw(`INSERT INTO users (id, name) VALUES ('u', 'U')`);
+        await raw(`INSERT INTO api_tokens (token_sha256, user_id) VALUES ('${'b'.repeat(64)}', 'u')`);
+        await raw(`INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('w', 'W', '/tmp', 1)`);
+        await raw(`INSERT INTO workspace_members (workspace_id, user_id) VALUES ('w', 'u')`);
+        await raw(
+          `INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_1', 'w', 's', 1, 1, '{}', '[]')`,
+        );
+        await raw(
+          `INSERT INTO interaction_token_usage (workspace_id, session_id, source, created_at) VALUES ('w', 's', 'acp', 1)`,
+        );
+        expect((await store.acpUsageNewestFirst('w', 's'))[0]).toMatchObject({ context_used: null, source: 'acp' });
+        expect(await store.listMessages('w', 's')).toHaveLength(1);
+      }),
+    );
+
+    it(
+      'finds users by token hash and workspaces by membership, never telling a foreign one from a missing one',
+      withStore(async ({ store }) => {
+        await seed(store);
+        expect(await store.userIdForTokenHash('a'.repeat(64))).toBe('u1');
+        expect(await store.userIdForTokenHash('c'.repeat(64))).toBeNull();
+        expect(await store.workspaceForMember('w1', 'u1')).toMatchObject({ id: 'w1', name: 'W1', root_path: 'ws/one' });
+        expect(await store.workspaceForMember('w2', 'u1')).toBeNull();
+        expect(await store.workspaceForMember('nope', 'u1')).toBeNull();
+        expect((await store.workspacesForMember('u1')).map((w) => w.id)).toEqual(['w1']);
+        expect((await store.listWorkspaces()).map((w) => w.id)).toEqual(['w1', 'w2']);
+        expect(await store.getWorkspace('w2')).toMatchObject({ root_path: '/abs/two', created_at: 2 });
+        expect(store.resolveRoot('/abs/two')).toBe('/abs/two');
+        expect(store.resolveRoot('ws/one')).toMatch(/\/ws\/one$/);
+      }),
+    );
+
+    it(
+      'orders sessions by activity: messages and ACP usage, never other writers',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_a1', 'ses_a', 100));
+        await store.insertMessage(message('msg_b1', 'ses_b', 200));
+        await store.insertUsage(usage('ses_a', 'acp', 10, 300));
+        await store.insertUsage(usage('ses_b', 'evidence_postpass', 10, 900));
+        const sessions = await store.listSessions('w1');
+        expect(sessions.map((s) => [s.session_id, Number(s.message_count), Number(s.last_active)])).toEqual([
+          ['ses_a', 1, 300],
+          ['ses_b', 1, 200],
+        ]);
+        expect(await store.sessionExists('w1', 'ses_b')).toBe(true);
+        expect(await store.sessionExists('w1', 'ses_c')).toBe(false);
+        expect(await store.sessionExists('w2', 'ses_a')).toBe(false);
+      }),
+    );
+
+    it(
+      'keeps messages by id: in order, replaced by upsert, one id once',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_2', 's', 2));
+        await store.insertMessage(message('msg_1', 's', 1));
+        expect((await store.listMessages('w1', 's')).map((m) => m.id)).toEqual(['msg_1', 'msg_2']);
+        await store.upsertMessage({ ...message('msg_2', 's', 5), parts: [{ type: 'text', text: 'grown' }] });
+        const [, second] = await store.listMessages('w1', 's');
+        expect(second!.time_updated).toBe(5);
+        expect(JSON.parse(String(second!.parts))).toEqual([{ type: 'text', text: 'grown' }]);
+        await expect(store.insertMessage(message('msg_1', 'other', 9))).rejects.toThrow();
+      }),
+    );
+
+    it(
+      'lists ACP usage newest first, other sources left out',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await store.insertUsage(usage('s', 'acp', 10, 1));
+        await store.insertUsage(usage('s', 'acp', 30, 3));
+        await store.insertUsage(usage('s', 'evidence_postpass', 99, 4));
+        await store.insertUsage(usage('s', 'acp', 20, 2));
+        const rows = await store.acpUsageNewestFirst('w1', 's');
+        expect(rows.map((r) => r.context_used)).toEqual([30, 20, 10]);
+        expect(rows[0]).toMatchObject({ source: 'acp', context_size: 1000, cost_amount: 0.5, cost_currency: 'USD' });
+        expect(await store.acpUsageNewestFirst('w1', 's', 1)).toHaveLength(1);
+      }),
+    );
+
+    it(
+      'reads message stamps, headers (parts only when they mention a compaction) and rows by id',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_1', 's', 1));
+        await store.insertMessage(message('msg_2', 's', 2, [{ type: 'compaction', auto: true }]));
+        expect((await store.messageStamps('w1', 's')).map((s) => [s.id, Number(s.time_updated)])).toEqual([
+          ['msg_1', 1],
+          ['msg_2', 2],
+        ]);
+        const [plain, compaction] = await store.messageHeaders(['msg_1', 'msg_2', 'msg_missing']);
+        expect(plain!.compactionParts ?? null).toBeNull();
+        expect(JSON.parse(String(compaction!.compactionParts))).toEqual([{ type: 'compaction', auto: true }]);
+        expect(Number(plain!.size)).toBeGreaterThan(20);
+        expect((await store.messages(['msg_2', 'msg_missing'])).map((m) => m.id)).toEqual(['msg_2']);
+        expect(await store.messages([])).toEqual([]);
+      }),
+    );
+
+    it(
+      'reads one consistent snapshot: a write made meanwhile is not seen inside it',
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_1', 's', 1));
+        const seen = await readOnly.snapshot(async (read) => {
+          const before = await read.messageStamps('w1', 's');
+          await store.insertMessage(message('msg_2', 's', 2));
+          await store.insertUsage(usage('s', 'acp', 5, 5));
+          const after = await read.messageStamps('w1', 's');
+          const rows = await read.acpUsageNewestFirst('w1', 's');
+          return { before: before.length, after: after.length, usage: rows.length };
+        });
+        expect(seen).toEqual({ before: 1, after: 1, usage: 0 });
+        expect(await readOnly.messageStamps('w1', 's')).toHaveLength(2);
+      }),
+    );
+
+    it(
+      'rolls a failed transaction back whole',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.insertMessage(message('msg_t', 's', 1));
+            throw new Error('halfway');
+          }),
+        ).rejects.toThrow('halfway');
+        expect(await store.listMessages('w1', 's')).toEqual([]);
+      }),
+    );
+
+    it(
+      'refuses writes on the read-only store',
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        await expect(readOnly.insertMessage(message('msg_ro', 's', 1))).rejects.toThrow();
+        expect(await store.listMessages('w1', 's')).toEqual([]);
+        await expect(readOnly.ping()).resolves.toBeUndefined();
+      }),
+    );
+
+    it(
+      'lists every row for digests, sorted, so equal content gives equal lists',
+      withStore(async ({ store }) => {
+        await seed(store);
+        const first = await store.contentRows();
+        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(6);
+        expect(await store.contentRows()).toEqual(first);
+        await store.insertMessage(message('msg_1', 's', 1));
+        expect(await store.contentRows()).not.toEqual(first);
+      }),
+    );
+  });
+}
