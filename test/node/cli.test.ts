@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
+import { start } from '../../src/node/server/start';
 import { SCHEMA_VERSION } from '../../src/node/storage/schema';
 import { contextReportSchema } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
@@ -100,6 +101,30 @@ describe('investibook debug context', () => {
     const outside = await cli(['debug', 'context', '--db', dbPath], { cwd: tmpdir() });
     expect(outside.code).toBe(2);
     expect(outside.stderr).toBe(`investibook: no workspace contains ${tmpdir()}; name one of: demo\n`);
+  });
+
+  it('works from inside a workspace folder with no options: it finds the database and says which', async () => {
+    const here = join(root, 'evidence');
+    const { code, stdout, stderr } = await cli(['debug', 'context'], { cwd: here });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Context report · workspace demo · session ses_/);
+    expect(stdout).toContain(`${dbPath} (found from ${here})`);
+  });
+
+  it('with --api and no workspace id, asks the server which workspace holds the current folder', async () => {
+    const server = await start({ database: dbPath, port: 0, token: 'cli-token', build: false, log: () => {} });
+    try {
+      const api = ['debug', 'context', '--api', new URL(server.url).origin, '--token', 'cli-token', '--json'];
+      const inside = await cli(api, { cwd: join(root, 'evidence') });
+      expect(inside.stderr).toBe('');
+      expect(contextReportSchema.parse(JSON.parse(inside.stdout)).workspaceId).toBe('demo');
+      const outside = await cli(api, { cwd: tmpdir() });
+      expect(outside.code).toBe(2);
+      expect(outside.stderr).toBe(`investibook: no workspace contains ${tmpdir()}; name one of: demo\n`);
+    } finally {
+      await server.close();
+    }
   });
 
   it('uses $INVESTIBOOK_DB when --db is absent', async () => {

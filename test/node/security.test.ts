@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import type { Store } from '../../src/node/storage/store';
+import { contextReportSchema } from '../../src/shared/wire';
 import { addMessages, createFixture, OTHER_TOKEN, text, TOKEN, WS, type Fixture } from '../support/fixtures';
 
 let fx: Fixture;
@@ -23,13 +24,6 @@ beforeEach(() => {
 });
 afterEach(() => fx.cleanup());
 
-const ROUTES: [method: string, path: string, body?: string][] = [
-  ['GET', ''],
-  ['GET', '/messages'],
-  ['POST', '/messages', JSON.stringify({ text: 'a note' })],
-  ['GET', '/usage'],
-  ['GET', '/debug/context'],
-];
 const CALLERS: [name: string, headers: Record<string, string>, status: number | 'ok'][] = [
   ['no credentials', {}, 401],
   ['an unknown token', { Authorization: 'Bearer not-a-token' }, 401],
@@ -37,23 +31,78 @@ const CALLERS: [name: string, headers: Record<string, string>, status: number | 
   ['a member', { Authorization: `Bearer ${TOKEN}` }, 'ok'],
 ];
 
+/**
+ * Every workspace route the app serves, read from the app itself: a new route joins the matrix
+ * without anyone editing this list (and fails it until it is behind the access check).
+ */
+function workspaceRoutes(): [method: string, path: string][] {
+  const seen = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL' || !route.path.startsWith('/api/workspace/:id')) continue;
+    seen.add(`${route.method} ${route.path.slice('/api/workspace/:id'.length)}`);
+  }
+  return [...seen].sort().map((key) => key.split(' ') as [string, string]);
+}
+
+/** What a member needs to send for a route to succeed. */
+const BODIES: Record<string, string> = { 'POST /messages': JSON.stringify({ text: 'a note' }) };
+
+async function concrete(path: string): Promise<string> {
+  if (!path.includes(':itemId')) return path;
+  const response = await app.request(`/api/workspace/${WS}/debug/context`, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
+  const report = contextReportSchema.parse(await response.json());
+  return path.replace(':itemId', encodeURIComponent(report.sources.flatMap((s) => s.items)[0]!.id));
+}
+
 describe('access matrix', () => {
-  for (const [method, path, body] of ROUTES) {
-    it.each(CALLERS)(`${method} /api/workspace/{id}${path} for %s`, async (_name, headers, status) => {
+  it('is drawn from the routes the app serves, the item and reader routes among them', () => {
+    const paths = workspaceRoutes().map(([method, path]) => `${method} ${path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'GET ',
+        'GET /debug/context',
+        'GET /debug/context/items/:itemId',
+        'GET /debug/context/reader',
+        'GET /messages',
+        'POST /messages',
+        'GET /usage',
+      ]),
+    );
+  });
+
+  it.each(CALLERS)('answers every workspace route as it should for %s', async (_name, headers, status) => {
+    for (const [method, template] of workspaceRoutes()) {
+      const where = `${method} ${template}`;
+      const path = await concrete(template);
+      const body = BODIES[where];
       const init = { method, headers: { ...headers, 'Content-Type': 'application/json' }, ...(body ? { body } : {}) };
       const response = await app.request(`/api/workspace/${WS}${path}`, init);
-      if (status === 'ok') expect([200, 201]).toContain(response.status);
-      else expect(response.status).toBe(status);
+      if (status === 'ok') expect([200, 201], where).toContain(response.status);
+      else expect(response.status, where).toBe(status);
       if (status === 404) {
         const missing = await app.request(`/api/workspace/ws_missing${path}`, {
           ...init,
           headers: { ...init.headers, Authorization: `Bearer ${TOKEN}` },
         });
-        expect(missing.status).toBe(404);
-        expect(await response.text()).toBe(await missing.text());
+        expect(missing.status, where).toBe(404);
+        expect(await response.text(), where).toBe(await missing.text());
       }
-    });
-  }
+    }
+  });
+});
+
+describe('the workspace list', () => {
+  it('needs a sign-in and lists only the workspaces the caller belongs to', async () => {
+    expect((await app.request('/api/workspaces')).status).toBe(401);
+    const list = async (token: string) =>
+      (await (await app.request('/api/workspaces', { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+        workspaces: { id: string }[];
+      };
+    expect((await list(TOKEN)).workspaces.map((w) => w.id)).toEqual([WS]);
+    expect((await list(OTHER_TOKEN)).workspaces.map((w) => w.id)).not.toContain(WS);
+  });
 });
 
 describe('tokens stay out of logs', () => {
