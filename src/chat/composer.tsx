@@ -1,25 +1,45 @@
 /**
  * The message composer: multi-line, Enter sends, Shift+Enter breaks the line, and an accessible
- * command autocomplete (a combobox with a listbox) while a `/name` is being typed.
+ * command autocomplete (a combobox with a listbox) while a `/name` is being typed; when nothing
+ * matches, a line says why the list closed. It takes focus on load, and a view may put a draft
+ * in it (never sent without the user).
  */
-import { useId, useState, type KeyboardEvent } from 'react';
+import { useId, useImperativeHandle, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { commandPrefix, type CommandRegistry } from '../commands';
+
+export interface ComposerHandle {
+  /** Replaces the text with a draft and focuses the composer. */
+  draft: (text: string) => void;
+}
 
 interface ComposerProps {
   registry: CommandRegistry;
   onSubmit: (text: string) => Promise<boolean> | boolean;
   disabled?: boolean;
+  ref?: Ref<ComposerHandle>;
 }
 
-export function Composer({ registry, onSubmit, disabled = false }: ComposerProps) {
+export function Composer({ registry, onSubmit, disabled = false, ref }: ComposerProps) {
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState<string | null>(null);
+  const [drafted, setDrafted] = useState(false);
   const listId = useId();
+  const hintId = useId();
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  useImperativeHandle(ref, () => ({
+    draft: (draft: string) => {
+      setText(draft);
+      setDrafted(true);
+      input.current?.focus();
+    },
+  }));
 
   const prefix = commandPrefix(text);
   const matches = prefix === null ? [] : registry.match(prefix);
   const open = matches.length > 0 && dismissed !== text;
+  const unmatched = prefix !== null && prefix !== '' && matches.length === 0;
   const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
 
   const complete = (index: number) => {
@@ -34,6 +54,7 @@ export function Composer({ registry, onSubmit, disabled = false }: ComposerProps
     const sent = text;
     setText('');
     setDismissed(null);
+    setDrafted(false);
     const ok = await onSubmit(sent);
     if (!ok) setText((current) => current || sent);
   };
@@ -91,27 +112,41 @@ export function Composer({ registry, onSubmit, disabled = false }: ComposerProps
           ))}
         </ul>
       )}
-      <textarea
-        aria-label="Message"
-        role="combobox"
-        aria-autocomplete="list"
-        aria-expanded={open}
-        aria-controls={open ? listId : undefined}
-        aria-activedescendant={open && matches[activeIndex] ? `${listId}-${matches[activeIndex].name}` : undefined}
-        placeholder="Message the workspace · / for commands · Shift+Enter for a new line"
-        rows={2}
-        value={text}
-        disabled={disabled}
-        onChange={(event) => {
-          setText(event.target.value);
-          setActive(0);
-          setDismissed(null);
-        }}
-        onKeyDown={onKeyDown}
-      />
-      <button type="submit" disabled={disabled || text.trim() === ''}>
-        Send
-      </button>
+      <div className="composer-row">
+        <textarea
+          ref={input}
+          aria-label="Message"
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={open}
+          aria-controls={open ? listId : undefined}
+          aria-activedescendant={open && matches[activeIndex] ? `${listId}-${matches[activeIndex].name}` : undefined}
+          aria-describedby={unmatched || drafted ? hintId : undefined}
+          placeholder="Message the workspace · / for commands"
+          rows={2}
+          value={text}
+          disabled={disabled}
+          // The chat is a single-purpose page: typing is what the user came to do.
+          autoFocus
+          onChange={(event) => {
+            setText(event.target.value);
+            setActive(0);
+            setDismissed(null);
+            if (event.target.value === '') setDrafted(false);
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <button type="submit" className="primary" disabled={disabled || text.trim() === ''}>
+          Send
+        </button>
+      </div>
+      <p className="composer-hint" id={hintId} role="status">
+        {unmatched
+          ? `No command starts with /${prefix}. Enter runs it anyway (and says it is unknown); /help lists the commands; start with // to send text that begins with a slash.`
+          : drafted
+            ? 'Draft from the report — edit it, then press Enter to send it to the workspace. Nothing was sent.'
+            : ''}
+      </p>
     </form>
   );
 }

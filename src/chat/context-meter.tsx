@@ -1,21 +1,49 @@
-/** The header's context meter: the agent's last ACP usage_update, used / size and percent. */
+/**
+ * The header's context meter: the agent's last ACP usage_update, used / size and percent. It is
+ * also the way in to the breakdown: pressing it runs /debug.
+ */
 import { useQuery } from '@tanstack/react-query';
 import { usageQueries } from '../api/usage';
 import { fmt } from '../shared/format';
+import { shareText } from './share-text';
 
-export function ContextMeter({ workspaceId, sessionId }: { workspaceId: string; sessionId: string | null }) {
+export function ContextMeter({
+  workspaceId,
+  sessionId,
+  onOpen,
+}: {
+  workspaceId: string;
+  sessionId: string | null;
+  onOpen: () => void;
+}) {
   const usage = useQuery(usageQueries.latest(workspaceId, sessionId));
   if (usage.isPending) return <span className="context-meter muted">Context: loading…</span>;
   if (usage.isError) return <span className="context-meter muted">Context: unavailable</span>;
   const latest = usage.data.latest;
-  if (!latest) return <span className="context-meter muted">Context: no usage reported yet</span>;
-  const percent = latest.percent;
+  if (!latest)
+    return (
+      <button type="button" className="context-meter" onClick={onOpen} title="Show what fills the context (/debug)">
+        Context: no usage reported yet
+      </button>
+    );
+  const percent = latest.contextSize ? (latest.contextUsed / latest.contextSize) * 100 : latest.percent;
+  const pctText = latest.contextSize
+    ? shareText(latest.contextUsed, latest.contextSize)
+    : percent === null
+      ? ''
+      : `${percent.toFixed(1)}%`;
   return (
-    <span className="context-meter" title={`Last ACP usage_update: ${new Date(latest.recordedAt).toLocaleString()}`}>
-      <span>
+    <button
+      type="button"
+      className="context-meter"
+      onClick={onOpen}
+      title={`Last ACP usage_update: ${new Date(latest.recordedAt).toLocaleString()} — press to see what fills it (/debug)`}
+    >
+      <span className="meter-text">
         Context {fmt(latest.contextUsed)}
         {latest.contextSize ? ` / ${fmt(latest.contextSize)}` : ''}
-        {percent === null ? '' : ` · ${percent.toFixed(1)}%`}
+        {pctText ? <span className="meter-percent"> · {pctText}</span> : null}
+        <span className="visually-hidden"> — show what fills it</span>
       </span>
       {percent !== null && (
         <meter
@@ -28,6 +56,6 @@ export function ContextMeter({ workspaceId, sessionId }: { workspaceId: string; 
           aria-label="Context window used"
         />
       )}
-    </span>
+    </button>
   );
 }

@@ -1,93 +1,94 @@
 /**
- * A local-only message: marked as such, dismissible, never persisted. The context report's
- * renderer is its own lazily loaded chunk.
+ * A local-only transcript entry: marked as such, dismissible, never persisted. Echoes and
+ * notices are drawn here; a command's output by the view registered for its command, loaded
+ * lazily.
  */
-import { lazy, memo, Suspense, type ReactNode } from 'react';
-import type { LocalMessage } from '../commands';
-
-const ContextReportView = lazy(() => import('./report/context-report-view'));
+import { memo, Suspense, useMemo, type ReactNode } from 'react';
+import type { TranscriptEntry } from '../commands';
+import { viewFor, type CommandViewActions } from './command-views';
 
 export const LOCAL_ONLY_MARK = 'Only visible to you · disappears on refresh';
 
-interface Props {
-  message: LocalMessage;
-  onDismiss: (id: string) => void;
-  onRetry: (message: LocalMessage & { kind: 'context-report' }) => void;
+export interface TranscriptHandlers {
+  dismiss: (id: string) => void;
+  rerun: (commandLine: string) => void;
+  draft: (text: string) => void;
 }
 
-export const LocalMessageView = memo(function LocalMessageView({ message, onDismiss, onRetry }: Props) {
-  if (message.kind === 'command-echo') {
+interface Props {
+  entry: TranscriptEntry;
+  handlers: TranscriptHandlers;
+}
+
+export const LocalMessageView = memo(function LocalMessageView({ entry, handlers }: Props) {
+  const actions = useMemo<CommandViewActions | null>(() => {
+    if (entry.kind !== 'output') return null;
+    return {
+      dismiss: () => handlers.dismiss(entry.id),
+      retry: () => {
+        handlers.dismiss(entry.id);
+        handlers.rerun(entry.commandLine);
+      },
+      rerun: () => handlers.rerun(entry.commandLine),
+      draft: handlers.draft,
+    };
+  }, [entry, handlers]);
+
+  if (entry.kind === 'command-echo') {
     return (
-      <Frame message={message} onDismiss={onDismiss} className="local-echo" label="Your command">
-        <code>{message.text}</code>
+      <Frame id={entry.id} onDismiss={handlers.dismiss} className="local-echo" label="Your command">
+        <code>{entry.text}</code>
       </Frame>
     );
   }
-  if (message.kind === 'notice') {
+  if (entry.kind === 'notice') {
     return (
       <Frame
-        message={message}
-        onDismiss={onDismiss}
-        className={`local-notice tone-${message.tone}`}
-        label={message.title}
+        id={entry.id}
+        onDismiss={handlers.dismiss}
+        className={`local-notice tone-${entry.tone}`}
+        label={entry.title}
       >
-        <strong>{message.title}</strong>
-        <p>{message.text}</p>
-      </Frame>
-    );
-  }
-  if (message.kind === 'help') {
-    return (
-      <Frame message={message} onDismiss={onDismiss} className="local-help" label="Commands">
-        <strong>Commands</strong>
-        <dl>
-          {message.commands.map((c) => (
-            <div key={c.name}>
-              <dt>
-                <code>{c.usage}</code>
-              </dt>
-              <dd>{c.description}</dd>
-            </div>
-          ))}
-        </dl>
-        <p className="hint">Start a message with // to send it with a leading slash.</p>
-      </Frame>
-    );
-  }
-  const { state } = message;
-  return (
-    <Frame message={message} onDismiss={onDismiss} className="local-report" label="Context report">
-      {state.status === 'pending' && (
-        <p role="status" className="pending">
-          <span className="spinner" aria-hidden="true" /> Collecting context breakdown…
-        </p>
-      )}
-      {state.status === 'error' && (
-        <div role="alert" className="report-error">
-          <strong>Context report failed</strong>
-          <p>{state.message}</p>
-          <button type="button" onClick={() => onRetry(message)}>
-            Retry
-          </button>
+        <div role="status">
+          <strong>{entry.title}</strong>
+          <p>{entry.text}</p>
         </div>
-      )}
-      {state.status === 'ready' && (
-        <Suspense fallback={<p role="status">Loading the report view…</p>}>
-          <ContextReportView report={state.report} previous={state.previous} onDismiss={() => onDismiss(message.id)} />
+      </Frame>
+    );
+  }
+  const view = viewFor(entry.command);
+  return (
+    <Frame
+      id={entry.id}
+      onDismiss={handlers.dismiss}
+      className={`local-output output-${entry.command}`}
+      label={view?.title ?? `/${entry.command}`}
+    >
+      {view && actions ? (
+        <Suspense
+          fallback={
+            <p role="status" className="pending">
+              <span className="spinner" aria-hidden="true" /> Loading…
+            </p>
+          }
+        >
+          <view.View entry={entry} actions={actions} />
         </Suspense>
+      ) : (
+        <p>/{entry.command} has no view in this version of the app.</p>
       )}
     </Frame>
   );
 });
 
 function Frame({
-  message,
+  id,
   onDismiss,
   className,
   label,
   children,
 }: {
-  message: LocalMessage;
+  id: string;
   onDismiss: (id: string) => void;
   className: string;
   label: string;
@@ -101,7 +102,7 @@ function Frame({
     >
       <header className="message-meta">
         <span className="local-mark">{LOCAL_ONLY_MARK}</span>
-        <button type="button" className="dismiss" aria-label="Dismiss" onClick={() => onDismiss(message.id)}>
+        <button type="button" className="dismiss" aria-label="Dismiss" onClick={() => onDismiss(id)}>
           ×
         </button>
       </header>

@@ -1,55 +1,52 @@
 /**
- * Local-only transcript entries (command echoes, /help, /debug reports). Memory only — no
- * persist middleware — which is what makes "gone on refresh" true by construction.
+ * The local-only transcript: command echoes, notices and command outputs, in the order they
+ * happened. Generic — no command is special-cased here; what a command shows lives in its
+ * payload and its view. Memory only (no persist middleware), which is what makes "gone on
+ * refresh" true by construction.
  */
 import { create } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import type { LocalMessage, LocalMessageBody } from '../commands';
-import type { ContextReport } from '../shared/wire';
+import type { OutputEntry, TranscriptEntry, TranscriptEntryBody } from '../commands';
 
-type Stored = LocalMessage & { workspaceId: string };
-
-interface LocalMessagesState {
-  messages: Stored[];
-  /** The last report shown per workspace and session, for "change since the previous /debug". */
-  lastReports: Record<string, ContextReport>;
+interface TranscriptState {
+  entries: TranscriptEntry[];
   actions: {
-    localMessageAdded: (workspaceId: string, body: LocalMessageBody) => string;
-    localMessageReplaced: (id: string, body: LocalMessageBody) => void;
+    localMessageAdded: (workspaceId: string, body: TranscriptEntryBody) => string;
+    commandOutputUpdated: (id: string, payload: unknown) => void;
     localMessageDismissed: (id: string) => void;
   };
 }
 
 let counter = 0;
 
-export const reportKey = (workspaceId: string, sessionId: string | null): string =>
-  `${workspaceId}\u0000${sessionId ?? ''}`;
-
-export const useLocalMessagesStore = create<LocalMessagesState>()((set) => ({
-  messages: [],
-  lastReports: {},
+export const useTranscriptStore = create<TranscriptState>()((set) => ({
+  entries: [],
   actions: {
     localMessageAdded: (workspaceId, body) => {
       const id = `local-${++counter}`;
-      set((state) => ({ messages: [...state.messages, { ...body, id, workspaceId, createdAt: Date.now() }] }));
+      set((state) => ({ entries: [...state.entries, { ...body, id, workspaceId, createdAt: Date.now() }] }));
       return id;
     },
-    localMessageReplaced: (id, body) =>
-      set((state) => {
-        const messages = state.messages.map((m) =>
-          m.id === id ? { ...body, id, workspaceId: m.workspaceId, createdAt: m.createdAt } : m,
-        );
-        if (body.kind !== 'context-report' || body.state.status !== 'ready') return { messages };
-        return {
-          messages,
-          lastReports: { ...state.lastReports, [reportKey(body.workspaceId, body.sessionId)]: body.state.report },
-        };
-      }),
-    localMessageDismissed: (id) => set((state) => ({ messages: state.messages.filter((m) => m.id !== id) })),
+    commandOutputUpdated: (id, payload) =>
+      set((state) => ({
+        entries: state.entries.map((e) => (e.id === id && e.kind === 'output' ? { ...e, payload } : e)),
+      })),
+    localMessageDismissed: (id) => set((state) => ({ entries: state.entries.filter((e) => e.id !== id) })),
   },
 }));
 
-export const useLocalMessages = (workspaceId: string): Stored[] =>
-  useLocalMessagesStore(useShallow((state) => state.messages.filter((m) => m.workspaceId === workspaceId)));
+export const useTranscript = (workspaceId: string): TranscriptEntry[] =>
+  useTranscriptStore(useShallow((state) => state.entries.filter((e) => e.workspaceId === workspaceId)));
 
-export const useLocalMessageActions = () => useLocalMessagesStore((state) => state.actions);
+/** Every output of one command in a workspace, oldest first: what a view derives history from. */
+export const useCommandOutputs = <P>(workspaceId: string, command: string): OutputEntry<P>[] =>
+  useTranscriptStore(
+    useShallow(
+      (state) =>
+        state.entries.filter(
+          (e) => e.kind === 'output' && e.workspaceId === workspaceId && e.command === command,
+        ) as OutputEntry<P>[],
+    ),
+  );
+
+export const useTranscriptActions = () => useTranscriptStore((state) => state.actions);

@@ -1,15 +1,24 @@
 /**
- * A persisted OpenCode message, rendered for people: text, collapsed reasoning, tool calls as
- * compact rows, attachments as chips, the compaction summary marked. Unknown shapes degrade to
- * nothing rather than breaking the list.
+ * A persisted OpenCode message, rendered for people: text (the agent's as Markdown), collapsed
+ * reasoning, tool calls as compact rows, attachments as chips, the compaction summary marked.
+ * Parts are read through the shared OpenCode format module, tolerantly: unknown shapes degrade
+ * to nothing rather than breaking the list.
  */
-import { memo } from 'react';
+import { lazy, memo, Suspense } from 'react';
+import {
+  isPruned,
+  isWorkspaceContext,
+  parseInfo,
+  parsePart,
+  parseWorkspaceContext,
+  type Part,
+  type ToolPart,
+} from '../shared/opencode/format';
 import type { ChatMessage } from '../shared/wire';
 
-type Part = Record<string, unknown>;
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const obj = (value: unknown): Part =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Part) : {};
+// The Markdown renderer is its own chunk: the first paint shows plain text, then the formatting.
+const Markdown = lazy(() => import('./markdown'));
+const ignore = () => {};
 
 /** Memoised: messages from the query cache keep their identity, so adding one re-renders one. */
 export const PersistedMessage = memo(function PersistedMessage({ message }: { message: ChatMessage }) {
@@ -20,60 +29,63 @@ export const PersistedMessage = memo(function PersistedMessage({ message }: { me
       </article>
     );
   }
-  const role = message.info.role === 'assistant' ? 'assistant' : 'user';
-  const summary = role === 'assistant' && message.info.summary === true;
-  const compactionRequest = message.parts.some((p) => p.type === 'compaction');
-  if (compactionRequest) {
+  const info = parseInfo(message.info, ignore);
+  const parts = message.parts.map((raw) => ({ raw, part: parsePart(raw, ignore) }));
+  const compaction = parts.find((p) => p.part?.type === 'compaction')?.part;
+  if (compaction?.type === 'compaction') {
     return (
       <div className="compaction-marker" role="separator">
-        Conversation compacted
-        {obj(message.parts.find((p) => p.type === 'compaction')).auto === false ? ' on request' : ' automatically'} —
-        earlier messages are no longer in the model context
+        Conversation compacted{compaction.auto ? ' automatically' : ' on request'} — earlier messages are no longer in
+        the model context
       </div>
     );
   }
+  const role = info.role;
+  const summary = role === 'assistant' && info.summary;
+  const author = summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent';
   return (
-    <article
-      className={`message message-${role}${summary ? ' message-summary' : ''}`}
-      aria-label={summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent'}
-    >
+    <article className={`message message-${role}${summary ? ' message-summary' : ''}`} aria-label={author}>
       <header className="message-meta">
-        <span className="message-author">{summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent'}</span>
+        <span className="message-author">{author}</span>
         <time dateTime={new Date(message.timeCreated).toISOString()}>{formatTime(message.timeCreated)}</time>
       </header>
-      {message.parts.map((part, index) => (
-        <PartView key={str(part.id) ?? index} part={part} />
-      ))}
+      {parts.map(({ raw, part }, index) =>
+        part ? (
+          <PartView key={typeof raw.id === 'string' ? raw.id : index} part={part} markdown={role === 'assistant'} />
+        ) : null,
+      )}
     </article>
   );
 });
 
-function PartView({ part }: { part: Part }) {
+function PartView({ part, markdown }: { part: Part; markdown: boolean }) {
   switch (part.type) {
     case 'text': {
-      const text = str(part.text);
-      if (!text || part.ignored === true) return null;
-      if (part.synthetic === true) return <SyntheticChip text={text} />;
-      return <div className="message-text">{text}</div>;
+      if (!part.text || part.ignored) return null;
+      if (part.synthetic) return <SyntheticChip text={part.text} />;
+      if (!markdown) return <div className="message-text">{part.text}</div>;
+      return (
+        <Suspense fallback={<div className="message-text">{part.text}</div>}>
+          <Markdown text={part.text} />
+        </Suspense>
+      );
     }
-    case 'reasoning': {
-      const text = str(part.text);
-      if (!text) return null;
+    case 'reasoning':
+      if (!part.text) return null;
       return (
         <details className="reasoning">
           <summary>Reasoning</summary>
-          <div className="message-text">{text}</div>
+          <div className="message-text">{part.text}</div>
         </details>
       );
-    }
     case 'tool':
       return <ToolRow part={part} />;
     case 'file': {
-      const name = str(part.filename) ?? str(obj(part.source).path) ?? 'attachment';
+      const name = part.filename ?? part.sourcePath ?? 'attachment';
       return (
-        <span className="chip" title={str(part.mime)}>
+        <span className="chip" title={part.mime}>
           <span aria-hidden="true">📎</span> {name}
-          <span className="chip-detail"> {str(part.mime)}</span>
+          <span className="chip-detail"> {part.mime}</span>
         </span>
       );
     }
@@ -83,10 +95,10 @@ function PartView({ part }: { part: Part }) {
 }
 
 function SyntheticChip({ text }: { text: string }) {
-  if (text.includes('<workspace-context>')) {
-    const sections = [...text.matchAll(/<section[^>]*label="([^"]*)"/g)].map((m) => m[1]);
+  if (isWorkspaceContext(text)) {
+    const { sections } = parseWorkspaceContext(text);
     return (
-      <span className="chip chip-context" title={sections.join(', ')}>
+      <span className="chip chip-context" title={sections.map((s) => s.label).join(', ')}>
         Workspace context · {sections.length} section{sections.length === 1 ? '' : 's'}
       </span>
     );
@@ -102,34 +114,36 @@ const STATUS_LABEL: Record<string, string> = {
   pending: 'interrupted',
 };
 
-function ToolRow({ part }: { part: Part }) {
-  const state = obj(part.state);
-  const tool = str(part.tool) ?? 'tool';
-  const input = obj(state.input);
-  const status = str(state.status) ?? 'unknown';
-  const pruned = obj(state.time).compacted !== undefined;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function ToolRow({ part }: { part: ToolPart }) {
+  const { input } = part;
   const title =
-    str(state.title) ??
-    str(input.command) ??
-    str(input.filePath) ??
-    str(input.path) ??
-    str(input.name) ??
-    str(input.pattern) ??
+    part.title ??
+    text(input.command) ??
+    text(input.filePath) ??
+    text(input.path) ??
+    text(input.name) ??
+    text(input.pattern) ??
     '';
   return (
-    <div className={`tool-row tool-${status}`}>
-      <span className="tool-name">{tool}</span>
+    <div className={`tool-row tool-${part.status}`}>
+      <span className="tool-name">{part.tool}</span>
       <span className="tool-title" title={title}>
         {title}
       </span>
       <span className="tool-status">
-        {STATUS_LABEL[status] ?? status}
-        {pruned ? ' · output cleared' : ''}
+        {STATUS_LABEL[part.status] ?? part.status}
+        {isPruned(part) ? ' · output cleared' : ''}
       </span>
     </div>
   );
 }
 
-function formatTime(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-}
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+const formatTime = (ms: number): string => dateTime.format(ms);

@@ -1,17 +1,18 @@
 /**
- * Runs composer input: commands go to the registry and produce local-only messages; plain text
- * goes to appendMessagesToAPI. Leaving the workspace aborts whatever a command is waiting for.
+ * Runs composer input: commands go to the registry and produce local-only transcript entries;
+ * plain text goes to appendMessagesToAPI. Leaving the workspace aborts whatever a command is
+ * waiting for. Nothing here knows any particular command.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { addMessageToCache, appendMessagesToAPI } from '../api/messages';
 import { createCommandRegistry, parseInput, type CommandContext, type CommandRegistry } from '../commands';
-import { reportKey, useLocalMessageActions, useLocalMessagesStore } from './local-messages-store';
+import { useTranscriptActions } from './local-messages-store';
 
 export function useCommandRunner(workspaceId: string, sessionId: string | null, registry?: CommandRegistry) {
   const queryClient = useQueryClient();
   const commands = useMemo(() => registry ?? createCommandRegistry(), [registry]);
-  const { localMessageAdded, localMessageReplaced } = useLocalMessageActions();
+  const { localMessageAdded, commandOutputUpdated } = useTranscriptActions();
   const append = useMutation({
     mutationFn: (text: string) => appendMessagesToAPI(workspaceId, { text, sessionId }),
     onSuccess: (message) => addMessageToCache(queryClient, workspaceId, sessionId, message),
@@ -24,80 +25,77 @@ export function useCommandRunner(workspaceId: string, sessionId: string | null, 
     return () => controller.abort();
   }, [workspaceId]);
 
-  const runCommand = useCallback(
-    (name: string, args: string[], echo: string | null) => {
-      if (echo !== null) localMessageAdded(workspaceId, { kind: 'command-echo', text: echo });
-      const command = commands.get(name);
+  const notice = useCallback(
+    (tone: 'info' | 'error', title: string, text: string) =>
+      localMessageAdded(workspaceId, { kind: 'notice', tone, title, text }),
+    [localMessageAdded, workspaceId],
+  );
+
+  /** Runs a command line; `echo` adds it to the transcript first (Retry and Refresh do not). */
+  const run = useCallback(
+    (commandLine: string, echo: boolean) => {
+      const parsed = parseInput(commandLine);
+      if (parsed.kind !== 'command') return;
+      if (echo) localMessageAdded(workspaceId, { kind: 'command-echo', text: parsed.raw });
+      const command = commands.get(parsed.name);
       if (!command) {
-        localMessageAdded(workspaceId, {
-          kind: 'notice',
-          tone: 'error',
-          title: 'Unknown command',
-          text: `/${name} is not a command. Type /help to see the commands; start with // to send a message that begins with a slash.`,
-        });
+        notice(
+          'error',
+          'Unknown command',
+          `/${parsed.name} is not a command. Type /help to see the commands; start with // to send a message that begins with a slash.`,
+        );
         return;
       }
       const ctx: CommandContext = {
-        args,
+        args: parsed.args,
         workspaceId,
         sessionId,
         queryClient,
-        appendLocalMessage: (body) => localMessageAdded(workspaceId, body),
-        replaceLocalMessage: localMessageReplaced,
-        previousReport: (ws, session) => useLocalMessagesStore.getState().lastReports[reportKey(ws, session)] ?? null,
+        createOutput: (payload) => {
+          const id = localMessageAdded(workspaceId, {
+            kind: 'output',
+            command: command.name,
+            commandLine: parsed.raw,
+            payload,
+          });
+          return { id, update: (next) => commandOutputUpdated(id, next) };
+        },
         signal: abortRef.current.signal,
         listCommands: () => commands.list(),
       };
       void Promise.resolve(command.run(ctx)).catch((error: unknown) => {
-        localMessageAdded(workspaceId, {
-          kind: 'notice',
-          tone: 'error',
-          title: `/${name} failed`,
-          text: String(error),
-        });
+        notice('error', `/${command.name} failed`, String(error));
       });
     },
-    [commands, workspaceId, sessionId, queryClient, localMessageAdded, localMessageReplaced],
+    [commands, workspaceId, sessionId, queryClient, localMessageAdded, commandOutputUpdated, notice],
   );
 
   const submit = useCallback(
     async (input: string): Promise<boolean> => {
       const parsed = parseInput(input);
       if (parsed.kind === 'command') {
-        runCommand(parsed.name, parsed.args, parsed.raw);
+        run(input, true);
         return true;
       }
       if (parsed.text.trim() === '') return false;
       try {
         await append.mutateAsync(parsed.text);
       } catch (error) {
-        localMessageAdded(workspaceId, {
-          kind: 'notice',
-          tone: 'error',
-          title: 'Message not sent',
-          text: error instanceof Error ? error.message : String(error),
-        });
+        notice('error', 'Message not sent', error instanceof Error ? error.message : String(error));
         return false;
       }
-      localMessageAdded(workspaceId, {
-        kind: 'notice',
-        tone: 'info',
-        title: 'Saved, but no agent is attached',
-        text: 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
-      });
+      notice(
+        'info',
+        'Saved, but no agent is attached',
+        'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
+      );
       return true;
     },
-    [runCommand, append, localMessageAdded, workspaceId],
+    [run, append, notice],
   );
 
-  /** Runs a command line again without a new echo (the Retry action). */
-  const retry = useCallback(
-    (commandLine: string) => {
-      const parsed = parseInput(commandLine);
-      if (parsed.kind === 'command') runCommand(parsed.name, parsed.args, null);
-    },
-    [runCommand],
-  );
+  /** Runs a command line again without a new echo (Retry, Refresh). */
+  const rerun = useCallback((commandLine: string) => run(commandLine, false), [run]);
 
-  return { submit, retry, registry: commands, sending: append.isPending };
+  return { submit, rerun, registry: commands, sending: append.isPending };
 }

@@ -1,28 +1,28 @@
 /**
  * /debug: what is filling the model's context. Fetches the read-only report through the query
- * cache (the same options the rest of the app would use) and shows it as a local-only message.
- * Nothing is sent to the agent and nothing is persisted.
+ * cache (the same options the rest of the app would use) and shows it as a local-only output.
+ * Nothing is sent to the agent and nothing is persisted. The previous report, for "change since",
+ * is read from the transcript by the view, not carried here.
  */
 import { contextQueries } from '../api/context-report';
 import { ApiError } from '../api/http';
-import type { Command, CommandContext, LocalMessageBody } from './types';
+import type { ContextReport } from '../shared/wire';
+import type { Command } from './types';
+
+export interface DebugOutput {
+  workspaceId: string;
+  sessionId: string | null;
+  state: { status: 'pending' } | { status: 'ready'; report: ContextReport } | { status: 'error'; message: string };
+}
 
 export const debugCommand = {
   name: 'debug' as const,
   description: 'Show what is filling the model context (only visible to you)',
   usage: '/debug [session-id]',
-  async run(ctx: CommandContext) {
+  async run(ctx) {
     const sessionId = ctx.args[0] ?? ctx.sessionId;
-    const commandLine = ['/debug', ...ctx.args].join(' ');
-    const message = (state: Extract<LocalMessageBody, { kind: 'context-report' }>['state']): LocalMessageBody => ({
-      kind: 'context-report',
-      workspaceId: ctx.workspaceId,
-      sessionId,
-      commandLine,
-      state,
-    });
-    const id = ctx.appendLocalMessage(message({ status: 'pending' }));
-    const previous = ctx.previousReport(ctx.workspaceId, sessionId);
+    const output = (state: DebugOutput['state']): DebugOutput => ({ workspaceId: ctx.workspaceId, sessionId, state });
+    const handle = ctx.createOutput(output({ status: 'pending' }));
     const options = contextQueries.report(ctx.workspaceId, sessionId);
     const cancel = () => void ctx.queryClient.cancelQueries({ queryKey: options.queryKey });
     ctx.signal.addEventListener('abort', cancel, { once: true });
@@ -31,15 +31,15 @@ export const debugCommand = {
       // Parsing and validating a large report is one task, rendering it another: yield between
       // them so neither blocks input for long.
       await new Promise((resume) => setTimeout(resume, 0));
-      if (!ctx.signal.aborted) ctx.replaceLocalMessage(id, message({ status: 'ready', report, previous }));
+      if (!ctx.signal.aborted) handle.update(output({ status: 'ready', report }));
     } catch (error) {
       if (ctx.signal.aborted) return;
-      ctx.replaceLocalMessage(id, message({ status: 'error', message: describeError(error) }));
+      handle.update(output({ status: 'error', message: describeError(error) }));
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
     }
   },
-} satisfies Command;
+} satisfies Command<DebugOutput>;
 
 function describeError(error: unknown): string {
   if (error instanceof ApiError) {
@@ -50,5 +50,3 @@ function describeError(error: unknown): string {
   }
   return error instanceof Error ? error.message : 'The context report could not be loaded.';
 }
-
-export type { CommandContext };

@@ -84,7 +84,7 @@ describe('ChatPanel', () => {
     await user.type(composer(), '/help');
     await user.keyboard('{Enter}');
     const help = await screen.findByRole('article', { name: 'Commands (only visible to you)' });
-    expect(within(help).getByText('/debug [session-id]')).toBeInTheDocument();
+    expect(await within(help).findByText('/debug [session-id]')).toBeInTheDocument();
     expect(within(help).getByText(/Only visible to you · disappears on refresh/)).toBeInTheDocument();
     expect(screen.getByRole('article', { name: 'Your command (only visible to you)' })).toHaveTextContent('/help');
     expect(requests.slice(before)).toEqual([]);

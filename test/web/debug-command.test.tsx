@@ -7,6 +7,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import * as messagesApi from '../../src/api/messages';
+import { fmt } from '../../src/shared/format';
 import { contextReportSchema, SOURCE_LABELS, type ContextReport } from '../../src/shared/wire';
 import pendingReport from '../fixtures/report-pending.json';
 import { fixtures } from './msw/handlers';
@@ -51,45 +52,85 @@ describe('/debug', () => {
     expect(within(message).getByText('Only visible to you · disappears on refresh')).toBeInTheDocument();
   });
 
-  it('shows the real total, the estimator, the share bar and all nine sources', async () => {
+  it('shows the real total, the whole window, the limits of the estimate and all nine sources by size', async () => {
     const { user } = renderApp();
     await waitForHistory();
     await runDebug(user);
     const region = await reportRegion();
-    const used = report.actual!.contextUsed.toLocaleString('en-US');
+    const used = fmt(report.actual!.contextUsed);
     expect(within(region).getByText(`${used} / 200,000 tokens`)).toBeInTheDocument();
-    expect(within(region).getByText(/Estimated with o200k_base BPE/, { selector: 'p' })).toHaveTextContent(
-      `scaled ×${report.estimate.scale!.toFixed(2)}`,
-    );
-    expect(within(region).getByText(/cache read \d+\.\d% of prompt tokens/)).toBeInTheDocument();
-    const bar = within(region).getByRole('img', { name: /Share of used context by source/ });
+    const bar = within(region).getByRole('img', {
+      name: new RegExp(`^Context window: ${used} of 200,000 tokens used`),
+    });
     expect(bar.getAttribute('aria-label')).toContain('Evidence');
-    const rows = within(region)
-      .getAllByRole('row')
-      .filter((r) => r.classList.contains('source-row'));
-    expect(rows.map((r) => within(r).getByRole('button').textContent)).toEqual(Object.values(SOURCE_LABELS));
+    expect(bar.getAttribute('aria-label')).toContain(
+      `free ${fmt(168_000 - report.actual!.contextUsed)} before auto-compaction at 168,000`,
+    );
+    // The estimate's boundaries: one visible line, not a collapsed section.
+    expect(within(region).getByText(/^Measured: the total and 31 model calls/)).toBeVisible();
+    // Headroom: the usable budget and what is left before OpenCode compacts.
+    const headroom = within(region).getByText('Usable budget').closest('dl')!;
+    expect(headroom).toHaveTextContent('Usable budget≈168,000 tokens');
+    expect(headroom).toHaveTextContent(
+      `Left before auto-compaction${fmt(168_000 - report.actual!.contextUsed)} tokens`,
+    );
+    // One order everywhere: by size. One rounding: the share of the agent's total, rounded once.
+    const table = within(region).getByRole('table', { name: 'Context by semantic source, largest first' });
+    const rows = within(table).getAllByRole('rowheader');
+    const bySize = [...report.sources].sort((a, b) => b.scaledTokens! - a.scaledTokens!);
+    expect(rows.map((r) => r.textContent)).toEqual(bySize.map((s) => s.label));
+    expect(bySize.map((s) => s.label).sort()).toEqual(Object.values(SOURCE_LABELS).sort());
     const evidence = report.sources.find((s) => s.id === 'evidence')!;
-    expect(rows[0]).toHaveTextContent(evidence.scaledTokens!.toLocaleString('en-US'));
-    expect(rows[0]).toHaveTextContent(`${evidence.percentOfUsed!.toFixed(1)}%`);
+    const evidenceRow = rows[0]!.closest('tr')!;
+    expect(evidenceRow).toHaveTextContent(fmt(evidence.scaledTokens!));
+    expect(evidenceRow).toHaveTextContent(
+      `${((evidence.scaledTokens! / report.actual!.contextUsed) * 100).toFixed(1)}%`,
+    );
+    // Estimates are details, not a second figure in the table.
+    expect(table).not.toHaveTextContent('≈');
   });
 
-  it('expands a source by keyboard to human-labelled items, with internal refs only as tooltips', async () => {
+  it('takes focus on its heading when it is ready', async () => {
     const { user } = renderApp();
     await waitForHistory();
     await runDebug(user);
     const region = await reportRegion();
-    const skills = within(region).getByRole('button', { name: 'Skills & Knowledge' });
-    skills.focus();
-    await user.keyboard('{Enter}');
-    expect(skills).toHaveAttribute('aria-expanded', 'true');
-    const items = within(region).getByRole('table', { name: 'Largest items of Skills & Knowledge' });
-    const loaded = within(items).getByText('Loaded skill: tidb-clinic-diagnosis');
-    expect(loaded.closest('th')!.getAttribute('title')).toMatch(
-      /^Loaded skill: tidb-clinic-diagnosis\nmessages_v2\/msg_\w+\/parts\/\d+$/,
+    await waitFor(() => expect(within(region).getByRole('heading', { name: 'Context breakdown' })).toHaveFocus());
+  });
+
+  it('draws the timeline: keyboard reachable, what each call added, the biggest jumps, a table', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    const timeline = report.timeline!;
+    const slider = within(region).getByRole('slider', { name: 'Model call' });
+    expect(slider).toHaveAttribute('tabindex', '0');
+    expect(slider).toHaveAttribute('aria-valuenow', String(timeline.length));
+    slider.focus();
+    await user.keyboard('{Home}');
+    expect(slider).toHaveAttribute('aria-valuenow', '1');
+    expect(slider.getAttribute('aria-valuetext')).toContain(`Call 1: ${fmt(timeline[0]!.promptTokens)} tokens`);
+    await user.keyboard('{ArrowRight}');
+    const second = timeline[1]!;
+    expect(slider.getAttribute('aria-valuetext')).toContain(`Call ${second.call}`);
+    const readout = within(region).getByText(`+ ${second.added[0]!.label}`);
+    expect(readout).toBeInTheDocument();
+    // The three biggest jumps, named by what caused them.
+    const jumps = within(region).getByRole('heading', { name: 'Biggest jumps' }).parentElement!;
+    const deltas = timeline.slice(1).map((p, i) => p.promptTokens - timeline[i]!.promptTokens);
+    const biggest = Math.max(...deltas);
+    const at = timeline[deltas.indexOf(biggest) + 1]!;
+    expect(within(jumps).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(jumps).getAllByRole('listitem')[0]).toHaveTextContent(
+      `Call ${at.call}: +${fmt(biggest)} tokens — ${at.added[0]!.label}`,
     );
-    expect(region.textContent).not.toMatch(/messages_v2\//);
-    await user.keyboard(' ');
-    expect(skills).toHaveAttribute('aria-expanded', 'false');
+    await user.click(within(jumps).getAllByRole('button')[0]!);
+    expect(slider).toHaveAttribute('aria-valuenow', String(deltas.indexOf(biggest) + 2));
+    // The text alternative.
+    await user.click(within(region).getByText(/Timeline as a table/));
+    const table = within(region).getByRole('table', { name: 'Prompt tokens of every model call' });
+    expect(within(table).getAllByRole('row')).toHaveLength(timeline.length + 1);
   });
 
   it('flags duplicated reads', async () => {
@@ -123,8 +164,15 @@ describe('/debug', () => {
     await waitForHistory();
     await runDebug(user);
     const region = await reportRegion();
-    expect(within(region).getByText('No usage reported yet — estimates only')).toBeInTheDocument();
-    expect(within(region).getAllByText('pending').length).toBeGreaterThan(0);
+    expect(within(region).getByText(/no usage reported yet — estimates only/)).toBeInTheDocument();
+    expect(within(region).getByText(/^Nothing measured yet/)).toBeVisible();
+    const table = within(region).getByRole('table', { name: 'Context by semantic source, largest first' });
+    const total = pendingReport.sources.reduce((n, s) => n + s.estimatedTokens, 0);
+    expect(
+      within(region).getByText(`≈${fmt(total)} tokens · no usage reported yet — estimates only`),
+    ).toBeInTheDocument();
+    expect(within(table).getAllByText(/^≈/).length).toBeGreaterThan(0);
+    expect(within(region).queryByRole('slider')).not.toBeInTheDocument();
   });
 
   it.each([
@@ -209,10 +257,18 @@ describe('/debug', () => {
     expect(markdown).toContain('Loaded skill: tidb-clinic-diagnosis');
   });
 
-  it('shows the change since the previous /debug on this page', async () => {
+  it('shows the change since the previous /debug in measured tokens and items, and folds the older report', async () => {
     const grown: ContextReport = structuredClone(report);
     grown.actual!.contextUsed += 500;
-    grown.sources[0]!.scaledTokens! += 500;
+    const evidence = grown.sources.find((s) => s.id === 'evidence')!;
+    evidence.scaledTokens! += 500;
+    evidence.items.push({
+      ...evidence.items[0]!,
+      id: 'it_new_read',
+      label: 'Read evidence: new.log',
+      scaledTokens: 500,
+    });
+    evidence.itemCount += 1;
     grown.generatedAt = '2026-11-29T12:05:00.000Z';
     const { user } = renderApp();
     await waitForHistory();
@@ -220,14 +276,63 @@ describe('/debug', () => {
     await reportRegion();
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(grown)));
     await runDebug(user);
-    await waitFor(() => expect(screen.getAllByRole('region', { name: 'Context breakdown' })).toHaveLength(2));
-    const latest = screen.getAllByRole('region', { name: 'Context breakdown' })[1]!;
+    await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
+    const latest = screen.getByRole('region', { name: 'Context breakdown' });
     expect(within(latest).getByRole('columnheader', { name: 'Change' })).toBeInTheDocument();
-    const evidenceRow = within(latest)
-      .getAllByRole('row')
-      .find((r) => r.classList.contains('source-row'))!;
+    const rows = within(latest).getAllByRole('rowheader');
+    const evidenceRow = rows.find((r) => r.textContent === 'Evidence')!.closest('tr')!;
     expect(evidenceRow).toHaveTextContent('+500');
-    expect(within(latest).getByText(/since the previous \/debug/)).toHaveTextContent('+500 tokens used in total');
+    // Sources where nothing changed show no drift.
+    const skills = rows.find((r) => r.textContent === 'Skills & Knowledge')!.closest('tr')!;
+    expect(skills.lastElementChild).toHaveTextContent('—');
+    expect(
+      within(latest)
+        .getByText(/Since the previous \/debug/)
+        .closest('p'),
+    ).toHaveTextContent('+500 tokens in total · 1 item added, 0 items removed.');
+    await user.click(within(latest).getByRole('button', { name: 'Evidence' }));
+    expect(within(latest).getByText(/new: Read evidence: new.log/)).toBeInTheDocument();
+    // The older report is folded to one line and can be shown again.
+    await user.click(screen.getByRole('button', { name: 'Show this report' }));
+    expect(screen.getAllByRole('region', { name: 'Context breakdown' })).toHaveLength(2);
+  });
+
+  it('compares items only, never tokens, when a report was scaled in proportion', async () => {
+    const scaled: ContextReport = structuredClone(report);
+    scaled.calibration!.mode = 'scaled';
+    for (const s of scaled.sources) s.scaledTokens = Math.round(s.scaledTokens! * 0.99);
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    await reportRegion();
+    server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(scaled)));
+    await runDebug(user);
+    await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
+    const latest = screen.getByRole('region', { name: 'Context breakdown' });
+    expect(
+      within(latest)
+        .getByText(/Since the previous \/debug/)
+        .closest('p'),
+    ).toHaveTextContent(
+      'figures were scaled in proportion, so only items are compared · 0 items added, 0 items removed.',
+    );
+    const table = within(latest).getByRole('table', { name: 'Context by semantic source, largest first' });
+    expect(table).not.toHaveTextContent('−');
+  });
+
+  it('is marked outdated as soon as a new message arrives, and Refresh makes a new report', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    expect(within(region).queryByText(/^Outdated/)).not.toBeInTheDocument();
+    await user.type(composer(), 'Check the PD leader schedule too{Enter}');
+    expect(await within(region).findByText(/^Outdated: 1 new message since it was made/)).toBeInTheDocument();
+    const before = requests.length;
+    await user.click(within(region).getByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
+    expect(requests.slice(before)).toEqual([{ method: 'GET', path: DEBUG_PATH }]);
+    expect(screen.getByRole('region', { name: 'Context breakdown' })).not.toHaveTextContent(/Outdated/);
   });
 
   it('keeps a source of 200 items to a bounded number of rendered rows', async () => {
@@ -249,14 +354,18 @@ describe('/debug', () => {
     expect(table).toHaveAttribute('aria-rowcount', '201');
     expect(within(table).getByText('Read evidence: file-0.log')).toBeInTheDocument();
     expect(within(table).getAllByRole('row').length).toBeLessThan(30);
+    await user.click(within(table).getByRole('button', { name: 'Show 100 more of 200 items' }));
+    await user.click(within(table).getByRole('button', { name: 'Show 75 more of 200 items' }));
+    expect(within(table).getByText('Read evidence: file-199.log')).toBeInTheDocument();
   });
 
   it('can be dismissed', async () => {
     const { user } = renderApp();
     await waitForHistory();
     await runDebug(user);
-    const region = await reportRegion();
-    await user.click(within(region).getByRole('button', { name: 'Dismiss' }));
+    const article = screen.getByRole('article', { name: 'Context report (only visible to you)' });
+    await reportRegion();
+    await user.click(within(article).getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
   });
 

@@ -109,19 +109,38 @@ describe('Suggestions', () => {
     await user.click(within(entry).getByRole('button', { name: 'Show the text' }));
     expect(await within(region).findByText('the repeated text')).toBeInTheDocument();
     expect(within(region).getByRole('button', { name: 'Evidence' })).toHaveAttribute('aria-expanded', 'true');
+    // Focus moves to the text it names.
+    expect(within(region).getByRole('region', { name: /^Content of / })).toHaveFocus();
+  });
+
+  it('puts a ready sentence for a duplicated read in the composer, and sends nothing', async () => {
+    const { user, region } = await openReport();
+    const before = requests.length;
+    const duplicate = report.suggestions.find((s) => s.kind === 'duplicate_read')!;
+    const entry = within(within(region).getByRole('region', { name: 'Suggestions' }))
+      .getByText(duplicate.title)
+      .closest('li')!;
+    await user.click(within(entry).getByRole('button', { name: 'Ask the agent to reuse it' }));
+    const path = duplicate.title.replace(/ is in context \d+ times$/, '');
+    expect((composer() as HTMLTextAreaElement).value).toContain(`${path} is already in your context`);
+    expect(composer()).toHaveFocus();
+    expect(screen.getByText(/Draft from the report/)).toBeInTheDocument();
+    expect(requests.slice(before)).toEqual([]);
   });
 });
 
 describe('Reader', () => {
-  it('loads only when opened, shows blocks in request order, and focuses by source', async () => {
+  it('opens as a dialog, loads only then, shows blocks in request order, and focuses by source', async () => {
     const { user, region } = await openReport();
     expect(contentRequests()).toEqual([]);
-    await user.click(within(region).getByRole('button', { name: 'Open reader' }));
-    const view = await within(region).findByRole('region', { name: 'Context in request order' });
-    const blocks = await within(view).findAllByRole('listitem');
-    expect(
-      blocks.map((b) => within(b).getByText((_, el) => el?.classList.contains('reader-label') ?? false).textContent),
-    ).toEqual(reader.blocks.map((b) => b.label));
+    const open = within(region).getByRole('button', { name: 'Open reader' });
+    await user.click(open);
+    const view = await screen.findByRole('dialog', { name: 'Reader' });
+    expect(within(view).getByRole('heading', { name: 'Reader' })).toHaveFocus();
+    const list = await within(view).findByRole('list', { name: 'Context blocks in request order' });
+    const blocks = within(list).getAllByRole('listitem');
+    expect(blocks).toHaveLength(reader.blocks.length);
+    reader.blocks.forEach((block, i) => expect(blocks[i]).toHaveTextContent(block.label));
     // The runtime's own prompt comes first (measured, its text unseen), then the instructions.
     expect(blocks[0]).toHaveTextContent('OpenCode system prompt and tool schemas, measured');
     expect(blocks[1]).toHaveTextContent('Instructions: AGENTS.md');
@@ -131,13 +150,42 @@ describe('Reader', () => {
         path: `/api/workspace/demo/debug/context/reader?session_id=${report.sessionId}&snapshot=${report.snapshotId}&page=0`,
       },
     ]);
-    await user.click(within(view).getByRole('button', { name: 'Evidence' }));
-    const evidence = blocks.filter((b) => b.dataset.source === 'evidence');
-    const others = blocks.filter((b) => b.dataset.source !== 'evidence');
-    expect(evidence.length).toBeGreaterThan(0);
-    expect(evidence.every((b) => !b.classList.contains('unfocused'))).toBe(true);
-    expect(others.every((b) => b.classList.contains('unfocused'))).toBe(true);
-    await user.click(within(view).getByRole('button', { name: 'All' }));
-    expect(blocks.every((b) => !b.classList.contains('unfocused'))).toBe(true);
+    // Focus on Evidence: its blocks stay whole, the others fold to one line (no preview), with a count.
+    const evidence = reader.blocks.filter((b) => b.source === 'evidence');
+    const other = reader.blocks.findIndex((b) => b.source === 'conversation' && b.preview.startsWith('## Goal'));
+    expect(blocks[other]).toHaveTextContent('## Goal');
+    await user.click(within(view).getByRole('button', { name: `Evidence ${evidence.length}` }));
+    expect(within(view).getByRole('button', { name: `Evidence ${evidence.length}` })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+    expect(within(view).getByRole('status')).toHaveTextContent(`Evidence: 1 of ${evidence.length}`);
+    expect(blocks[other]).not.toHaveTextContent('## Goal');
+    expect(blocks[other]).toHaveTextContent(reader.blocks[other]!.label);
+    await user.click(within(view).getByRole('button', { name: 'Next' }));
+    expect(within(view).getByRole('status')).toHaveTextContent(`Evidence: 2 of ${evidence.length}`);
+    await user.click(within(view).getByRole('button', { name: /^All/ }));
+    expect(blocks[other]).toHaveTextContent('## Goal');
+    // Escape closes it and gives focus back to the button that opened it.
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog', { name: 'Reader' })).not.toBeInTheDocument();
+    expect(open).toHaveFocus();
+  });
+});
+
+describe('Escape', () => {
+  it('closes a revealed text and returns focus to its Reveal button', async () => {
+    const { user, region } = await openReport();
+    await user.click(within(region).getByRole('button', { name: 'Skills & Knowledge' }));
+    const reveal = within(region).getByRole('button', {
+      name: 'Reveal content: Loaded skill: tidb-clinic-diagnosis',
+    });
+    await user.click(reveal);
+    expect(reveal).toHaveAttribute('aria-expanded', 'true');
+    const panel = await within(region).findByRole('region', { name: /Content of/ });
+    await within(panel).findByText(/# TiDB Clinic diagnosis/);
+    await user.keyboard('{Escape}');
+    expect(within(region).queryByRole('region', { name: /Content of/ })).not.toBeInTheDocument();
+    expect(reveal).toHaveFocus();
   });
 });

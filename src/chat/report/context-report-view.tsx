@@ -1,60 +1,90 @@
 /**
- * The /debug report inside the chat: the real total, a stacked share bar, one row per source
- * (expandable to its items), what is not in context, the estimate's limits, and the change
- * since the previous /debug. Loaded lazily as its own chunk.
+ * The /debug report inside the chat. A sticky summary (the total, outdated state, actions) stays
+ * in view while the body scrolls: the whole window as one bar, the headroom, one row per source
+ * in the same order as the bar (expandable to its items, each revealable), how the context grew
+ * call by call, suggestions and the fine print. The reader opens as a drawer over it.
  */
-import { Fragment, useState } from 'react';
-import type { ContextReport, ReportSource } from '../../shared/wire';
-import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { fmt } from '../../shared/format';
+import type { ContextReport, ReportItem } from '../../shared/wire';
 import { FinePrint } from './fine-print';
-import { ItemContentPanel, type ContentTarget } from './item-content-panel';
-import { ItemsTable } from './items-table';
-import { ReaderView } from './reader-view';
-import { ReportHeader } from './report-header';
-import { reportToMarkdown } from './report-markdown';
-import { ShareBar } from './share-bar';
+import { HeadroomTiles } from './headroom';
+import type { ContentTarget } from './item-content-panel';
+import { revealButtonId, type Revealed } from './items-table';
+import { PendingLine } from './pending-line';
+import { ReaderDrawer } from './reader-drawer';
+import { reportToMarkdown, utcStamp } from './report-markdown';
+import { buildReportModel, diffReports, plural, shareText, signed, type ReportModel } from './report-model';
+import { SourceTable } from './source-table';
 import { Suggestions } from './suggestions-list';
+import { TimelineChart } from './timeline-chart';
+import { WindowBar } from './window-bar';
 
-interface Props {
+export interface ContextReportViewProps {
   report: ContextReport;
+  /** The previous report of the same workspace and session on this page, if any. */
   previous: ContextReport | null;
-  onDismiss: () => void;
+  /** Why the report no longer describes the context (new messages, a newer call), or null. */
+  outdated: string | null;
+  /** Asked once on mount: true when the report should scroll into view and focus its heading. */
+  claimFocus: () => boolean;
+  onRefresh: () => void;
+  onDraft: (text: string) => void;
 }
 
-export default function ContextReportView({ report, previous, onDismiss }: Props) {
+const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+export function ContextReportView(props: ContextReportViewProps) {
+  const { report, previous, outdated, claimFocus, onRefresh, onDraft } = props;
+  const idPrefix = useId().replaceAll(':', '');
+  const model = useMemo(() => buildReportModel(report), [report]);
+  const previousModel = useMemo(() => (previous ? buildReportModel(previous) : null), [previous]);
+  const change = useMemo(() => (previousModel ? diffReports(model, previousModel) : null), [model, previousModel]);
   const [open, setOpen] = useState<Set<string>>(() => new Set());
-  const [copied, setCopied] = useState<string | null>(null);
-  const [revealed, setRevealed] = useState<{ itemId: string; label: string } | null>(null);
+  const [revealed, setRevealed] = useState<Revealed | null>(null);
   const [readerOpen, setReaderOpen] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
+  const section = useRef<HTMLElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const target: ContentTarget = {
     workspaceId: report.workspaceId,
     sessionId: report.sessionId,
     snapshotId: report.snapshotId,
   };
-  const revealIn = (source: ReportSource) =>
-    revealed && source.items.some((i) => i.id === revealed.itemId) ? revealed : null;
-  const pending = report.actual === null;
-  const deltas = previous ? sourceDeltas(report, previous) : null;
 
-  const toggle = (id: string) =>
+  const claim = useRef(claimFocus);
+  useEffect(() => {
+    if (!claim.current()) return;
+    const frame = section.current?.closest('article') ?? section.current;
+    frame?.scrollIntoView?.({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, []);
+
+  const toggle = (key: string) =>
     setOpen((current) => {
       const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
       return next;
     });
 
-  /** From a suggestion to the item's text: expand its source and reveal it. */
+  const closeReveal = () => {
+    if (!revealed) return;
+    setRevealed(null);
+    document.getElementById(revealButtonId(idPrefix, revealed.itemId))?.focus();
+  };
+
+  /** From a suggestion to the item's text: expand its source, reveal it, move focus there. */
   const showItem = (itemId: string) => {
     const source = report.sources.find((s) => s.items.some((i) => i.id === itemId));
     const item = source?.items.find((i) => i.id === itemId);
     if (!source || !item) return;
     setOpen((current) => new Set(current).add(source.id));
-    setRevealed({ itemId, label: item.label });
+    setRevealed({ itemId, label: item.label, focus: true });
   };
 
   const copy = async (what: 'JSON' | 'Markdown') => {
-    const text = what === 'JSON' ? JSON.stringify(report, null, 2) : reportToMarkdown(report);
+    const text = what === 'JSON' ? JSON.stringify(report, null, 2) : reportToMarkdown(model);
     try {
       await navigator.clipboard.writeText(text);
       setCopied(`${what} copied`);
@@ -63,122 +93,116 @@ export default function ContextReportView({ report, previous, onDismiss }: Props
     }
   };
 
+  const win = model.window;
   return (
-    <section className="context-report" aria-label="Context breakdown">
-      <ReportHeader report={report} />
-      <ShareBar report={report} />
-      <table className="report-table">
-        <caption className="visually-hidden">Context by semantic source</caption>
-        <thead>
-          <tr>
-            <th scope="col">Source</th>
-            <th scope="col">Scaled tokens</th>
-            <th scope="col">Used %</th>
-            <th scope="col">Estimated</th>
-            <th scope="col">Bytes</th>
-            <th scope="col">Items</th>
-            {deltas && <th scope="col">Change</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {report.sources.map((source) => (
-            <Fragment key={source.id}>
-              <tr className={`source-row${source.itemCount === 0 ? ' empty' : ''}`}>
-                <th scope="row">
-                  <button
-                    type="button"
-                    className="disclosure"
-                    aria-expanded={open.has(source.id)}
-                    aria-controls={`items-${report.generatedAt}-${source.id}`}
-                    disabled={source.itemCount === 0}
-                    onClick={() => toggle(source.id)}
-                  >
-                    <span className="chevron" aria-hidden="true" />
-                    <span className={`swatch src-${source.id}`} aria-hidden="true" />
-                    {source.label}
-                  </button>
-                </th>
-                <td>{pending ? 'pending' : fmt(source.scaledTokens)}</td>
-                <td>{fmtPct(source.percentOfUsed)}</td>
-                <td>≈{fmt(source.estimatedTokens)}</td>
-                <td>{fmtBytes(source.bytes)}</td>
-                <td>{source.itemCount}</td>
-                {deltas && <td className="delta">{fmtDelta(deltas.get(source.id) ?? null)}</td>}
-              </tr>
-              {open.has(source.id) && (
-                <tr className="items-row" id={`items-${report.generatedAt}-${source.id}`}>
-                  <td colSpan={deltas ? 7 : 6}>
-                    <ItemsTable
-                      source={source}
-                      pending={pending}
-                      onReveal={(item) => setRevealed({ itemId: item.id, label: item.label })}
-                    />
-                    {revealIn(source) && (
-                      <ItemContentPanel
-                        key={revealed!.itemId}
-                        target={target}
-                        itemId={revealed!.itemId}
-                        label={revealed!.label}
-                        onClose={() => setRevealed(null)}
-                      />
-                    )}
-                  </td>
-                </tr>
-              )}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-      {report.duplicates.extraReads > 0 && (
-        <p className="duplicates-summary">
-          <strong>Read more than once:</strong> {report.duplicates.files} file{report.duplicates.files === 1 ? '' : 's'}{' '}
-          — {report.duplicates.extraReads} extra read{report.duplicates.extraReads === 1 ? '' : 's'} repeat ≈
-          {fmt(report.duplicates.repeatedEstimatedTokens)} tokens
-          {report.duplicates.repeatedScaledTokens === null
-            ? ''
-            : ` (${fmt(report.duplicates.repeatedScaledTokens)} scaled)`}
-          .
+    <section
+      className="context-report"
+      aria-labelledby={`${idPrefix}-title`}
+      ref={section}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && revealed) {
+          event.preventDefault();
+          closeReveal();
+        }
+      }}
+    >
+      <header className={`report-summary${outdated ? ' is-outdated' : ''}`}>
+        <div className="summary-main">
+          <h2 id={`${idPrefix}-title`} ref={heading} tabIndex={-1}>
+            Context breakdown
+          </h2>
+          <p className="summary-figure">
+            {model.estimatesOnly ? (
+              <strong>≈{fmt(model.total)} tokens · no usage reported yet — estimates only</strong>
+            ) : (
+              <>
+                <strong>
+                  {fmt(model.total)} / {fmt(win?.contextSize ?? report.actual?.contextSize)} tokens
+                </strong>
+                {win && (
+                  <span className="muted">
+                    {' '}
+                    · {shareText(model.total, win.contextSize)}
+                    <span className="wide-only"> of the window</span>
+                  </span>
+                )}
+              </>
+            )}
+          </p>
+        </div>
+        <div className="summary-actions">
+          <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
+            Refresh
+          </button>
+          <button type="button" aria-haspopup="dialog" onClick={() => setReaderOpen(true)}>
+            Open reader
+          </button>
+          <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
+            <span className="wide-only">Copy </span>JSON
+          </button>
+          <button type="button" aria-label="Copy Markdown" onClick={() => void copy('Markdown')}>
+            <span className="wide-only">Copy </span>Markdown
+          </button>
+        </div>
+        <p role="status" className="summary-status">
+          {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
+          {copied && <span className="copy-status">{copied}</span>}
         </p>
-      )}
-      {deltas && previous && (
-        <p className="delta-summary">
-          Change column: since the previous /debug at {new Date(previous.generatedAt).toLocaleTimeString()} (
-          {fmtDelta((report.actual?.contextUsed ?? 0) - (previous.actual?.contextUsed ?? 0))} tokens used in total).
-        </p>
-      )}
-      {report.suggestions.length > 0 && <Suggestions report={report} onShow={(id) => showItem(id)} />}
+      </header>
+
+      <p className="report-meta muted">
+        Made {clock.format(new Date(report.generatedAt))} · session <code>{report.sessionId ?? '—'}</code>
+      </p>
+      <WindowBar model={model} />
+      <HeadroomTiles model={model} />
+      <PendingLine model={model} />
+
+      <h3 className="table-title">By source</h3>
+      <SourceTable
+        model={model}
+        change={change}
+        idPrefix={idPrefix}
+        target={target}
+        open={open}
+        onToggle={toggle}
+        revealed={revealed}
+        onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
+        onCloseReveal={closeReveal}
+      />
+      <ReportFootnotes model={model} change={change} />
+
+      {report.timeline && report.timeline.length > 0 && <TimelineChart model={model} points={report.timeline} />}
+      {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
       <FinePrint report={report} />
-      {readerOpen && <ReaderView target={target} onClose={() => setReaderOpen(false)} />}
-      <div className="report-actions">
-        <button type="button" aria-expanded={readerOpen} onClick={() => setReaderOpen((open) => !open)}>
-          {readerOpen ? 'Close reader' : 'Open reader'}
-        </button>
-        <button type="button" onClick={() => void copy('JSON')}>
-          Copy JSON
-        </button>
-        <button type="button" onClick={() => void copy('Markdown')}>
-          Copy Markdown
-        </button>
-        <button type="button" onClick={onDismiss}>
-          Dismiss
-        </button>
-        <span role="status" className="copy-status">
-          {copied}
-        </span>
-      </div>
+      {readerOpen && <ReaderDrawer model={model} target={target} onClose={() => setReaderOpen(false)} />}
     </section>
   );
 }
 
-/** Per-source change in scaled tokens (estimated while pending) since the previous report. */
-function sourceDeltas(report: ContextReport, previous: ContextReport): Map<string, number | null> {
-  const value = (r: ContextReport, s: ReportSource) => (r.actual ? s.scaledTokens : s.estimatedTokens);
-  const before = new Map(previous.sources.map((s) => [s.id, value(previous, s)]));
-  return new Map(
-    report.sources.map((s) => {
-      const now = value(report, s);
-      const then = before.get(s.id);
-      return [s.id, now === null || then === null || then === undefined ? null : now - then];
-    }),
+function ReportFootnotes({ model, change }: { model: ReportModel; change: ReturnType<typeof diffReports> | null }) {
+  const { duplicates } = model.report;
+  return (
+    <>
+      {duplicates.extraReads > 0 && (
+        <p className="footnote">
+          <strong>Read more than once:</strong> {plural(duplicates.files, 'file')} —{' '}
+          {plural(duplicates.extraReads, 'extra read')} repeat{duplicates.extraReads === 1 ? 's' : ''}{' '}
+          {model.estimatesOnly || duplicates.repeatedScaledTokens === null
+            ? `≈${fmt(duplicates.repeatedEstimatedTokens)}`
+            : fmt(duplicates.repeatedScaledTokens)}{' '}
+          tokens.
+        </p>
+      )}
+      {change && (
+        <p className="footnote change-summary">
+          <strong>Since the previous /debug</strong> ({utcStamp(change.previousAt)}):{' '}
+          {change.totalDelta === null
+            ? 'figures were scaled in proportion, so only items are compared'
+            : `${signed(change.totalDelta, fmt)} tokens in total`}
+          {' · '}
+          {plural(change.added, 'item')} added, {plural(change.removed, 'item')} removed.
+        </p>
+      )}
+    </>
   );
 }

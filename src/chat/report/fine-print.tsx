@@ -1,10 +1,24 @@
-/** What is not in context, what the numbers mean, and what could not be read: each collapsible. */
+/**
+ * How the numbers were made (calibration, provider counts), what is not in context, the notes
+ * and any warnings: each a disclosure, closed by default. The one-line boundaries stay visible
+ * under the window bar; this is the detail behind them.
+ */
 import { fmt, fmtBytes } from '../../shared/format';
 import type { ContextReport } from '../../shared/wire';
+import { shareText } from './report-model';
+
+const CONVENTION: Record<string, string> = {
+  'input-excludes-cache': 'input excludes the cached tokens (OpenCode’s own convention)',
+  'input-includes-cache': 'input already includes the cached tokens (OpenAI style)',
+};
 
 export function FinePrint({ report }: { report: ContextReport }) {
   return (
     <div className="fine-print">
+      <details>
+        <summary>How these numbers were made</summary>
+        <Calibration report={report} />
+      </details>
       {report.excluded.length > 0 && (
         <details>
           <summary>Not in context ({report.excluded.length})</summary>
@@ -12,7 +26,7 @@ export function FinePrint({ report }: { report: ContextReport }) {
             {report.excluded.map((e) => (
               <li key={e.label}>
                 <strong>{e.label}</strong> — {fmtBytes(e.bytes)}
-                {e.count === undefined ? '' : `, ${fmt(e.count)}`}. {e.reason}
+                {e.count === undefined ? '' : `, ${fmt(e.count)} ${e.count === 1 ? 'entry' : 'entries'}`}. {e.reason}
               </li>
             ))}
           </ul>
@@ -37,5 +51,88 @@ export function FinePrint({ report }: { report: ContextReport }) {
         </details>
       )}
     </div>
+  );
+}
+
+function Calibration({ report }: { report: ContextReport }) {
+  const c = report.calibration;
+  const p = report.providerTokens;
+  const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Mode</dt>
+        <dd>
+          {!c || c.mode === 'scaled'
+            ? report.actual
+              ? 'Scaled: no per-call provider counts, so the estimates are scaled in proportion to the agent’s total.'
+              : 'Estimates only: the agent has not reported a total yet.'
+            : c.mode === 'measured'
+              ? `Measured: ${fmt(c.calls)} model calls with provider counts; each call’s growth is shared by what it added.`
+              : 'Estimates only: the agent has not reported a total yet.'}
+          {c?.reference &&
+            ` The total is call ${c.reference.call}’s prompt (${fmt(c.reference.promptTokens)} tokens)${c.reference.matchesUsage ? ', matching the agent’s total' : ', which differs from the agent’s total'}.`}
+          {c?.totalIsCompaction && ' That call was a compaction: the history sent to be summarised.'}
+        </dd>
+      </div>
+      <div>
+        <dt>Estimator</dt>
+        <dd>
+          {report.estimate.method}
+          {report.estimate.scale !== null && ` · scale ×${report.estimate.scale.toFixed(2)}`}
+        </dd>
+      </div>
+      {c && c.runtimeOverhead !== null && (
+        <div>
+          <dt>Runtime overhead</dt>
+          <dd>
+            {fmt(c.runtimeOverhead)} tokens: OpenCode’s system prompt, environment and tool schemas, which the server
+            cannot see — measured as the first call’s prompt minus everything visible in it.
+            {c.overheadChanges.length > 0 && (
+              <ul>
+                {c.overheadChanges.map((change) => (
+                  <li key={change.messageId}>
+                    Re-measured at {callOf(change.messageId) ? `call ${callOf(change.messageId)}` : 'a later call'}:{' '}
+                    {change.delta > 0 ? '+' : '−'}
+                    {fmt(Math.abs(change.delta))} tokens (tools or instructions changed)
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
+        </div>
+      )}
+      {c && (
+        <div>
+          <dt>Unattributed</dt>
+          <dd>
+            {c.unattributed.tokens === 0
+              ? 'None: the sources add up to the total exactly.'
+              : `${fmt(c.unattributed.tokens)} tokens in no source` +
+                (c.unattributed.leftSinceCall > 0
+                  ? ` — ${fmt(c.unattributed.leftSinceCall)} left the context after the last measured call${c.unattributed.leftReason ? ` (${c.unattributed.leftReason === 'both' ? 'pruned and compacted' : c.unattributed.leftReason})` : ''}`
+                  : '') +
+                (c.unattributed.unexplained !== 0
+                  ? `; ${fmt(c.unattributed.unexplained)} between that call’s prompt and the total`
+                  : '') +
+                '.'}
+          </dd>
+        </div>
+      )}
+      {p && (
+        <div>
+          <dt>Provider counts</dt>
+          <dd>
+            Last call: input {fmt(p.input)}, cache read {fmt(p.cacheRead)}, cache write {fmt(p.cacheWrite)}, output{' '}
+            {fmt(p.output)}
+            {p.promptTokens != null && ` → prompt ${fmt(p.promptTokens)} tokens`}.
+            {p.convention && ` Counted with ${CONVENTION[p.convention] ?? p.convention}.`}
+            {p.cacheRead != null &&
+              p.promptTokens != null &&
+              ` Cache read: ${shareText(p.cacheRead, p.promptTokens)} of the prompt.`}
+          </dd>
+        </div>
+      )}
+    </dl>
   );
 }

@@ -1,109 +1,149 @@
-import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
-import { fmt, fmtBytes, fmtPct } from '../../shared/format';
-import type { ReportItem, ReportSource } from '../../shared/wire';
-
-const ROW_PX = 32;
-const VISIBLE_ROWS = 12;
-const FALLBACK_RECT = { width: 800, height: VISIBLE_ROWS * ROW_PX };
-
 /**
- * A source's items: a scroll box of fixed height whose rows are virtualised, so a source of
- * 200 (or 20,000) items costs the browser a dozen rows of layout, never the whole list.
+ * A source's items, largest first: item, tokens, share, and Reveal. Rows are added in steps
+ * (the first 25, then 100 more at a time) so a source of 200 items never costs one long task,
+ * and the list stays in the chat's own scroll — no box scrolling inside a box.
  */
+import { Fragment, useState } from 'react';
+import { fmt, fmtBytes } from '../../shared/format';
+import type { ReportItem, ReportSource } from '../../shared/wire';
+import { ItemContentPanel, type ContentTarget } from './item-content-panel';
+import { shareText, type ReportModel } from './report-model';
+
+const FIRST = 25;
+const STEP = 100;
+
+export const revealButtonId = (prefix: string, itemId: string) => `${prefix}-reveal-${itemId}`;
+
+export interface Revealed {
+  itemId: string;
+  label: string;
+  /** Opened from elsewhere (a suggestion): focus moves to the text. */
+  focus: boolean;
+}
+
 export function ItemsTable({
+  model,
   source,
-  pending,
+  idPrefix,
+  target,
+  revealed,
   onReveal,
+  onCloseReveal,
 }: {
+  model: ReportModel;
   source: ReportSource;
-  pending: boolean;
+  idPrefix: string;
+  target: ContentTarget;
+  revealed: Revealed | null;
   onReveal: (item: ReportItem) => void;
+  onCloseReveal: () => void;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const rows = source.items.length + (source.more.itemCount > 0 ? 1 : 0);
-  // eslint-disable-next-line react-hooks/incompatible-library -- its functions never leave this component
-  const virtualizer = useVirtualizer({
-    count: rows,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_PX,
-    overscan: 6,
-    // Where there is no layout (first paint, a hidden tab, jsdom) assume the box is full height.
-    initialRect: FALLBACK_RECT,
-    observeElementRect: (instance, report) =>
-      observeElementRect(instance, (rect) => report(rect.height > 0 ? rect : FALLBACK_RECT)),
-  });
-  const virtualRows = virtualizer.getVirtualItems();
-  const before = virtualRows[0]?.start ?? 0;
-  const after = virtualizer.getTotalSize() - (virtualRows.at(-1)?.end ?? 0);
+  const [shown, setShown] = useState(FIRST);
+  const revealedIndex = revealed ? source.items.findIndex((i) => i.id === revealed.itemId) : -1;
+  const count = Math.min(source.items.length, Math.max(shown, revealedIndex + 1));
+  const hidden = source.items.length - count;
+  const tokensOf = (item: ReportItem) => (model.estimatesOnly ? item.estimatedTokens : (item.scaledTokens ?? 0));
   return (
-    <div
-      className="items-scroll"
-      ref={scrollRef}
-      style={{ height: `${(Math.min(VISIBLE_ROWS, rows) + 1) * ROW_PX + 2}px` }}
-    >
-      <table className="items-table" aria-rowcount={rows + 1}>
-        <caption className="visually-hidden">Largest items of {source.label}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col">Scaled</th>
-            <th scope="col">Used %</th>
-            <th scope="col">Estimated</th>
-            <th scope="col">Bytes</th>
-            <th scope="col">
-              <span className="visually-hidden">Content</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {before > 0 && <tr aria-hidden="true" style={{ height: `${before}px` }} />}
-          {virtualRows.map((row) => {
-            const item = source.items[row.index];
-            if (!item) {
-              return (
-                <tr key="more" className="more-row" aria-rowindex={row.index + 2}>
-                  <th scope="row">
-                    … {source.more.itemCount} smaller item{source.more.itemCount === 1 ? '' : 's'}
-                  </th>
-                  <td>{pending ? 'pending' : fmt(source.more.scaledTokens)}</td>
-                  <td />
-                  <td>≈{fmt(source.more.estimatedTokens)}</td>
-                  <td>{fmtBytes(source.more.bytes)}</td>
-                  <td />
-                </tr>
-              );
-            }
-            return (
-              <tr key={item.id} aria-rowindex={row.index + 2}>
-                <th scope="row" title={`${item.label}\n${item.sourceRef}`}>
+    <table className="items-table" aria-rowcount={source.items.length + (source.more.itemCount > 0 ? 2 : 1)}>
+      <caption className="visually-hidden">Largest items of {source.label}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Item</th>
+          <th scope="col" className="num">
+            Tokens
+          </th>
+          <th scope="col" className="num">
+            Share
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {source.items.slice(0, count).map((item) => {
+          const open = revealed?.itemId === item.id;
+          const tokens = tokensOf(item);
+          return (
+            <Fragment key={item.id}>
+              <tr>
+                <th
+                  scope="row"
+                  title={`${item.label}\n${item.sourceRef}\n≈${fmt(item.estimatedTokens)} estimated · ${fmtBytes(item.bytes)}`}
+                >
                   <span className="item-label">{item.label}</span>
-                  {item.duplicate && (
-                    <span className={`badge${item.duplicate.ordinal > 1 ? ' badge-warn' : ''}`}>
-                      read {item.duplicate.ordinal} of {item.duplicate.reads}
-                    </span>
-                  )}
+                  <span className="item-tools">
+                    {item.duplicate && (
+                      <span className={`badge${item.duplicate.ordinal > 1 ? ' badge-warn' : ''}`}>
+                        read {item.duplicate.ordinal} of {item.duplicate.reads}
+                      </span>
+                    )}
+                    {item.runtime ? (
+                      <span className="badge">measured; its text is not visible to the server</span>
+                    ) : (
+                      <button
+                        type="button"
+                        className="reveal"
+                        id={revealButtonId(idPrefix, item.id)}
+                        aria-expanded={open}
+                        onClick={() => (open ? onCloseReveal() : onReveal(item))}
+                        aria-label={`Reveal content: ${item.label}`}
+                      >
+                        Reveal
+                      </button>
+                    )}
+                  </span>
                 </th>
-                <td>{pending ? 'pending' : fmt(item.scaledTokens)}</td>
-                <td>{fmtPct(item.percentOfUsed)}</td>
-                <td>≈{fmt(item.estimatedTokens)}</td>
-                <td>{fmtBytes(item.bytes)}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="reveal"
-                    onClick={() => onReveal(item)}
-                    aria-label={`Reveal content: ${item.label}`}
-                  >
-                    Reveal
-                  </button>
+                <td className="num">
+                  {model.estimatesOnly ? '≈' : ''}
+                  {fmt(tokens)}
+                  {!model.estimatesOnly && model.mode === 'measured' && !item.measured && (
+                    <abbr className="basis-mark" title="Estimated: not measured by a provider count">
+                      est
+                    </abbr>
+                  )}
                 </td>
+                <td className="num">{shareText(tokens, model.total)}</td>
               </tr>
-            );
-          })}
-          {after > 0 && <tr aria-hidden="true" style={{ height: `${after}px` }} />}
-        </tbody>
-      </table>
-    </div>
+              {open && (
+                <tr className="reveal-row">
+                  <td colSpan={3}>
+                    <ItemContentPanel
+                      target={target}
+                      itemId={item.id}
+                      label={item.label}
+                      focusOnOpen={revealed.focus}
+                      onClose={onCloseReveal}
+                    />
+                  </td>
+                </tr>
+              )}
+            </Fragment>
+          );
+        })}
+        {hidden > 0 && (
+          <tr className="more-row">
+            <td colSpan={3}>
+              <button type="button" className="link" onClick={() => setShown(count + STEP)}>
+                Show {fmt(Math.min(STEP, hidden))} more of {fmt(source.items.length)} items
+              </button>
+            </td>
+          </tr>
+        )}
+        {source.more.itemCount > 0 && (
+          <tr className="more-row">
+            <th scope="row">
+              … {fmt(source.more.itemCount)} smaller {source.more.itemCount === 1 ? 'item' : 'items'} not listed
+            </th>
+            <td className="num">
+              {model.estimatesOnly ? `≈${fmt(source.more.estimatedTokens)}` : fmt(source.more.scaledTokens)}
+            </td>
+            <td className="num">
+              {shareText(
+                model.estimatesOnly ? source.more.estimatedTokens : (source.more.scaledTokens ?? 0),
+                model.total,
+              )}
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
   );
 }

@@ -1,0 +1,281 @@
+/**
+ * The report as the view shows it, computed once per report: one row per source plus the
+ * unattributed remainder, in one order (by size) for the bar, the legend, the table, the
+ * timeline and the Markdown export; every share rounded once, here; the whole window with
+ * OpenCode's auto-compaction threshold; the headroom left; the change since a previous report.
+ * Pure: no React, no DOM.
+ */
+import { fmt } from '../../shared/format';
+import { shareText } from '../share-text';
+import { sourceColor, sourceLabel } from '../../shared/sources';
+import type { ContextReport, ReportItem, ReportSource, TimelinePoint } from '../../shared/wire';
+
+export { shareText };
+
+/** OpenCode reserves the model's output limit, capped at this, below the context limit. */
+export const OUTPUT_RESERVE_CAP = 32_000;
+export const UNATTRIBUTED = '_unattributed';
+const NEUTRAL = 'light-dark(#9ca3af, #6b7280)';
+
+/** The window fields the server is adding to the report; optional until every server sends them. */
+export interface ReportWindowField {
+  contextSize: number;
+  reservedOutput: number;
+  usable: number;
+  autoCompactAt: number;
+}
+
+export interface Row {
+  /** The source id, or UNATTRIBUTED. */
+  key: string;
+  label: string;
+  color: string;
+  /** The main unit: tokens as reported (estimates only when there is no total yet). */
+  tokens: number;
+  /** Of the used total, 0..1, and its text, rounded once. */
+  share: number;
+  shareText: string;
+  /** The measured runtime overhead inside this row (Agent/runtime instructions). */
+  runtimeTokens: number;
+  source: ReportSource | null;
+}
+
+export interface WindowModel {
+  contextSize: number;
+  reservedOutput: number;
+  /** Where OpenCode compacts; null when it cannot be placed. */
+  autoCompactAt: number | null;
+  /** True when the threshold is our reading of OpenCode's rule, not a figure the report carries. */
+  assumed: boolean;
+}
+
+export interface Growth {
+  perCall: number;
+  /** Calls the rate was measured over. */
+  calls: number;
+}
+
+export interface Headroom {
+  usable: number;
+  left: number;
+  growth: Growth | null;
+  callsLeft: number | null;
+}
+
+export interface ReportModel {
+  report: ContextReport;
+  mode: 'measured' | 'scaled' | 'estimate-only';
+  /** No agent total yet: every figure is an estimate. */
+  estimatesOnly: boolean;
+  /** What the shares are of: the agent's total, or the estimates' sum. */
+  total: number;
+  /** Rows by size, largest first; empty sources last, in table order. */
+  rows: Row[];
+  window: WindowModel | null;
+  headroom: Headroom | null;
+  /** What is measured, what is estimated, what the server cannot see: one line. */
+  boundaries: string;
+  labelOf: (id: string) => string;
+  colorOf: (id: string) => string;
+}
+
+export const estimatorName = (report: ContextReport): string =>
+  report.estimate.estimator === 'bpe' ? 'o200k BPE' : 'chars/4';
+
+function modeOf(report: ContextReport): ReportModel['mode'] {
+  if (report.calibration) return report.calibration.mode;
+  return report.actual ? 'scaled' : 'estimate-only';
+}
+
+export function buildReportModel(report: ContextReport): ReportModel {
+  const mode = modeOf(report);
+  const estimatesOnly = report.actual === null;
+  const tokensOf = (s: ReportSource) => (estimatesOnly ? s.estimatedTokens : (s.scaledTokens ?? 0));
+  const unattributed = estimatesOnly ? 0 : (report.calibration?.unattributed.tokens ?? 0);
+  const total = estimatesOnly ? report.sources.reduce((n, s) => n + s.estimatedTokens, 0) : report.actual!.contextUsed;
+  const labels = new Map(report.sources.map((s) => [s.id, s.label]));
+  const labelOf = (id: string) => (id === UNATTRIBUTED ? 'Unattributed' : (labels.get(id) ?? sourceLabel(id)));
+  const colorOf = (id: string) => (id === UNATTRIBUTED ? NEUTRAL : sourceColor(id));
+
+  const rows: Row[] = report.sources.map((source) => {
+    const tokens = tokensOf(source);
+    return {
+      key: source.id,
+      label: source.label,
+      color: sourceColor(source.id),
+      tokens,
+      share: total > 0 ? tokens / total : 0,
+      shareText: shareText(tokens, total),
+      runtimeTokens: estimatesOnly
+        ? 0
+        : source.items.filter((i) => i.runtime).reduce((n, i) => n + (i.scaledTokens ?? 0), 0),
+      source,
+    };
+  });
+  if (unattributed > 0) {
+    rows.push({
+      key: UNATTRIBUTED,
+      label: 'Unattributed',
+      color: NEUTRAL,
+      tokens: unattributed,
+      share: unattributed / total,
+      shareText: shareText(unattributed, total),
+      runtimeTokens: 0,
+      source: null,
+    });
+  }
+  // Stable: equal sizes keep the report's table order.
+  rows.sort((a, b) => b.tokens - a.tokens);
+
+  const window = windowOf(report);
+  return {
+    report,
+    mode,
+    estimatesOnly,
+    total,
+    rows,
+    window,
+    headroom: window && report.actual ? headroomOf(window, report.actual.contextUsed, report.timeline ?? []) : null,
+    boundaries: boundariesOf(report, mode),
+    labelOf,
+    colorOf,
+  };
+}
+
+function windowOf(report: ContextReport): WindowModel | null {
+  const field = (report as ContextReport & { window?: ReportWindowField | null }).window;
+  if (field && field.contextSize > 0) {
+    return {
+      contextSize: field.contextSize,
+      reservedOutput: field.reservedOutput,
+      autoCompactAt: field.autoCompactAt,
+      assumed: false,
+    };
+  }
+  const size = report.actual?.contextSize;
+  if (!size) return null;
+  // OpenCode compacts when a call's tokens pass limit.context − min(limit.output, 32,000). The
+  // report does not carry the model's output limit; most models' is at least 32,000.
+  // A window no larger than the cap belongs to a model with a smaller output limit: no guess then.
+  if (size <= OUTPUT_RESERVE_CAP) return { contextSize: size, reservedOutput: 0, autoCompactAt: null, assumed: true };
+  return {
+    contextSize: size,
+    reservedOutput: OUTPUT_RESERVE_CAP,
+    autoCompactAt: size - OUTPUT_RESERVE_CAP,
+    assumed: true,
+  };
+}
+
+/** The growth per call over the latest calls since the last compaction (at most ten). */
+export function recentGrowth(timeline: readonly TimelinePoint[], span = 10): Growth | null {
+  let start = 0;
+  timeline.forEach((p, i) => {
+    if (p.events.includes('compaction')) start = i;
+  });
+  const recent = timeline.slice(start).slice(-span);
+  const first = recent[0];
+  const last = recent.at(-1);
+  if (!first || !last || last.call <= first.call) return null;
+  const perCall = (last.promptTokens - first.promptTokens) / (last.call - first.call);
+  return perCall > 0 ? { perCall: Math.round(perCall), calls: last.call - first.call } : null;
+}
+
+function headroomOf(window: WindowModel, used: number, timeline: readonly TimelinePoint[]): Headroom | null {
+  if (window.autoCompactAt === null) return null;
+  const left = window.autoCompactAt - used;
+  const growth = recentGrowth(timeline);
+  return {
+    usable: window.autoCompactAt,
+    left,
+    growth,
+    callsLeft: growth && left > 0 ? Math.floor(left / growth.perCall) : null,
+  };
+}
+
+function boundariesOf(report: ContextReport, mode: ReportModel['mode']): string {
+  const est = estimatorName(report);
+  const unseen = 'Not visible to the server: OpenCode’s system prompt and tool schemas';
+  if (mode === 'estimate-only')
+    return `Nothing measured yet (no model call) · Estimated (${est}): every figure · ${unseen}, not counted`;
+  if (mode === 'scaled') {
+    const scale = report.estimate.scale === null ? '' : ` ×${report.estimate.scale.toFixed(2)}`;
+    return `Measured: the total only · Estimated (${est}), scaled${scale} to the total: every source · ${unseen}, inside the scaling`;
+  }
+  const calls = report.calibration?.calls ?? 0;
+  return `Measured: the total and ${calls} model calls’ prompts · Estimated (${est}): how each call’s growth splits among what it added · ${unseen}, measured as one block`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Change since the previous report
+
+export interface SourceChange {
+  /** Token change of the source; null when the two reports' figures cannot be compared. */
+  delta: number | null;
+  added: ReportItem[];
+  removed: ReportItem[];
+  /** False when either report lists only the largest items of this source. */
+  complete: boolean;
+}
+
+export interface ReportChange {
+  previousAt: string;
+  /** The total's change (agent-reported, or the estimates' sum when neither has one). */
+  totalDelta: number | null;
+  /** False when a report's figures were scaled in proportion: drift, not change. */
+  comparable: boolean;
+  bySource: Map<string, SourceChange>;
+  added: number;
+  removed: number;
+}
+
+/**
+ * What changed since `previous`: items added and removed, matched by id, and token changes
+ * where both reports' figures are measured (or both estimates) — never proportional drift.
+ */
+export function diffReports(now: ReportModel, previous: ReportModel): ReportChange {
+  const comparable =
+    now.mode !== 'scaled' && previous.mode !== 'scaled' && now.estimatesOnly === previous.estimatesOnly;
+  const before = new Map(previous.rows.map((r) => [r.key, r]));
+  const bySource = new Map<string, SourceChange>();
+  let added = 0;
+  let removed = 0;
+  for (const row of now.rows) {
+    const then = before.get(row.key);
+    const nowItems = row.source?.items ?? [];
+    const thenItems = then?.source?.items ?? [];
+    const thenIds = new Set(thenItems.map((i) => i.id));
+    const nowIds = new Set(nowItems.map((i) => i.id));
+    const change: SourceChange = {
+      delta: comparable ? row.tokens - (then?.tokens ?? 0) : null,
+      added: nowItems.filter((i) => !thenIds.has(i.id)),
+      removed: thenItems.filter((i) => !nowIds.has(i.id)),
+      complete: (row.source?.more.itemCount ?? 0) === 0 && (then?.source?.more.itemCount ?? 0) === 0,
+    };
+    added += change.added.length;
+    removed += change.removed.length;
+    bySource.set(row.key, change);
+  }
+  for (const row of previous.rows) {
+    if (bySource.has(row.key)) continue;
+    const items = row.source?.items ?? [];
+    removed += items.length;
+    bySource.set(row.key, { delta: comparable ? -row.tokens : null, added: [], removed: items, complete: true });
+  }
+  return {
+    previousAt: previous.report.generatedAt,
+    totalDelta: comparable ? now.total - previous.total : null,
+    comparable,
+    bySource,
+    added,
+    removed,
+  };
+}
+
+/** "+312", "−40", "±0". */
+export function signed(value: number, format: (n: number) => string): string {
+  if (value === 0) return '±0';
+  return `${value > 0 ? '+' : '−'}${format(Math.abs(value))}`;
+}
+
+export const plural = (count: number, one: string, many = `${one}s`): string =>
+  `${fmt(count)} ${count === 1 ? one : many}`;

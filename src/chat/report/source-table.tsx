@@ -1,0 +1,197 @@
+/**
+ * One row per source (and the unattributed remainder), in the report's one order: source,
+ * tokens, share — and the change since the previous /debug on wide screens. Everything else
+ * (how the figure was made, the estimate, bytes, item count, what changed) is in the expanded
+ * row, above the source's items. The table doubles as the window bar's legend.
+ */
+import { Fragment } from 'react';
+import { fmt, fmtBytes } from '../../shared/format';
+import type { ReportItem } from '../../shared/wire';
+import type { ContentTarget } from './item-content-panel';
+import { ItemsTable, type Revealed } from './items-table';
+import {
+  estimatorName,
+  plural,
+  signed,
+  type ReportChange,
+  type ReportModel,
+  type Row,
+  type SourceChange,
+} from './report-model';
+import { colorVar } from './source-style';
+
+const BASIS: Record<string, string> = {
+  measured: 'measured by provider counts',
+  estimated: 'estimated',
+  mixed: 'partly measured, partly estimated',
+  scaled: 'estimated, scaled in proportion to the total',
+};
+
+export function SourceTable(props: {
+  model: ReportModel;
+  change: ReportChange | null;
+  idPrefix: string;
+  target: ContentTarget;
+  open: ReadonlySet<string>;
+  onToggle: (key: string) => void;
+  revealed: Revealed | null;
+  onReveal: (item: ReportItem) => void;
+  onCloseReveal: () => void;
+}) {
+  const { model, change, idPrefix, open, onToggle } = props;
+  const columns = change ? 4 : 3;
+  return (
+    <table className="report-table">
+      <caption className="visually-hidden">Context by semantic source, largest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Source</th>
+          <th scope="col" className="num">
+            Tokens
+          </th>
+          <th scope="col" className="num">
+            Share
+          </th>
+          {change && (
+            <th scope="col" className="num col-change">
+              Change
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {model.rows.map((row) => {
+          const expandable = row.source ? row.source.itemCount > 0 || row.source.items.length > 0 : true;
+          const isOpen = open.has(row.key);
+          const detailsId = `${idPrefix}-source-${row.key}`;
+          const rowChange = change?.bySource.get(row.key) ?? null;
+          return (
+            <Fragment key={row.key}>
+              <tr className={`source-row${row.tokens === 0 ? ' empty' : ''}`}>
+                <th scope="row">
+                  <button
+                    type="button"
+                    className="disclosure"
+                    aria-expanded={expandable ? isOpen : undefined}
+                    aria-controls={expandable && isOpen ? detailsId : undefined}
+                    disabled={!expandable}
+                    onClick={() => onToggle(row.key)}
+                  >
+                    <span className="chevron" aria-hidden="true" />
+                    <span
+                      className={`swatch${row.source ? '' : ' swatch-unattributed'}`}
+                      style={colorVar(row.color)}
+                      aria-hidden="true"
+                    />
+                    <span className="source-label">{row.label}</span>
+                  </button>
+                </th>
+                <td className="num">
+                  {model.estimatesOnly ? '≈' : ''}
+                  {fmt(row.tokens)}
+                </td>
+                <td className="num">{row.shareText}</td>
+                {change && <td className="num col-change delta">{changeCell(rowChange)}</td>}
+              </tr>
+              {isOpen && expandable && (
+                <tr className="details-row" id={detailsId}>
+                  <td colSpan={columns}>
+                    <SourceDetails row={row} model={model} change={rowChange} hasChange={change !== null} />
+                    {row.source && row.source.items.length > 0 && (
+                      <ItemsTable
+                        model={model}
+                        source={row.source}
+                        idPrefix={idPrefix}
+                        target={props.target}
+                        revealed={props.revealed}
+                        onReveal={props.onReveal}
+                        onCloseReveal={props.onCloseReveal}
+                      />
+                    )}
+                  </td>
+                </tr>
+              )}
+            </Fragment>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function changeCell(change: SourceChange | null): string {
+  if (!change) return '';
+  const parts: string[] = [];
+  if (change.delta !== null && change.delta !== 0) parts.push(signed(change.delta, fmt));
+  if (change.delta === null && (change.added.length || change.removed.length)) {
+    if (change.added.length) parts.push(`+${change.added.length} items`);
+    if (change.removed.length) parts.push(`−${change.removed.length} items`);
+  }
+  return parts.join(' ') || '—';
+}
+
+function SourceDetails({
+  row,
+  model,
+  change,
+  hasChange,
+}: {
+  row: Row;
+  model: ReportModel;
+  change: SourceChange | null;
+  hasChange: boolean;
+}) {
+  const source = row.source;
+  if (!source) {
+    const u = model.report.calibration?.unattributed;
+    return (
+      <p className="source-facts">
+        In the agent’s total but in no source.
+        {u && u.leftSinceCall > 0 && (
+          <>
+            {' '}
+            {fmt(u.leftSinceCall)} tokens were in the last measured call and have left the context since
+            {u.leftReason ? ` (${u.leftReason === 'both' ? 'pruned and compacted' : u.leftReason})` : ''}.
+          </>
+        )}
+        {u && u.unexplained !== 0 && <> {fmt(u.unexplained)} tokens differ between that call and the total.</>}
+      </p>
+    );
+  }
+  const facts = [
+    source.basis ? BASIS[source.basis] : null,
+    model.estimatesOnly ? null : `≈${fmt(source.estimatedTokens)} estimated (${estimatorName(model.report)})`,
+    fmtBytes(source.bytes),
+    plural(source.itemCount, 'item'),
+  ].filter(Boolean);
+  return (
+    <>
+      <p className="source-facts">
+        {facts.join(' · ')}
+        {row.runtimeTokens > 0 && (
+          <> · of which {fmt(row.runtimeTokens)} tokens are OpenCode’s own system prompt and tool schemas (measured)</>
+        )}
+      </p>
+      {hasChange && change && (
+        <p className="source-change">
+          Since the previous /debug:{' '}
+          {change.delta === null ? 'tokens not compared (scaled figures)' : `${signed(change.delta, fmt)} tokens`}
+          {change.added.length > 0 && ` · ${plural(change.added.length, 'item')} added`}
+          {change.removed.length > 0 && ` · ${plural(change.removed.length, 'item')} removed`}
+          {!change.complete && ' (among the listed items)'}
+          {change.added.length > 0 && (
+            <span className="changed-items">
+              {' '}
+              — new:{' '}
+              {change.added
+                .slice(0, 3)
+                .map((i) => i.label)
+                .join('; ')}
+              {change.added.length > 3 ? '; …' : ''}
+            </span>
+          )}
+        </p>
+      )}
+    </>
+  );
+}

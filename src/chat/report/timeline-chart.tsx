@@ -1,0 +1,254 @@
+/**
+ * How the context grew, call by call: each model call's prompt (provider counts), stacked by
+ * source; compactions, pruning and skill loads marked; the three biggest jumps named below.
+ * Plain SVG for the areas (scaled to the box), HTML for text so it stays crisp at any width.
+ * The plot is one slider: arrows, Home/End and PageUp/PageDown move between calls, hovering does
+ * the same, and the readout under it says what that step added. A table is the text alternative.
+ */
+import { useId, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { fmt } from '../../shared/format';
+import type { TimelinePoint } from '../../shared/wire';
+import { signed, type ReportModel } from './report-model';
+import { colorVar, pctOf } from './source-style';
+import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './timeline-model';
+
+const W = 1000;
+const H = 300;
+const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const clock = (iso: string) => {
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? '' : time.format(at);
+};
+
+export function TimelineChart({ model, points }: { model: ReportModel; points: readonly TimelinePoint[] }) {
+  const id = useId();
+  const [selected, setSelected] = useState(points.length - 1);
+  const [tableOpen, setTableOpen] = useState(false);
+  const geometry = useMemo(() => layout(points, model), [points, model]);
+  const jumps = useMemo(() => biggestJumps(points), [points]);
+  const index = Math.min(Math.max(0, selected), points.length - 1);
+  const point = points[index]!;
+  const delta = index === 0 ? null : point.promptTokens - points[index - 1]!.promptTokens;
+  const total = model.report.calibration?.calls ?? points.at(-1)!.call;
+
+  const move = (to: number) => setSelected(Math.min(points.length - 1, Math.max(0, to)));
+  const onKeyDown = (event: KeyboardEvent) => {
+    const step: Record<string, number> = {
+      ArrowRight: 1,
+      ArrowUp: 1,
+      ArrowLeft: -1,
+      ArrowDown: -1,
+      PageUp: 10,
+      PageDown: -10,
+    };
+    if (event.key in step) move(index + step[event.key]!);
+    else if (event.key === 'Home') move(0);
+    else if (event.key === 'End') move(points.length - 1);
+    else return;
+    event.preventDefault();
+  };
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    const rect = event.currentTarget.getBoundingClientRect();
+    if (rect.width === 0) return;
+    const x = ((event.clientX - rect.left) / rect.width) * W;
+    let best = 0;
+    geometry.xs.forEach((px, i) => {
+      if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
+    });
+    setSelected(best);
+  };
+
+  const describe = (p: TimelinePoint, i: number) => {
+    const change = i === 0 ? '' : `, ${signed(p.promptTokens - points[i - 1]!.promptTokens, fmt)}`;
+    const added = p.added.length ? `; added ${p.added.map((a) => `${a.label} ${fmt(a.tokens)}`).join(', ')}` : '';
+    const events = p.events.length ? `; ${p.events.map(eventLabel).join(', ')}` : '';
+    return `Call ${p.call}: ${fmt(p.promptTokens)} tokens${change}${added}${events}`;
+  };
+  const eventsShown = [...new Set(points.flatMap((p) => p.events))];
+
+  return (
+    <section className="timeline" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>How the context grew</h3>
+      <p className="section-note" id={`${id}-note`}>
+        The prompt of every model call as the provider counted it, by source ({plural(points.length, 'point')}
+        {points.length < total ? ` of ${fmt(total)} calls` : ''}). Use the arrow keys or hover to see what each call
+        added.
+      </p>
+      <div className="timeline-frame">
+        <div className="timeline-axis" aria-hidden="true">
+          {geometry.ticks.map((t) => (
+            <span key={t} style={{ bottom: pctOf(t, geometry.top) }}>
+              {compact(t)}
+            </span>
+          ))}
+        </div>
+        <div
+          className="timeline-plot"
+          role="slider"
+          tabIndex={0}
+          aria-label="Model call"
+          aria-describedby={`${id}-note`}
+          aria-valuemin={1}
+          aria-valuemax={points.length}
+          aria-valuenow={index + 1}
+          aria-valuetext={describe(point, index)}
+          onKeyDown={onKeyDown}
+          onPointerMove={onPointer}
+          onPointerDown={onPointer}
+        >
+          {geometry.ticks.map((t) => (
+            <span key={t} className="gridline" style={{ bottom: pctOf(t, geometry.top) }} />
+          ))}
+          <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
+            {geometry.areas.map((area) => (
+              <path key={area.key} d={area.d} className="area" style={colorVar(area.color)} />
+            ))}
+            <path d={geometry.outline} className="outline" vectorEffect="non-scaling-stroke" />
+          </svg>
+          {geometry.threshold !== null && (
+            <span className="threshold" style={{ bottom: pctOf(geometry.threshold, geometry.top) }}>
+              <span>auto-compaction {fmt(geometry.threshold)}</span>
+            </span>
+          )}
+          {points.map((p, i) =>
+            p.events.length ? (
+              <span
+                key={p.call}
+                className={`event-mark${p.events.includes('compaction') ? ' event-compaction' : ''}${p.events.includes('pruning') ? ' event-pruning' : ''}`}
+                style={{ left: pctOf(geometry.xs[i]!, W) }}
+                title={`Call ${p.call}: ${p.events.map(eventLabel).join(', ')}`}
+              >
+                {p.events.map((e) => (
+                  <span key={e} className={`glyph glyph-${e}`} />
+                ))}
+              </span>
+            ) : null,
+          )}
+          <span className="cursor" style={{ left: pctOf(geometry.xs[index]!, W) }} />
+        </div>
+      </div>
+      <div className="timeline-xaxis" aria-hidden="true">
+        <span>call {points[0]!.call}</span>
+        <span>call {points.at(-1)!.call}</span>
+      </div>
+      {eventsShown.length > 0 && (
+        <ul className="timeline-keys" aria-label="Marks">
+          {eventsShown.map((e) => (
+            <li key={e}>
+              <span className={`glyph glyph-${e}`} aria-hidden="true" /> {eventLabel(e)}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="timeline-readout">
+        <p className="readout-head">
+          <strong>Call {point.call}</strong>
+          {clock(point.at) && <span className="muted"> · {clock(point.at)}</span>} · {fmt(point.promptTokens)} tokens
+          {delta !== null && <span className="muted"> ({signed(delta, fmt)})</span>}
+          {point.events.map((e) => (
+            <span key={e} className="tag">
+              {eventLabel(e)}
+            </span>
+          ))}
+        </p>
+        {point.added.length > 0 ? (
+          <ul className="added-list">
+            {point.added.map((a, i) => (
+              <li key={`${a.label}-${i}`}>
+                <span className="swatch" style={colorVar(model.colorOf(a.source))} aria-hidden="true" />
+                <span className="added-label">+ {a.label}</span>
+                <span className="num">{fmt(a.tokens)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="muted small">Nothing new measured at this call.</p>
+        )}
+      </div>
+      {jumps.length > 0 && (
+        <div className="jumps">
+          <h4>Biggest jumps</h4>
+          <ol>
+            {jumps.map((j) => (
+              <li key={j.point.call}>
+                <button type="button" className="link" onClick={() => setSelected(j.index)}>
+                  Call {j.point.call}: {signed(j.delta, fmt)} tokens
+                </button>
+                {j.point.added[0] && (
+                  <span className="jump-what">
+                    {' '}
+                    — {j.point.added[0].label} ({fmt(j.point.added[0].tokens)})
+                  </span>
+                )}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      <details className="timeline-table" onToggle={(e) => setTableOpen(e.currentTarget.open)}>
+        <summary>Timeline as a table ({plural(points.length, 'call')})</summary>
+        {tableOpen && (
+          <div className="table-scroll">
+            <table className="data-table">
+              <caption className="visually-hidden">Prompt tokens of every model call</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Call</th>
+                  <th scope="col">Tokens</th>
+                  <th scope="col">Change</th>
+                  <th scope="col">Largest addition</th>
+                </tr>
+              </thead>
+              <tbody>
+                {points.map((p, i) => (
+                  <tr key={p.call}>
+                    <th scope="row">{p.call}</th>
+                    <td className="num">{fmt(p.promptTokens)}</td>
+                    <td className="num">{i === 0 ? '' : signed(p.promptTokens - points[i - 1]!.promptTokens, fmt)}</td>
+                    <td className="text">
+                      {p.added[0] ? `${p.added[0].label} (${fmt(p.added[0].tokens)})` : ''}
+                      {p.events.length ? ` [${p.events.map(eventLabel).join(', ')}]` : ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </details>
+    </section>
+  );
+}
+
+const plural = (n: number, one: string) => `${fmt(n)} ${n === 1 ? one : `${one}s`}`;
+
+function layout(points: readonly TimelinePoint[], model: ReportModel) {
+  const series = timelineSeries(points, model);
+  const first = points[0]!.call;
+  const span = Math.max(1, points.at(-1)!.call - first);
+  const xs = points.map((p) => (points.length === 1 ? W / 2 : ((p.call - first) / span) * W));
+  const highest = Math.max(...points.map((p) => p.promptTokens));
+  const compactAt = model.window?.autoCompactAt ?? null;
+  // Show the threshold when it is in sight; otherwise the growth would be a flat line at the bottom.
+  const threshold = compactAt !== null && compactAt <= highest * 1.6 ? compactAt : null;
+  const { top, ticks } = niceTicks(Math.max(highest, threshold ?? 0) * 1.04);
+  const y = (tokens: number) => H - (tokens / top) * H;
+  const below = points.map(() => 0);
+  const areas = series.map((s) => {
+    const lower = [...below];
+    s.values.forEach((v, i) => (below[i] = below[i]! + v));
+    const up = xs.map((x, i) => `${x.toFixed(1)},${y(below[i]!).toFixed(1)}`);
+    const down = xs.map((x, i) => `${x.toFixed(1)},${y(lower[i]!).toFixed(1)}`).reverse();
+    if (points.length === 1) {
+      // One call: a full-width band.
+      const [u, d] = [y(below[0]!).toFixed(1), y(lower[0]!).toFixed(1)];
+      return { key: s.key, color: s.color, d: `M0,${u}L${W},${u}L${W},${d}L0,${d}Z` };
+    }
+    return { key: s.key, color: s.color, d: `M${up.join('L')}L${down.join('L')}Z` };
+  });
+  const outline =
+    points.length === 1
+      ? `M0,${y(points[0]!.promptTokens)}L${W},${y(points[0]!.promptTokens)}`
+      : `M${xs.map((x, i) => `${x.toFixed(1)},${y(points[i]!.promptTokens).toFixed(1)}`).join('L')}`;
+  return { xs, areas, outline, top, ticks, threshold };
+}
