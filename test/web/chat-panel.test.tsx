@@ -145,6 +145,59 @@ describe('ChatPanel', () => {
     expect(composer()).toHaveValue('/debug ');
   });
 
+  it('renders the agent’s Markdown safely: formatting and tables, never raw HTML', async () => {
+    const message = (id: string, text: string) => ({
+      id,
+      sessionId: fixtures.workspace.defaultSessionId,
+      timeCreated: 1,
+      timeUpdated: 1,
+      info: { role: 'assistant', time: { created: 1 } },
+      parts: [{ id: `${id}-p`, type: 'text', text }],
+    });
+    server.use(
+      http.get('/api/workspace/demo/messages', () =>
+        HttpResponse.json({
+          sessionId: fixtures.workspace.defaultSessionId,
+          messages: [
+            message('m1', '## Cause\n\n**no index** on `merchant_id`\n\n| a | b |\n|---|---|\n| 1 | 2 |'),
+            message(
+              'm2',
+              'before <img src=x onerror="alert(1)"><script>alert(2)</script> [x](javascript:alert(3)) after',
+            ),
+          ],
+        }),
+      ),
+    );
+    renderApp();
+    const strong = await screen.findByText('no index');
+    expect(strong.tagName).toBe('STRONG');
+    expect(screen.getByRole('heading', { name: 'Cause' })).toBeInTheDocument();
+    expect(screen.getByRole('table')).toBeInTheDocument();
+    const unsafe = screen.getByText(/before/).closest('article')!;
+    expect(unsafe.querySelector('img, script')).toBeNull();
+    expect(unsafe.textContent).not.toContain('**');
+    expect(unsafe.querySelector('a')?.getAttribute('href') ?? '').not.toMatch(/javascript/i);
+  });
+
+  it('says why the command list closed when nothing matches', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    await user.type(composer(), '/xyz');
+    expect(screen.queryByRole('listbox')).not.toBeInTheDocument();
+    expect(screen.getByText(/No command starts with \/xyz/)).toBeInTheDocument();
+    expect(composer()).toHaveAccessibleDescription(/No command starts with \/xyz/);
+  });
+
+  it('focuses the composer on load, and the header meter opens /debug', async () => {
+    const { user } = renderApp();
+    await waitForHistory();
+    expect(composer()).toHaveFocus();
+    const meter = await screen.findByRole('button', { name: /^Context [\d,]+ \/ 200,000/ });
+    await user.click(meter);
+    expect(await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 })).toBeInTheDocument();
+    expect(messagesApi.appendMessagesToAPI).not.toHaveBeenCalled();
+  });
+
   it('shows a clear page for a workspace that is missing or not yours', async () => {
     window.history.replaceState(null, '', '/w/elsewhere');
     server.use(
