@@ -63,7 +63,7 @@ const DRIVERS = {
 };
 
 export default defineConfig([
-  globalIgnores(['dist/', 'data/', 'coverage/', 'node_modules/', '.cache/', '.scratch/']),
+  globalIgnores(['dist/', 'build/', 'data/', 'coverage/', 'node_modules/', '.cache/', '.scratch/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The investibook CLI. Runs the TypeScript sources through tsx, so `npx investibook` works in a
-// checkout right after `npm install`.
-import { register } from 'tsx/esm/api';
+// The investibook CLI: the compiled program in build/node (compiled at install, and again here
+// when a source file changed since), so no TypeScript is transpiled at run time.
+import { pathToFileURL } from 'node:url';
+import { ensureBuilt } from '../scripts/build-node.mjs';
 
-register();
-const { run } = await import('../src/node/cli/main.ts');
+const { run } = await import(pathToFileURL(await ensureBuilt('cli')).href);
 process.exitCode = await run(process.argv.slice(2));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// npm start: runs the TypeScript server through tsx (no separate build step for Node code).
-import { register } from 'tsx/esm/api';
+// npm start: the compiled server in build/node (rebuilt first when a source file changed).
+import { pathToFileURL } from 'node:url';
+import { ensureBuilt } from '../scripts/build-node.mjs';
 
-register();
-const { main } = await import('../src/node/server/main.ts');
+const { main } = await import(pathToFileURL(await ensureBuilt('server')).href);
 await main();

@@ -1,4 +1,21 @@
-/** The project folder (where package.json is), for files the program ships with. */
+/**
+ * The project folder (the one with investibook's package.json), found from this module whether
+ * it runs from src/ (tests, tsx) or compiled into build/node/.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+function findRoot(start: string): string {
+  for (let folder = start; ; folder = dirname(folder)) {
+    const manifest = join(folder, 'package.json');
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'investibook'
+    )
+      return folder;
+    if (dirname(folder) === folder) throw new Error(`investibook's package.json not found above ${start}`);
+  }
+}
+
+export const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));

@@ -31,6 +31,7 @@ import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { latestAcpUsage } from '../usage';
 import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
+import { PARALLEL_MIN_CHARS, TokenPool } from './token-pool';
 import { ReportCache, type CachedMessage } from './report-cache';
 
 export interface ReportRequest {
@@ -50,6 +51,8 @@ export interface ServiceOptions extends ReadOptions {
   now?: () => Date;
   /** Memo shared between reports of a long-lived process (the server); a fresh one otherwise. */
   cache?: ReportCache;
+  /** Live text (characters) from which BPE counting moves to worker threads. */
+  parallelMinChars?: number;
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -207,37 +210,68 @@ export class ReportService {
         const usable = cached && (cached.estimator === chosen.id || cached.estimator === estimator.id) ? cached : null;
         return { chosen, rough: !good, cached: usable };
       });
-      const missing = headers.filter((_, i) => !wants[i]!.cached).map((h) => h.id);
-      const rows = new Map((await read.messages(missing)).map((row) => [row.id, row]));
-      const context = { ...attribution, sessionRoots: facts.sessionRoots };
-
-      const input = reportInput({
-        workspaceId: workspace.id,
-        sessionId,
-        generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
-        snapshotId: '',
-        estimator,
-        historyEstimator: chars4Estimator,
-        workspace: snapshot,
-        headers,
-        usage,
-        warnings: [...warnings, ...headers.flatMap((h) => h.warnings)],
-        analyze: (index) => {
-          const want = wants[index]!;
-          if (want.cached) return want.cached;
-          const header = headers[index]!;
-          const analysis = analyzeRow(rows.get(header.id) ?? missingRow(header.id), {
+      // Much live text to tokenize: threads start counting now, while this one reads and attributes.
+      const fresh = wants.flatMap((want, index) => (!want.cached && want.chosen === estimator ? [index] : []));
+      const freshBytes = fresh.reduce((n, i) => n + headers[i]!.size, 0);
+      const pool =
+        estimator.id === 'bpe' && freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
+          ? new TokenPool()
+          : null;
+      try {
+        const missing = headers.filter((_, i) => !wants[i]!.cached).map((h) => h.id);
+        const rows = new Map((await read.messages(missing)).map((row) => [row.id, row]));
+        const context = { ...attribution, sessionRoots: facts.sessionRoots };
+        const analyzeAt = (index: number, chosen: Estimator, keepText = false) =>
+          analyzeRow(rows.get(headers[index]!.id) ?? missingRow(headers[index]!.id), {
             attribution: context,
-            estimator: want.chosen,
+            estimator: chosen,
             targetModel: facts.targetModel,
-            rough: want.rough,
+            rough: wants[index]!.rough,
+            keepText,
           });
-          cache.set(scope, header.id, { ...headerEntry(header), analysis });
-          return analysis;
-        },
-      });
-      input.snapshotId = `snap_${digest.digest('hex').slice(0, 24)}`;
-      return { input, attribution: context, facts };
+        const precounted = new Map<number, MessageAnalysis>(); // analysed ahead, while threads count
+        let pipelineEstimator: Estimator = estimator;
+        if (pool) {
+          const counted = countOnThreads(
+            pool,
+            estimator,
+            fresh,
+            (index) => analyzeAt(index, uncounted(estimator), true),
+            workspaceContributions(snapshot).flatMap((c) => c.texts),
+          );
+          counted.analyses.forEach((analysis, index) => precounted.set(index, analysis));
+          // While the threads count: the history, with the cheap estimator.
+          wants.forEach((want, index) => {
+            if (!want.cached && !precounted.has(index)) precounted.set(index, analyzeAt(index, want.chosen));
+          });
+          pipelineEstimator = precountedEstimator(estimator, await counted.counts);
+        }
+
+        const input = reportInput({
+          workspaceId: workspace.id,
+          sessionId,
+          generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
+          snapshotId: '',
+          estimator: pipelineEstimator,
+          historyEstimator: chars4Estimator,
+          workspace: snapshot,
+          headers,
+          usage,
+          warnings: [...warnings, ...headers.flatMap((h) => h.warnings)],
+          analyze: (index) => {
+            const want = wants[index]!;
+            if (want.cached) return want.cached;
+            const header = headers[index]!;
+            const analysis = precounted.get(index) ?? analyzeAt(index, want.chosen);
+            cache.set(scope, header.id, { ...headerEntry(header), analysis });
+            return analysis;
+          },
+        });
+        input.snapshotId = `snap_${digest.digest('hex').slice(0, 24)}`;
+        return { input, attribution: context, facts };
+      } finally {
+        await pool?.close();
+      }
     });
   }
 
@@ -357,6 +391,57 @@ function checkSnapshot(collected: Collected, requested: string | undefined): voi
   if (requested !== undefined && requested !== collected.input.snapshotId) {
     throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
   }
+}
+
+/** The estimator's identity without its work: texts are kept and counted elsewhere. */
+const uncounted = (estimator: Estimator): Estimator => ({ ...estimator, count: () => 0 });
+
+/** Counts looked up first (texts counted on the threads), the estimator for anything else. */
+function precountedEstimator(estimator: Estimator, counts: ReadonlyMap<string, number>): Estimator {
+  return { ...estimator, count: (text) => counts.get(text) ?? estimator.count(text) };
+}
+
+/**
+ * Analyses messages with their texts kept, has a pool of threads count every distinct text
+ * (and `extra` ones) while the analysis goes on, and fills each item's tokens from the counts.
+ */
+function countOnThreads(
+  pool: TokenPool,
+  estimator: Estimator,
+  indexes: readonly number[],
+  analyze: (index: number) => MessageAnalysis,
+  extra: readonly string[],
+): { analyses: Map<number, MessageAnalysis>; counts: Promise<Map<string, number>> } {
+  const pending = new Map<string, Promise<number>>();
+  // A thread that fails costs time, never the report: its texts are counted here instead.
+  const ask = (text: string) => {
+    let found = pending.get(text);
+    if (!found) pending.set(text, (found = pool.count(text).catch(() => estimator.count(text))));
+    return found;
+  };
+  for (const text of extra) void ask(text);
+  const analyses = new Map<number, MessageAnalysis>();
+  const filled: Promise<void>[] = [];
+  for (const index of indexes) {
+    const analysis = analyze(index);
+    const texts = analysis.texts!;
+    delete analysis.texts;
+    analyses.set(index, analysis);
+    analysis.items.forEach((item, k) => {
+      filled.push(
+        Promise.all(texts[k]!.map(ask)).then((counts) => {
+          item.tokens = counts.reduce((a, b) => a + b, 0);
+        }),
+      );
+    });
+  }
+  pool.flush();
+  const counts = Promise.all(filled).then(async () => {
+    const found = new Map<string, number>();
+    for (const [text, count] of pending) found.set(text, await count);
+    return found;
+  });
+  return { analyses, counts };
 }
 
 function analyzeRow(row: MessageRow, options: AnalyzeOptions): MessageAnalysis {

@@ -1,0 +1,119 @@
+// Compiles the Node programs (CLI, server, tokenizer worker) to plain JavaScript in build/node,
+// and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
+// than the package's JavaScript tables). Runs at install (`prepare`); bin/*.js call
+// `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
+// checkout never runs stale code and never transpiles TypeScript at run time.
+//
+// Plain JavaScript on purpose: it must run before anything is compiled.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCES = ['src/node', 'src/shared'];
+const ENTRIES = {
+  cli: 'src/node/cli/main.ts',
+  server: 'src/node/server/main.ts',
+  'token-worker': 'src/node/report/token-worker.ts',
+};
+const ENCODINGS = ['o200k_base', 'cl100k_base'];
+
+const outDir = (root) => join(root, 'build', 'node');
+const stampPath = (root) => join(outDir(root), 'stamp.json');
+
+/** Every source file's path, size and modification time, and the lockfile, hashed. */
+function fingerprint(root) {
+  const hash = createHash('sha256');
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|tsx|mjs|js|json)$/.test(entry.name)) {
+        const { size, mtimeMs } = statSync(path);
+        hash.update(`${relative(root, path)}\0${size}\0${mtimeMs}\n`);
+      }
+    }
+  };
+  for (const folder of SOURCES) walk(join(root, folder));
+  hash.update(readFileSync(join(root, 'package-lock.json')));
+  return hash.digest('hex');
+}
+
+function readStamp(root) {
+  try {
+    return JSON.parse(readFileSync(stampPath(root), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a file so that a concurrent reader sees the old or the new one, never half of one. */
+function writeAtomic(path, content) {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, content);
+  renameSync(temporary, path);
+}
+
+export async function buildNode(root = PROJECT) {
+  const { build } = await import('esbuild');
+  const print = fingerprint(root);
+  mkdirSync(outDir(root), { recursive: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    outdir: outDir(root),
+    outExtension: { '.js': '.mjs' },
+    write: false,
+    logLevel: 'silent',
+  });
+  for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
+  buildTokenizerTables(root);
+  writeAtomic(stampPath(root), JSON.stringify({ fingerprint: print, builtAt: new Date().toISOString() }));
+}
+
+/** The tokenizer tables as JSON, named by the package's version so an upgrade never reads old ones. */
+function buildTokenizerTables(root) {
+  const require = createRequire(join(root, 'package.json'));
+  // ai-tokenizer does not export its package.json: read the one beside its entry point.
+  const entry = require.resolve('ai-tokenizer');
+  const { version } = JSON.parse(
+    readFileSync(join(entry.slice(0, entry.lastIndexOf('/dist/')), 'package.json'), 'utf8'),
+  );
+  const folder = join(root, 'build', 'tokenizer');
+  mkdirSync(folder, { recursive: true });
+  for (const encoding of ENCODINGS) {
+    const path = join(folder, `${encoding}@${version}.json`);
+    if (existsSync(path)) continue;
+    const data = require(`ai-tokenizer/encoding/${encoding}`);
+    const table = {
+      name: data.name,
+      pat_str: data.pat_str,
+      special_tokens: data.special_tokens,
+      stringEncoder: data.stringEncoder,
+      binaryEncoder: data.binaryEncoder.map(([bytes, rank]) => [Array.from(bytes), rank]),
+    };
+    writeAtomic(path, JSON.stringify(table));
+  }
+}
+
+/** The compiled entry point's path, rebuilt first when any source changed since the last build. */
+export async function ensureBuilt(entry, root = PROJECT) {
+  const stamp = readStamp(root);
+  const output = join(outDir(root), `${entry}.mjs`);
+  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) await buildNode(root);
+  return output;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = performance.now();
+  await buildNode();
+  console.log(`investibook: compiled the Node programs into build/ in ${Math.round(performance.now() - started)} ms`);
+}

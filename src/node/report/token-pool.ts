@@ -1,0 +1,110 @@
+/**
+ * BPE counting on worker threads, for cold reports with a lot of live text. The threads start
+ * (and load the tokenizer) as soon as the report knows the work is large; texts are queued in
+ * batches while the main thread goes on attributing, and each thread takes the next batch when
+ * it is done with one, so none idles while another has a backlog. Small reports never start a
+ * thread: starting one costs more than it saves.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CountAnswer, CountRequest } from './token-worker';
+
+/** Below this many characters of live text to tokenize, counting stays on the main thread. */
+export const PARALLEL_MIN_CHARS = 1_500_000;
+const BATCH_CHARS = 128 * 1024;
+
+interface Batch {
+  texts: string[];
+  chars: number;
+  resolve: ((count: number) => void)[];
+  reject: ((error: Error) => void)[];
+}
+
+const emptyBatch = (): Batch => ({ texts: [], chars: 0, resolve: [], reject: [] });
+
+/** Worker code: the compiled worker beside this bundle, or the TypeScript source through tsx. */
+function spawn(): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.mjs')) return new Worker(new URL('./token-worker.mjs', here));
+  // tsx's ESM entry (require.resolve would give its CommonJS one).
+  const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'));
+  const target = new URL('./token-worker.ts', here);
+  return new Worker(
+    `import(${JSON.stringify(tsx.href)}).then(({ register }) => { register(); return import(${JSON.stringify(target.href)}); });`,
+    { eval: true },
+  );
+}
+
+export class TokenPool {
+  private readonly threads: { worker: Worker; busy: Batch | null }[] = [];
+  private readonly queue: Batch[] = [];
+  private filling = emptyBatch();
+  private failure: Error | null = null;
+
+  /** Starts the threads now: each loads the tokenizer while the caller reads and attributes. */
+  constructor(size = Math.max(1, Math.min(4, availableParallelism()))) {
+    for (let i = 0; i < size; i++) {
+      const thread: { worker: Worker; busy: Batch | null } = { worker: spawn(), busy: null };
+      thread.worker.on('message', ({ counts, error }: CountAnswer) => {
+        const batch = thread.busy!;
+        thread.busy = null;
+        if (counts) counts.forEach((count, k) => batch.resolve[k]!(count));
+        else this.fail(new Error(`tokenizer thread failed: ${error}`), [batch]);
+        this.dispatch();
+      });
+      thread.worker.on('error', (error) => this.fail(error, thread.busy ? [thread.busy] : []));
+      thread.worker.unref();
+      this.threads.push(thread);
+    }
+  }
+
+  /** The BPE count of one text, once a thread has counted it. */
+  count(text: string): Promise<number> {
+    if (this.failure) return Promise.reject(this.failure);
+    const promise = new Promise<number>((resolve, reject) => {
+      this.filling.texts.push(text);
+      this.filling.resolve.push(resolve);
+      this.filling.reject.push(reject);
+    });
+    this.filling.chars += text.length;
+    if (this.filling.chars >= BATCH_CHARS) this.flush();
+    return promise;
+  }
+
+  /** Queues what has been asked for so far; call once every text has been asked for. */
+  flush(): void {
+    if (this.filling.texts.length === 0) return;
+    this.queue.push(this.filling);
+    this.filling = emptyBatch();
+    this.dispatch();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    this.threads.length = 0;
+  }
+
+  private dispatch(): void {
+    for (const thread of this.threads) {
+      if (thread.busy) continue;
+      const batch = this.queue.shift();
+      // An idle thread never keeps the process alive; one with work does.
+      if (!batch) {
+        thread.worker.unref();
+        continue;
+      }
+      thread.busy = batch;
+      thread.worker.ref();
+      thread.worker.postMessage({ id: 0, texts: batch.texts } satisfies CountRequest);
+    }
+  }
+
+  private fail(error: Error, batches: Batch[]): void {
+    this.failure ??= error;
+    for (const batch of [...batches, ...this.queue.splice(0)]) for (const reject of batch.reject) reject(error);
+    for (const thread of this.threads) thread.worker.unref();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The CLI and the server run compiled JavaScript (no TypeScript transpiled at run time), and a
+ * changed source file is never run stale: bin/*.js rebuild first.
+ */
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript, no declarations
+import { ensureBuilt } from '../../scripts/build-node.mjs';
+import { PROJECT_ROOT } from '../../src/node/project';
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'investibook-compiled-'));
+  for (const path of ['src/node', 'src/shared', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+    cpSync(join(PROJECT_ROOT, path), join(root, path), { recursive: true });
+  }
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'));
+  mkdirSync(join(root, 'build'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the compiled programs', () => {
+  it('are built when missing, reused while the sources stand still, and rebuilt when one changes', async () => {
+    const cli = (await ensureBuilt('cli', root)) as string;
+    expect(cli).toBe(join(root, 'build/node/cli.mjs'));
+    expect(readFileSync(cli, 'utf8')).not.toMatch(/from ["'][^"']+\.ts["']/);
+    const builtAt = statSync(cli).mtimeMs;
+
+    await ensureBuilt('cli', root);
+    expect(statSync(cli).mtimeMs).toBe(builtAt);
+
+    const source = join(root, 'src/node/cli/main.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replace('model call by model call', 'call by call, changed'));
+    utimesSync(source, new Date(), new Date(Date.now() + 5000));
+    await ensureBuilt('cli', root);
+    expect(readFileSync(cli, 'utf8')).toContain('call by call, changed');
+  });
+});
