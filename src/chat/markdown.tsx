@@ -21,6 +21,8 @@ const components: Components = {
     ) : (
       <>{alt}</>
     ),
+  // Code scrolls sideways on narrow screens: focusable, so a keyboard can scroll it too.
+  pre: ({ children }) => <pre tabIndex={0}>{children}</pre>,
   // Wide tables scroll inside their own box instead of pushing the page sideways.
   table: ({ children }) => (
     <div className="md-table" tabIndex={0} role="region" aria-label="Table">

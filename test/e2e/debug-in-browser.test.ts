@@ -1,9 +1,13 @@
 /**
  * The product as a user meets it: `npm start`'s entry point on a temporary database, a real
  * Chromium, sign-in by link, /debug in the chat, a reload. The browser sends nothing but GETs
- * and the database content is unchanged.
+ * and the database content is unchanged. Then the report on a desktop and a phone, light and
+ * dark: it fits (no sideways scroll), comes into view with focus on its heading, never slides
+ * the app off screen, keeps its timeline keyboard reachable, and axe-core finds no serious or
+ * critical violation with the report, a Reveal and the reader open — under the real CSP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -12,6 +16,8 @@ import { SOURCE_LABELS } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import { databaseDigest } from '../support/fixtures';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let dir: string;
 let server: ServerProcess;
@@ -40,16 +46,60 @@ function recordRequests(page: Page, origin: string) {
   return seen;
 }
 
+/** Page errors, console errors and CSP violations (each is also reported to the console). */
+async function watchErrors(page: Page) {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
+    ),
+  );
+  return errors;
+}
+
+async function axeViolations(page: Page, what: string) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<AxeResults> } })
+      .axe;
+    const results = await axe.run(document, { resultTypes: ['violations'] });
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  return violations.map((v) => `${what}: ${v}`);
+}
+
+interface AxeResults {
+  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
+}
+
+/** Nothing wider than the viewport, on the page or in the chat's scroll box. */
+const overflow = (page: Page) =>
+  page.evaluate(() => {
+    const list = document.querySelector('[aria-label="Messages"]')!;
+    return {
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      list: list.scrollWidth - list.clientWidth,
+    };
+  });
+
+const inViewport = async (page: Page, locator: ReturnType<Page['locator']>) => {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize()!;
+  return box !== null && box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0;
+};
+
 describe('/debug in a real browser', () => {
   it('signs in, shows the report, sends only GETs, is gone after reload, and writes nothing', async () => {
     const origin = new URL(openUrl).origin;
     const dbPath = join(dir, 'investibook.db');
-    const before = databaseDigest(dbPath);
+    const before = await databaseDigest(dbPath);
     const page = await browser.newPage();
     const requests = recordRequests(page, origin);
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    const errors = await watchErrors(page);
 
     const html = await (await fetch(`${origin}/w/demo`)).text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts: the CSP forbids them
@@ -82,10 +132,7 @@ describe('/debug in a real browser', () => {
       .getByText('# TiDB Clinic diagnosis')
       .waitFor();
     await region.getByRole('button', { name: 'Open reader' }).click();
-    await region
-      .getByRole('region', { name: 'Context in request order' })
-      .getByText('Instructions: AGENTS.md')
-      .waitFor();
+    await page.getByRole('dialog', { name: 'Reader' }).getByText('Instructions: AGENTS.md').waitFor();
     expect(await region.textContent()).not.toMatch(/messages_v2\//);
     expect(await page.getByText('Only visible to you · disappears on refresh').count()).toBeGreaterThan(0);
 
@@ -103,6 +150,82 @@ describe('/debug in a real browser', () => {
     expect(requests.filter((r) => r.path.endsWith('/debug/context/reader'))).toHaveLength(1);
     expect(errors).toEqual([]);
     await page.close();
-    expect(databaseDigest(dbPath)).toBe(before);
+    expect(await databaseDigest(dbPath)).toBe(before);
+  });
+
+  describe.each([
+    { name: 'desktop', width: 1440, height: 900 },
+    { name: 'phone', width: 390, height: 844 },
+  ])('on a $name ($width × $height)', ({ width, height }) => {
+    it.each(['light', 'dark'] as const)('%s: fits, takes focus, stays in view, and passes axe', async (scheme) => {
+      const page = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
+      const errors = await watchErrors(page);
+      await page.goto(openUrl);
+      await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+      const input = page.getByRole('combobox', { name: 'Message' });
+      expect(await input.evaluate((el) => el === document.activeElement)).toBe(true);
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+
+      await input.fill('/debug');
+      await input.press('Enter');
+      const region = page.getByRole('region', { name: 'Context breakdown' });
+      const heading = region.getByRole('heading', { name: 'Context breakdown' });
+      await heading.waitFor({ timeout: 30_000 });
+      await expect.poll(() => heading.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expect.poll(() => inViewport(page, heading)).toBe(true);
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+
+      // The timeline: reachable with Tab from the heading, then driven by the arrow keys.
+      const slider = region.getByRole('slider', { name: 'Model call' });
+      const calls = Number(await slider.getAttribute('aria-valuemax'));
+      expect(calls).toBeGreaterThan(10);
+      let tabs = 0;
+      while (!(await slider.evaluate((el) => el === document.activeElement)) && tabs++ < 40)
+        await page.keyboard.press('Tab');
+      expect(tabs).toBeLessThan(40);
+      await page.keyboard.press('ArrowLeft');
+      expect(await slider.getAttribute('aria-valuenow')).toBe(String(calls - 1));
+      expect(await region.getByRole('heading', { name: 'Biggest jumps' }).count()).toBe(1);
+
+      // A source and one item's text open: still fits, and axe is content.
+      await region.getByRole('button', { name: 'Evidence', exact: true }).click();
+      await region
+        .getByRole('button', { name: /^Reveal content: Read evidence/ })
+        .first()
+        .click();
+      await region
+        .getByRole('region', { name: /^Content of / })
+        .getByText(/\S/)
+        .first()
+        .waitFor();
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+      const violations = await axeViolations(page, 'report with a Reveal open');
+
+      await region.getByRole('button', { name: 'Open reader' }).click();
+      const reader = page.getByRole('dialog', { name: 'Reader' });
+      await reader.getByText('Instructions: AGENTS.md').waitFor();
+      await reader.getByRole('button', { name: /^Evidence \d+$/ }).click();
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+      violations.push(...(await axeViolations(page, 'reader open')));
+      await page.keyboard.press('Escape');
+      expect(await reader.count()).toBe(0);
+      expect(
+        await region.getByRole('button', { name: 'Open reader' }).evaluate((el) => el === document.activeElement),
+      ).toBe(true);
+      expect(violations).toEqual([]);
+
+      // Scrolled to the very end, by the list and by the wheel: the app is still where it was.
+      await page.locator('[aria-label="Messages"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await page.mouse.move(width / 2, height / 2);
+      await page.mouse.wheel(0, 50_000);
+      await page.waitForTimeout(100);
+      expect(await page.evaluate(() => [window.scrollX, window.scrollY])).toEqual([0, 0]);
+      expect(await inViewport(page, page.getByRole('heading', { level: 1 }))).toBe(true);
+      expect(await inViewport(page, input)).toBe(true);
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+
+      expect(errors).toEqual([]);
+      await page.close();
+    });
   });
 });
