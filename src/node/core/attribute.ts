@@ -61,6 +61,8 @@ export interface AttributionContext {
    * skill mentions (unused skills) are worked out for it.
    */
   light?: boolean;
+  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: contentHash). */
+  hash?: (text: string) => string;
 }
 
 export interface MessageContributions {
@@ -133,7 +135,7 @@ class Walker {
   }
 
   private contentKey(text: string): { contentKey?: string } {
-    return this.context.light ? {} : { contentKey: contentHash(text) };
+    return this.context.light ? {} : { contentKey: (this.context.hash ?? contentHash)(text) };
   }
 
   private ref(index: number, suffix = ''): string {

@@ -177,6 +177,7 @@ export class ReportService {
         instructionFiles: new Set(snapshot.instructions.map((i) => i.path)),
         fileSize: (path) => reader.size(path),
         skillNames: snapshot.skills.map((s) => s.name),
+        hash: (text) => createHash('sha1').update(text).digest('base64'),
       };
       const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
       const warnings: string[] = [];
