@@ -1,7 +1,8 @@
 /**
  * Render cost of a large report in the real browser: the demo chat on a temporary database,
- * /debug answered with a report of 9 sources × 200 items, then every source expanded. Long tasks
- * come from the Long Tasks API; each expansion is also timed around its (synchronous) click.
+ * /debug answered with a report of 9 sources × 200 items and a timeline of 200 calls, then every
+ * source expanded and every list shown to its 200th item ("Show more"), and the timeline walked
+ * by keyboard. Long tasks come from the Long Tasks API; each click is also timed around itself.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +32,30 @@ export function bigReport(base: ContextReport, perSource = 200): ContextReport {
     }));
     source.itemCount = perSource;
   }
+  report.timeline = bigTimeline(base, 200);
   return report;
+}
+
+/** A timeline of `calls` points growing by source, with a compaction, pruning and skill loads. */
+export function bigTimeline(base: ContextReport, calls: number): NonNullable<ContextReport['timeline']> {
+  const ids = base.sources.map((s) => s.id);
+  let level = 0;
+  return Array.from({ length: calls }, (_, i) => {
+    const events = i === calls / 2 ? ['compaction'] : i % 37 === 5 ? ['skill'] : i % 53 === 7 ? ['pruning'] : [];
+    level = events.includes('compaction') ? level / 3 : level + 150 + ((i * 97) % 400);
+    const bySource = Object.fromEntries(ids.map((id, k) => [id, Math.round((level * (k + 1)) / 45)]));
+    const sum = Object.values(bySource).reduce((a, b) => a + b, 0);
+    return {
+      call: i + 1,
+      messageId: `msg_bench_${i}`,
+      at: new Date(Date.UTC(2026, 10, 28, 2, 0, i)).toISOString(),
+      promptTokens: sum + 6000,
+      runtimeOverhead: 6000,
+      bySource,
+      added: [{ label: `Read evidence: file-${i}.log`, source: ids[i % ids.length]!, tokens: 150 + ((i * 97) % 400) }],
+      events,
+    };
+  });
 }
 
 export async function measureRender(project: string) {
@@ -65,24 +89,37 @@ export async function measureRender(project: string) {
     await page.getByRole('region', { name: 'Context breakdown' }).waitFor();
     const reportShownMs = Date.now() - started;
     const expandStart = await page.evaluate(() => performance.now());
+    // No named inner functions here: tsx would wrap them in a helper the page does not have.
     const clicks = await page.evaluate(async () => {
       const times: number[] = [];
-      const buttons = [...document.querySelectorAll<HTMLButtonElement>('.context-report .disclosure')];
-      for (const button of buttons) {
+      const next = [...document.querySelectorAll<HTMLButtonElement>('.context-report .disclosure')];
+      for (;;) {
+        // Every source first, then every list to its 200th item, a step at a time.
+        const button = next.shift() ?? document.querySelector<HTMLButtonElement>('.items-table .more-row button');
+        if (!button) break;
         const t = performance.now();
         button.click();
         times.push(performance.now() - t);
         await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
       }
+      // Walk the timeline by keyboard, end to start.
+      const slider = document.querySelector<HTMLElement>('.timeline-plot')!;
+      slider.focus();
+      for (let i = 0; i < 200; i++) {
+        const t = performance.now();
+        slider.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+        times.push(performance.now() - t);
+        if (i % 20 === 0) await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+      }
+      await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
       return times;
     });
-    // Scroll every list from top to bottom, as a reader would.
+    // Scroll the chat from top to bottom, as a reader would.
     await page.evaluate(async () => {
-      for (const box of document.querySelectorAll<HTMLElement>('.items-scroll')) {
-        for (let top = 0; top <= box.scrollHeight; top += box.clientHeight) {
-          box.scrollTop = top;
-          await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
-        }
+      const list = document.querySelector<HTMLElement>('[aria-label="Messages"]')!;
+      for (let top = 0; top <= list.scrollHeight; top += list.clientHeight) {
+        list.scrollTop = top;
+        await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
       }
     });
     await page.waitForTimeout(200);
@@ -98,6 +135,11 @@ export async function measureRender(project: string) {
       throw new Error(`expected 9 lists of 200 items, saw ${counts.join(', ')}`);
     const lastRows = await page.locator('.items-table tbody tr th', { hasText: '#200' }).count();
     if (lastRows !== 9) throw new Error(`expected every list to reach its 200th item, saw ${lastRows}`);
+    const slider = page.getByRole('slider', { name: 'Model call' });
+    if ((await slider.getAttribute('aria-valuemax')) !== '200' || (await slider.getAttribute('aria-valuenow')) !== '1')
+      throw new Error(
+        `expected the timeline to hold 200 calls and be walked to the first, saw ${await slider.getAttribute('aria-valuenow')} of ${await slider.getAttribute('aria-valuemax')}`,
+      );
     return {
       reportShownMs,
       expandAllMs: clicks.reduce((a, b) => a + b, 0),

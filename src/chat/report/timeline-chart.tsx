@@ -31,7 +31,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
   const delta = index === 0 ? null : point.promptTokens - points[index - 1]!.promptTokens;
   const total = model.report.calibration?.calls ?? points.at(-1)!.call;
 
-  const move = (to: number) => setSelected(Math.min(points.length - 1, Math.max(0, to)));
+  const last = points.length - 1;
+  const clamp = (i: number) => Math.min(last, Math.max(0, i));
+  // Functional updates: held-down keys send many events before a render.
   const onKeyDown = (event: KeyboardEvent) => {
     const step: Record<string, number> = {
       ArrowRight: 1,
@@ -41,9 +43,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
       PageUp: 10,
       PageDown: -10,
     };
-    if (event.key in step) move(index + step[event.key]!);
-    else if (event.key === 'Home') move(0);
-    else if (event.key === 'End') move(points.length - 1);
+    if (event.key in step) setSelected((i) => clamp(clamp(i) + step[event.key]!));
+    else if (event.key === 'Home') setSelected(0);
+    else if (event.key === 'End') setSelected(last);
     else return;
     event.preventDefault();
   };
