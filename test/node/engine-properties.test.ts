@@ -4,15 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyzeMessage } from '../../src/node/core/analyze';
 import { apportion } from '../../src/node/core/apportion';
-import { buildReport } from '../../src/node/core/build-report';
-import { reportInput } from '../../src/node/core/pipeline';
-import { parseInfo, parsePart, type CompactionPart } from '../../src/shared/opencode/format';
-import { chars4Estimator } from '../../src/node/report/estimator';
 import { contextReportSchema } from '../../src/shared/wire';
+import { CORE_ROOT as root, coreReport } from '../support/core';
 
-const root = '/srv/ws';
 const anyText = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme' }),
@@ -145,49 +140,22 @@ const anyUsage = fc.option(
   }),
 );
 
-function build(
+const build = (
   messages: { info: unknown; parts: unknown }[],
   usage: { contextUsed: number; contextSize: number | null; recordedAt: number } | null,
   items: number | 'all',
-) {
-  const attribution = { root, instructionFiles: new Set<string>(), fileSize: () => 10 };
-  const ignore = () => {};
-  const headers = messages.map((m, i) => ({
-    id: `msg_${i}`,
-    info: parseInfo(m.info, ignore),
-    compaction: (Array.isArray(m.parts)
-      ? (m.parts.map((p) => parsePart(p, ignore)).find((p) => p?.type === 'compaction') ?? null)
-      : null) as CompactionPart | null,
-    size: 100,
-  }));
-  const input = reportInput({
-    workspaceId: 'w',
-    sessionId: 's',
-    generatedAt: new Date(0).toISOString(),
-    snapshotId: 'snap_test',
-    estimator: chars4Estimator,
-    historyEstimator: chars4Estimator,
+) =>
+  coreReport({
+    messages,
+    usage,
+    items,
+    files: () => 10,
+    ids: (i) => `msg_${i}`,
     workspace: {
-      root,
       instructions: [{ path: 'AGENTS.md', text: 'rules' }],
       skills: [{ name: 'a', description: 'b', path: '.opencode/skills/a/SKILL.md' }],
-      excluded: [],
-      warnings: [],
-      stamps: [],
     },
-    headers,
-    analyze: (i, estimator, facts) =>
-      analyzeMessage(`msg_${i}`, messages[i]!.info, messages[i]!.parts, {
-        attribution: { ...attribution, sessionRoots: facts.sessionRoots },
-        estimator,
-        targetModel: facts.targetModel,
-        rough: facts.rough,
-      }),
-    usage,
-    warnings: [],
   });
-  return buildReport({ ...input, itemsLimit: items });
-}
 
 describe('engine properties', () => {
   it('never throws, always validates, and conserves the total exactly', () => {
