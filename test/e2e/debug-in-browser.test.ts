@@ -204,7 +204,7 @@ describe('/debug in a real browser', () => {
       await region.getByRole('button', { name: 'Open reader' }).click();
       const reader = page.getByRole('dialog', { name: 'Reader' });
       await reader.getByText('Instructions: AGENTS.md').waitFor();
-      await reader.getByRole('button', { name: /^Evidence \d+$/ }).click();
+      await reader.getByRole('button', { name: /^Evidence \d+ blocks$/ }).click();
       expect(await overflow(page)).toEqual({ page: 0, list: 0 });
       violations.push(...(await axeViolations(page, 'reader open')));
       await page.keyboard.press('Escape');

@@ -154,8 +154,8 @@ describe('Reader', () => {
     const evidence = reader.blocks.filter((b) => b.source === 'evidence');
     const other = reader.blocks.findIndex((b) => b.source === 'conversation' && b.preview.startsWith('## Goal'));
     expect(blocks[other]).toHaveTextContent('## Goal');
-    await user.click(within(view).getByRole('button', { name: `Evidence ${evidence.length}` }));
-    expect(within(view).getByRole('button', { name: `Evidence ${evidence.length}` })).toHaveAttribute(
+    await user.click(within(view).getByRole('button', { name: `Evidence ${evidence.length} blocks` }));
+    expect(within(view).getByRole('button', { name: `Evidence ${evidence.length} blocks` })).toHaveAttribute(
       'aria-pressed',
       'true',
     );
@@ -170,6 +170,21 @@ describe('Reader', () => {
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog', { name: 'Reader' })).not.toBeInTheDocument();
     expect(open).toHaveFocus();
+  });
+});
+
+describe('From a source to the reader', () => {
+  it('opens the reader focused on that source', async () => {
+    const { user, region } = await openReport();
+    await user.click(within(region).getByRole('button', { name: 'Evidence' }));
+    await user.click(within(region).getByRole('button', { name: 'Read Evidence in context order' }));
+    const view = await screen.findByRole('dialog', { name: 'Reader' });
+    const count = reader.blocks.filter((b) => b.source === 'evidence').length;
+    expect(await within(view).findByRole('status')).toHaveTextContent(`Evidence: 1 of ${count}`);
+    expect(within(view).getByRole('button', { name: `Evidence ${count} blocks` })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
   });
 });
 

@@ -42,7 +42,7 @@ export function ContextReportView(props: ContextReportViewProps) {
   const change = useMemo(() => (previousModel ? diffReports(model, previousModel) : null), [model, previousModel]);
   const [open, setOpen] = useState<Set<string>>(() => new Set());
   const [revealed, setRevealed] = useState<Revealed | null>(null);
-  const [readerOpen, setReaderOpen] = useState(false);
+  const [reader, setReader] = useState<{ source: string | null } | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const section = useRef<HTMLElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -134,7 +134,7 @@ export function ContextReportView(props: ContextReportViewProps) {
           <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
             Refresh
           </button>
-          <button type="button" aria-haspopup="dialog" onClick={() => setReaderOpen(true)}>
+          <button type="button" aria-haspopup="dialog" onClick={() => setReader({ source: null })}>
             Open reader
           </button>
           <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
@@ -168,13 +168,16 @@ export function ContextReportView(props: ContextReportViewProps) {
         revealed={revealed}
         onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
         onCloseReveal={closeReveal}
+        onOpenReader={(source) => setReader({ source })}
       />
       <ReportFootnotes model={model} change={change} />
 
       {report.timeline && report.timeline.length > 0 && <TimelineChart model={model} points={report.timeline} />}
       {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
       <FinePrint report={report} />
-      {readerOpen && <ReaderDrawer model={model} target={target} onClose={() => setReaderOpen(false)} />}
+      {reader && (
+        <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
+      )}
     </section>
   );
 }

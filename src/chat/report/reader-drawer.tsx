@@ -49,6 +49,17 @@ export function ReaderDrawer({
   const focused = focus ? blocks.filter((b) => b.source === focus) : [];
   const at = Math.min(current, Math.max(0, focused.length - 1));
 
+  // Opened for one source: bring its first block into view once the page has loaded.
+  const loaded = reader.data;
+  useEffect(() => {
+    if (!initialSource || !loaded) return;
+    const first = loaded.blocks.find((b) => b.source === initialSource);
+    const element = [...(body.current?.querySelectorAll<HTMLElement>('[data-item]') ?? [])].find(
+      (el) => el.dataset.item === first?.itemId,
+    );
+    element?.scrollIntoView?.({ block: 'start' });
+  }, [initialSource, loaded]);
+
   const blockElement = (itemId: string | undefined) =>
     [...(body.current?.querySelectorAll<HTMLElement>('[data-item]') ?? [])].find((el) => el.dataset.item === itemId);
 
@@ -91,7 +102,7 @@ export function ReaderDrawer({
           <div className="drawer-tools">
             <div className="reader-focus" role="group" aria-label="Focus on a source">
               <button type="button" aria-pressed={focus === null} onClick={() => setFocus(null)}>
-                All <span className="count">{fmt(blocks.length)}</span>
+                All <span className="count">{fmt(blocks.length)}</span> <span className="visually-hidden">blocks</span>
               </button>
               {sources.map((id) => (
                 <button
@@ -110,7 +121,8 @@ export function ReaderDrawer({
                   }}
                 >
                   <span className="swatch" style={colorVar(model.colorOf(id))} aria-hidden="true" />
-                  {model.labelOf(id)} <span className="count">{fmt(counts.get(id) ?? 0)}</span>
+                  {model.labelOf(id)} <span className="count">{fmt(counts.get(id) ?? 0)}</span>{' '}
+                  <span className="visually-hidden">blocks</span>
                 </button>
               ))}
             </div>

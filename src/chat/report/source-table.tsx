@@ -37,6 +37,7 @@ export function SourceTable(props: {
   revealed: Revealed | null;
   onReveal: (item: ReportItem) => void;
   onCloseReveal: () => void;
+  onOpenReader: (source: string) => void;
 }) {
   const { model, change, idPrefix, open, onToggle } = props;
   const columns = change ? 4 : 3;
@@ -97,6 +98,18 @@ export function SourceTable(props: {
                 <tr className="details-row" id={detailsId}>
                   <td colSpan={columns}>
                     <SourceDetails row={row} model={model} change={rowChange} hasChange={change !== null} />
+                    {row.source && row.source.items.length > 0 && (
+                      <p className="source-facts">
+                        <button
+                          type="button"
+                          className="link"
+                          aria-haspopup="dialog"
+                          onClick={() => props.onOpenReader(row.key)}
+                        >
+                          Read {row.label} in context order
+                        </button>
+                      </p>
+                    )}
                     {row.source && row.source.items.length > 0 && (
                       <ItemsTable
                         model={model}

@@ -78,8 +78,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
       </p>
       <div className="timeline-frame">
         <div className="timeline-axis" aria-hidden="true">
+          <span className="axis-unit">tokens</span>
           {geometry.ticks.map((t) => (
-            <span key={t} style={{ bottom: pctOf(t, geometry.top) }}>
+            <span key={t} className="tick" style={{ bottom: pctOf(t, geometry.top) }}>
               {compact(t)}
             </span>
           ))}
@@ -126,7 +127,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
               </span>
             ) : null,
           )}
-          <span className="cursor" style={{ left: pctOf(geometry.xs[index]!, W) }} />
+          <span className="cursor" style={{ left: pctOf(geometry.xs[index]!, W) }}>
+            <span className="cursor-dot" style={{ bottom: pctOf(point.promptTokens, geometry.top) }} />
+          </span>
         </div>
       </div>
       <div className="timeline-xaxis" aria-hidden="true">

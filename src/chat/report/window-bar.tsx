@@ -70,9 +70,7 @@ export function WindowBar({ model }: { model: ReportModel }) {
       <figcaption className="window-scale">
         {window ? (
           <>
-            <span>
-              <span className="key key-used" aria-hidden="true" /> used {fmt(total)}
-            </span>
+            <span className="window-used-figure">used {fmt(total)}</span>
             <span>
               <span className="key key-free" aria-hidden="true" /> free
               {compactAt !== null ? ` ${fmt(Math.max(0, compactAt - total))}` : ''}
