@@ -1,52 +1,87 @@
 /**
  * Regenerates the README screenshots: starts the product on a fresh temporary demo database,
- * opens the demo chat in Chromium, runs /debug and expands Evidence. Run: npx tsx scripts/screenshots.ts
+ * opens the demo chat in Chromium and runs /debug — on a desktop (light and dark: the report;
+ * light: the timeline, a revealed item, the reader) and on a phone (light and dark).
+ * Run: npx tsx scripts/screenshots.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { start } from '../src/node/server/start';
 import { launchChromium } from '../test/support/browser';
 
 const dir = mkdtempSync(join(tmpdir(), 'investibook-shots-'));
-const server = await start({ database: join(dir, 'investibook.db'), port: 0, token: 'screenshot-token', log: () => {} });
+const server = await start({
+  database: join(dir, 'investibook.db'),
+  port: 0,
+  token: 'screenshot-token',
+  log: () => {},
+});
 const browser = await launchChromium();
+
+async function openReport(
+  b: Browser,
+  viewport: { width: number; height: number },
+  scheme: 'light' | 'dark',
+  scale = 1,
+): Promise<Page> {
+  const page = await b.newPage({ viewport, colorScheme: scheme, deviceScaleFactor: scale });
+  await page.goto(`${server.url}?token=screenshot-token`);
+  await page.getByText(/Stopped\. Summary/).waitFor();
+  await page.getByRole('combobox', { name: 'Message' }).fill('/debug');
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Context breakdown' }).waitFor();
+  // The screenshots show the report, not a focus ring on its heading.
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.waitForTimeout(300);
+  return page;
+}
+
+/** Scrolls the chat so `target` sits just under the report's sticky summary. */
+async function scrollTo(page: Page, target: ReturnType<Page['locator']>, offset = 120) {
+  await target.evaluate((el, off) => {
+    const list = el.closest('[aria-label="Messages"]')!;
+    list.scrollTop += el.getBoundingClientRect().top - list.getBoundingClientRect().top - off;
+  }, offset);
+  await page.waitForTimeout(150);
+}
+
 try {
   for (const scheme of ['light', 'dark'] as const) {
-    const page = await browser.newPage({
-      viewport: { width: 1100, height: 1250 },
-      colorScheme: scheme,
-      deviceScaleFactor: 1,
-    });
-    await page.goto(`${server.url}?token=screenshot-token`);
-    await page.getByRole('combobox', { name: 'Message' }).fill('/debug');
-    await page.keyboard.press('Enter');
-    await page
-      .getByRole('button', { name: /Evidence/ })
-      .first()
-      .click();
-    await page.getByText('Loaded skill:', { exact: false }).first().waitFor({ state: 'attached' });
-    await page.getByRole('region', { name: 'Context breakdown' }).scrollIntoViewIfNeeded();
+    const page = await openReport(browser, { width: 1200, height: 1000 }, scheme);
     await page.screenshot({ path: `docs/images/debug-report-${scheme}.png` });
     if (scheme === 'light') {
-      // Two clicks from "Evidence is N %" to the text: expand (done above), then Reveal.
-      await page
+      const region = page.getByRole('region', { name: 'Context breakdown' });
+      const timeline = region.getByRole('heading', { name: 'How the context grew' });
+      await scrollTo(page, timeline);
+      const slider = region.getByRole('slider', { name: 'Model call' });
+      await slider.focus();
+      for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowLeft');
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.screenshot({ path: 'docs/images/timeline.png' });
+      // Two clicks from "Evidence is N %" to the text: expand, then Reveal.
+      await region.getByRole('button', { name: 'Evidence', exact: true }).click();
+      await region
         .getByRole('button', { name: /^Reveal content: Read evidence/ })
         .first()
         .click();
-      const panel = page.getByRole('region', { name: /^Content of / });
-      await panel.waitFor();
-      await panel.scrollIntoViewIfNeeded();
+      const panel = region.getByRole('region', { name: /^Content of / });
+      await panel.getByText(/\S/).first().waitFor();
+      await scrollTo(page, region.getByRole('button', { name: 'Evidence', exact: true }), 140);
       await page.screenshot({ path: 'docs/images/reveal-content.png' });
-      await page.getByRole('button', { name: /Close the content/ }).click();
-      await page.getByRole('button', { name: 'Open reader' }).click();
-      await page.getByRole('button', { name: 'Evidence', exact: true }).last().click();
-      const reader = page.getByRole('region', { name: 'Context in request order' });
-      await reader.waitFor();
-      await reader.scrollIntoViewIfNeeded();
+      await page.keyboard.press('Escape');
+      await region.getByRole('button', { name: 'Open reader' }).click();
+      const reader = page.getByRole('dialog', { name: 'Reader' });
+      await reader.getByText('Instructions: AGENTS.md').waitFor();
+      await reader.getByRole('button', { name: /^Evidence \d+/ }).click();
+      await page.waitForTimeout(200);
       await page.screenshot({ path: 'docs/images/reader.png' });
     }
     await page.close();
+    const phone = await openReport(browser, { width: 390, height: 844 }, scheme, 2);
+    await phone.screenshot({ path: `docs/images/phone-${scheme}.png` });
+    await phone.close();
   }
 } finally {
   await browser.close();
