@@ -320,6 +320,23 @@ describe('/debug', () => {
     expect(table).not.toHaveTextContent('−');
   });
 
+  it('is marked outdated when the agent reports a newer model call', async () => {
+    const { user, queryClient } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    server.use(
+      http.get('/api/workspace/demo/usage', () =>
+        HttpResponse.json({
+          ...fixtures.usage,
+          latest: { ...fixtures.usage.latest, contextUsed: 35_000, recordedAt: '2026-11-28T03:10:00.000Z' },
+        }),
+      ),
+    );
+    await act(() => queryClient.refetchQueries({ queryKey: ['usage'] }));
+    expect(await within(region).findByText(/^Outdated: /)).toBeInTheDocument();
+  });
+
   it('is marked outdated as soon as a new message arrives, and Refresh makes a new report', async () => {
     const { user } = renderApp();
     await waitForHistory();
