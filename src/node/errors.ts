@@ -13,6 +13,8 @@ export type ErrorKind =
   | 'invalid'
   | 'method'
   | 'too_large'
+  | 'unsupported'
+  | 'misdirected'
   | 'conflict'
   | 'gone'
   | 'unavailable'
@@ -44,7 +46,7 @@ export const usageError = (message: string): AppError => new AppError('usage', '
 export const failed = (code: string, message: string, cause?: unknown): AppError =>
   new AppError('failed', code, message, { cause });
 
-export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 500 | 503> = {
+export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 421 | 500 | 503> = {
   usage: 400,
   invalid: 400,
   unauthorized: 401,
@@ -54,6 +56,8 @@ export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 
   conflict: 409,
   gone: 410,
   too_large: 413,
+  unsupported: 415,
+  misdirected: 421,
   unavailable: 503,
   failed: 500,
 };

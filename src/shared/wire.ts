@@ -59,6 +59,8 @@ export const chatMessageSchema = z.object({
   parts: z.array(z.record(z.string(), z.unknown())),
   /** Set when the stored row could not be read; the message is shown as unreadable. */
   problem: z.optional(z.string()),
+  /** What was left out or corrected to show the rest (a part nested too deep, a timestamp that is not a number). */
+  warnings: z.optional(z.array(z.string())),
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 

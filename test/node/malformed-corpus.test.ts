@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
-import { contextReportSchema } from '../../src/shared/wire';
+import { contextReportSchema, messagesResponseSchema, usageSchema, workspaceSchema } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 import {
   addMessages,
@@ -18,6 +18,7 @@ import {
   readTool,
   SESSION,
   text,
+  TOKEN,
   tool,
   treeDigest,
   WS,
@@ -45,6 +46,9 @@ const insertRaw = (
     .run(id, WS, SESSION, info, parts);
 const assistant = (fx: Fixture, parts: unknown[]) =>
   addMessages(fx, [{ role: 'assistant', parts: parts as Record<string, unknown>[] }]);
+
+/** JSON text of an object nested `levels` deep (JSON.stringify cannot write it). */
+const deep = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 const CASES: Case[] = [
   // --- database rows ---
@@ -161,6 +165,63 @@ const CASES: Case[] = [
         .run(WS, SESSION),
     null,
   ],
+  [
+    'info nested 5,000 levels deep',
+    (fx) => insertRaw(fx, deep(5000), JSON.stringify([text('x')])),
+    /info nests deeper than 100 levels; read as empty/,
+  ],
+  [
+    'a part nested 5,000 levels deep',
+    (fx) =>
+      insertRaw(
+        fx,
+        '{"role":"user"}',
+        `[${'{"type":"text","text":"x","metadata":'.repeat(5000)}{}${'}'.repeat(5000)}]`,
+      ),
+    /parts\/0: nests deeper than 100 levels; skipped/,
+  ],
+  [
+    'a tool input nested 5,000 levels deep',
+    (fx) =>
+      insertRaw(
+        fx,
+        '{"role":"assistant","time":{"created":1}}',
+        `[{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"ls","extra":${deep(5000)}},"output":"ok","title":"bash","metadata":{},"time":{"start":1,"end":2}}}]`,
+      ),
+    /parts\/0: nests deeper than 100 levels; skipped/,
+  ],
+  [
+    'a text time_created',
+    (fx) =>
+      fx.raw
+        .prepare(
+          "INSERT INTO messages_v2 VALUES ('msg_text_created', ?, ?, 'yesterday', 5, '{\"role\":\"user\"}', '[]')",
+        )
+        .run(WS, SESSION),
+    null,
+  ],
+  [
+    'a text created_at on an ACP row of another session',
+    (fx) =>
+      fx.raw
+        .prepare(
+          "INSERT INTO interaction_token_usage (workspace_id, session_id, source, context_used, context_size, created_at) VALUES (?, 'ses_text_time', 'acp', 10, 100, 'zzz-not-a-date')",
+        )
+        .run(WS),
+    null,
+  ],
+  [
+    'a text created_at on the newest ACP row',
+    (fx) => {
+      addUsage(fx, 100);
+      fx.raw
+        .prepare(
+          "INSERT INTO interaction_token_usage (workspace_id, session_id, source, context_used, context_size, created_at) VALUES (?, ?, 'acp', 10, 100, 'zzz-not-a-date')",
+        )
+        .run(WS, SESSION);
+    },
+    null,
+  ],
   ['context_size 0', (fx) => addUsage(fx, 5000, { size: 0 }), /context_size 0 is not a window size/],
   [
     'a negative context_used',
@@ -262,6 +323,16 @@ const CASES: Case[] = [
     /is outside the workspace; not read/,
   ],
   [
+    'an absolute instructions path outside the root',
+    (fx) => writeFileSync(join(fx.root, 'opencode.json'), '{"instructions":["/etc/hostname"]}'),
+    /"\/etc\/hostname" is outside the workspace; not read/,
+  ],
+  [
+    'a home instructions path',
+    (fx) => writeFileSync(join(fx.root, 'opencode.json'), '{"instructions":["~/rules.md"]}'),
+    /"~\/rules\.md" is outside the workspace; not read/,
+  ],
+  [
     'a missing instructions file',
     (fx) => writeFileSync(join(fx.root, 'opencode.json'), '{"instructions":["docs/none.md"]}'),
     /docs\/none\.md: listed in instructions but not found/,
@@ -320,6 +391,21 @@ describe('malformed data corpus', () => {
         expect(report.warnings.join('\n')).toMatch(warning);
       expect(JSON.stringify(report)).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack traces
     }
+    // Every route a browser calls answers with what its schema promises: never a 500.
+    const app = fx.app();
+    const get = async (path: string) => {
+      const response = await app.request(`/api/workspace/${WS}${path}`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
+      expect(response.status, path).toBe(200);
+      return response.json();
+    };
+    const workspace = workspaceSchema.parse(await get(''));
+    expect(workspace.defaultSessionId).toBe(SESSION);
+    const { messages } = messagesResponseSchema.parse(await get('/messages'));
+    expect(messages.some((m) => JSON.stringify(m.parts).includes('baseline question'))).toBe(true);
+    usageSchema.parse(await get('/usage'));
+    contextReportSchema.parse(await get('/debug/context'));
     expect({ db: await databaseDigest(fx.dbPath), tree: treeDigest(fx.dir) }).toEqual(before);
   });
 

@@ -6,6 +6,7 @@
  */
 import { isObject, isPruned, parseInfo, parsePart, type Part } from '../../shared/opencode/format';
 import { fmtBytes } from '../../shared/format';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { attributeMessage, utf8Bytes, type AttributionContext, type Contribution } from './attribute';
 import type { Omissions } from './build-report';
 import { emptyOmissions } from './build-report';
@@ -42,14 +43,29 @@ export interface AnalyzeOptions {
   rough?: boolean;
 }
 
+/** Stands for a part left out for its nesting (its bytes are not counted either). */
+const DEEP = Symbol('too deep');
+
 export function analyzeMessage(id: string, info: unknown, parts: unknown, options: AnalyzeOptions): MessageAnalysis {
   const warnings: string[] = [];
   const ref = `messages_v2/${id}`;
-  const parsedInfo = parseInfo(info, (message) => warnings.push(`${ref}: ${message}`));
-  const rawParts = Array.isArray(parts) ? parts : [];
+  // Nothing below may walk or re-serialise a hostile nesting (stack overflow): such values are
+  // left out here, with a warning naming them.
+  const tooDeep = `nests deeper than ${MAX_JSON_DEPTH} levels`;
+  let boundedInfo = info;
+  if (nestsDeeperThan(info)) {
+    warnings.push(`${ref}: info ${tooDeep}; read as empty`);
+    boundedInfo = {};
+  }
+  const parsedInfo = parseInfo(boundedInfo, (message) => warnings.push(`${ref}: ${message}`));
   if (!Array.isArray(parts)) warnings.push(`${ref}: parts is not a JSON array; skipped`);
+  const rawParts = (Array.isArray(parts) ? parts : []).map((part: unknown, index) => {
+    if (!nestsDeeperThan(part)) return part;
+    warnings.push(`${ref}/parts/${index}: ${tooDeep}; skipped`);
+    return DEEP;
+  });
   const parsed: (Part | null)[] = rawParts.map((part, index) =>
-    parsePart(part, (message) => warnings.push(`${ref}/parts/${index}: ${message}`)),
+    part === DEEP ? null : parsePart(part, (message) => warnings.push(`${ref}/parts/${index}: ${message}`)),
   );
   const message: StoredMessage = { id, info: parsedInfo, parts: parsed };
   const view = messageView(message, { targetModel: options.targetModel });

@@ -5,7 +5,7 @@
  * oddity (missing folder, binary file, loop) into a warning.
  */
 import { closeSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Excluded } from '../../shared/wire';
 import { ALL_SKILLS_DIR, SKILL_DIRS } from '../core/paths';
@@ -266,6 +266,13 @@ function instructionPaths(reader: WorkspaceReader): string[] {
         reader.warnings.push(`${config}: an instructions entry is not a string; ignored`);
       } else if (/[*?[\]{}]/.test(item) || /^https?:/.test(item)) {
         reader.warnings.push(`${config}: instructions entry "${item}" is a pattern or URL; not resolved`);
+      } else if (isAbsolute(item) || item.startsWith('~')) {
+        // OpenCode reads an absolute (or home) path as it is: inside the workspace it is one of
+        // its files; anywhere else it is outside what this report may read.
+        const inside = isAbsolute(item) ? relative(reader.root, item).split(sep).join('/') : '..';
+        if (inside.startsWith('..') || isAbsolute(inside))
+          reader.warnings.push(`${config}: instructions entry "${item}" is outside the workspace; not read`);
+        else if (!paths.includes(inside)) paths.push(inside);
       } else {
         const joined = relative(reader.root, join(reader.root, base, item))
           .split(sep)

@@ -4,7 +4,7 @@
  */
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
-import { setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -14,6 +14,7 @@ import { ReportService } from '../report/service';
 import type { Store } from '../storage/store';
 import { errorBody, requireUser, requireWorkspace, TOKEN_COOKIE, userForToken, type AppEnv } from './access';
 import { debugRoutes } from './debug-routes';
+import { allowedHosts, localPath, sameOriginWrites } from './guards';
 import { workspaceRoutes, workspacesRoute } from './workspace-routes';
 
 export interface AppOptions {
@@ -23,6 +24,8 @@ export interface AppOptions {
   reportStore: Store;
   /** Folder of the built web app (dist/); null serves the API only. */
   webRoot?: string | null;
+  /** Host names served besides loopback ones (INVESTIBOOK_ALLOWED_HOSTS); '*' for any. */
+  allowedHosts?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -51,6 +54,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
+  app.use('*', allowedHosts(options.allowedHosts ?? []));
+
   app.onError((error, c) => {
     const known = asAppError(error);
     if (known) {
@@ -70,22 +75,38 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/api/workspaces', workspacesRoute(store));
   app.use('/api/workspace/:id', requireWorkspace(store));
   app.use('/api/workspace/:id/*', requireWorkspace(store));
+  app.use('/api/workspace/:id', sameOriginWrites());
+  app.use('/api/workspace/:id/*', sameOriginWrites());
   app.route('/api/workspace/:id', workspaceRoutes(store));
   app.route('/api/workspace/:id', debugRoutes(service));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'not_found', 'No such API route');
   });
 
-  // Sign-in: `?token=` on any page sets the cookie, then the token leaves the URL.
+  // Sign-in: `?token=` on any page sets the cookie, then the token leaves the URL. A link for
+  // another user than the one signed in here asks first instead of switching silently.
   app.use('*', async (c, next) => {
     const token = c.req.query('token');
     if (token === undefined || c.req.method !== 'GET') return next();
-    if (await userForToken(store, token)) {
+    const url = new URL(c.req.url);
+    const confirmed = url.searchParams.get('switch_user') === '1';
+    url.searchParams.delete('token');
+    url.searchParams.delete('switch_user');
+    const target = localPath(url.pathname, url.search);
+    const user = await userForToken(store, token);
+    if (user) {
+      const current = getCookie(c, TOKEN_COOKIE);
+      const currentUser = current && current !== token ? await userForToken(store, current) : null;
+      if (currentUser && currentUser !== user && !confirmed) {
+        const proceed = new URL(c.req.url);
+        proceed.searchParams.set('switch_user', '1');
+        return c.html(switchUserPage(localPath(proceed.pathname, proceed.search), target), 409, {
+          'Cache-Control': 'no-store',
+        });
+      }
       setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
     }
-    const url = new URL(c.req.url);
-    url.searchParams.delete('token');
-    return c.redirect(`${url.pathname}${url.search}${url.hash}`, 302);
+    return c.redirect(target, 302);
   });
 
   const webRoot = options.webRoot ?? null;
@@ -98,4 +119,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.get('/', (c) => c.text('investibook API is running; the web app is not built (npm run build).'));
   }
   return app;
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Asked when a sign-in link is for another user than the one signed in here. */
+function switchUserPage(proceed: string, stay: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Switch user? · investibook</title></head>
+<body><main>
+<h1>Switch user?</h1>
+<p>You are signed in here as another user than the one this sign-in link is for.</p>
+<p><a href="${escapeHtml(proceed)}">Sign in with the link</a> (signs the other user out in this browser)</p>
+<p><a href="${escapeHtml(stay)}">Stay signed in as you are</a></p>
+</main></body></html>`;
 }

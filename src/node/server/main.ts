@@ -6,6 +6,7 @@
 import { asAppError } from '../errors';
 import { FolderError } from '../fs-safe';
 import { StoreOpenError, StoreUnavailable } from '../storage/store';
+import { parseAllowedHosts } from './guards';
 import { start } from './start';
 
 function fail(message: string, code = 1): never {
@@ -23,6 +24,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       reportDatabase: env.INVESTIBOOK_REPORT_DATABASE_URL || undefined,
       dataDir: env.INVESTIBOOK_DATA_DIR || undefined,
       host: env.HOST || undefined,
+      allowedHosts: parseAllowedHosts(env.INVESTIBOOK_ALLOWED_HOSTS),
       port,
       token: env.INVESTIBOOK_TOKEN || undefined,
     });

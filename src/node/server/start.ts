@@ -26,6 +26,8 @@ export interface StartOptions {
   dataDir?: string | undefined;
   port: number;
   host?: string | undefined;
+  /** Host names served besides loopback ones (see guards.ts). */
+  allowedHosts?: readonly string[];
   token?: string | undefined;
   build?: boolean;
   /** Where progress lines go (default: stdout). */
@@ -58,7 +60,13 @@ export async function start(options: StartOptions) {
     throw error;
   }
 
-  const app = createApp({ store, reportStore, webRoot: WEB_ROOT, log: (line) => console.error(line) });
+  const app = createApp({
+    store,
+    reportStore,
+    webRoot: WEB_ROOT,
+    allowedHosts: options.allowedHosts ?? [],
+    log: (line) => console.error(line),
+  });
   const host = options.host ?? '127.0.0.1';
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port });
   const closeStores = async () => {

@@ -16,8 +16,10 @@ import { AppError, methodNotAllowed } from '../errors';
 import { createAscendingIds } from '../ids';
 import { resolveSession } from '../sessions';
 import type { MessageRow, Store } from '../storage/store';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestAcpUsage, percentOfWindow } from '../usage';
 import type { AppEnv } from './access';
+import { requireJson } from './guards';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -67,6 +69,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
 
   routes.post(
     '/messages',
+    requireJson,
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
@@ -138,21 +141,71 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
   return routes;
 }
 
-function toChatMessage(row: MessageRow): ChatMessage {
-  const base = { id: row.id, sessionId: row.session_id, timeCreated: row.time_created, timeUpdated: row.time_updated };
+/** Parts larger than this are not sent to the browser (the report still counts them). */
+export const MAX_PART_CHARS = 4 * 1024 * 1024;
+
+/**
+ * A stored row as the chat shows it. Other writers' rows may be hostile: JSON nested thousands
+ * of levels deep (which JSON.stringify cannot answer), huge parts, timestamps that are text.
+ * What cannot be shown is left out with a warning; the rest is shown.
+ */
+export function toChatMessage(row: MessageRow): ChatMessage {
+  const warnings: string[] = [];
+  const time = (value: unknown, column: string): number => {
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+    warnings.push(
+      `${column} ${JSON.stringify(String(value)).slice(0, 40)} is not a time${Number.isFinite(number) ? '; read as a number' : '; shown as 0'}`,
+    );
+    return Number.isFinite(number) ? number : 0;
+  };
+  const base = {
+    id: row.id,
+    sessionId: row.session_id,
+    timeCreated: time(row.time_created, 'time_created'),
+    timeUpdated: time(row.time_updated, 'time_updated'),
+  };
+  const withWarnings = <T extends object>(message: T) => (warnings.length ? { ...message, warnings } : message);
   let info: unknown;
   let parts: unknown;
   try {
-    info = JSON.parse(String(row.info));
-    parts = JSON.parse(String(row.parts));
+    info = JSON.parse(columnText(row.info));
+    parts = JSON.parse(columnText(row.parts));
   } catch {
-    return { ...base, info: {}, parts: [], problem: 'This message is stored as invalid JSON and cannot be shown.' };
+    return withWarnings({
+      ...base,
+      info: {},
+      parts: [],
+      problem: 'This message is stored as invalid JSON and cannot be shown.',
+    });
   }
   if (typeof info !== 'object' || info === null || Array.isArray(info) || !Array.isArray(parts)) {
-    return { ...base, info: {}, parts: [], problem: 'This message has an unexpected shape and cannot be shown.' };
+    return withWarnings({
+      ...base,
+      info: {},
+      parts: [],
+      problem: 'This message has an unexpected shape and cannot be shown.',
+    });
   }
-  const objects = parts.filter(
-    (p): p is Record<string, unknown> => typeof p === 'object' && p !== null && !Array.isArray(p),
-  );
-  return { ...base, info: info as Record<string, unknown>, parts: objects };
+  if (nestsDeeperThan(info)) {
+    return withWarnings({
+      ...base,
+      info: {},
+      parts: [],
+      problem: `This message's info nests deeper than ${MAX_JSON_DEPTH} levels and cannot be shown.`,
+    });
+  }
+  const shown: Record<string, unknown>[] = [];
+  parts.forEach((part: unknown, index) => {
+    if (typeof part !== 'object' || part === null || Array.isArray(part)) return;
+    if (nestsDeeperThan(part)) warnings.push(`part ${index} nests deeper than ${MAX_JSON_DEPTH} levels; not shown`);
+    else if (JSON.stringify(part).length > MAX_PART_CHARS)
+      warnings.push(`part ${index} is over ${MAX_PART_CHARS / 1024 / 1024} MB; not shown here (/debug counts it)`);
+    else shown.push(part as Record<string, unknown>);
+  });
+  return withWarnings({ ...base, info: info as Record<string, unknown>, parts: shown });
 }
+
+/** A JSON column as text (another writer may have stored a BLOB). */
+const columnText = (value: unknown): string =>
+  value instanceof Uint8Array ? new TextDecoder().decode(value) : String(value);

@@ -85,6 +85,9 @@ function migrate(db: Database): void {
   }).immediate();
 }
 
+/** A column's value when it is a number, else NULL (rows from other writers may hold text). */
+const NUMERIC = (column: string) => `CASE WHEN typeof(${column}) IN ('integer', 'real') THEN ${column} END`;
+
 const isBusy = (error: unknown): boolean =>
   typeof (error as { code?: unknown })?.code === 'string' &&
   /^SQLITE_(BUSY|LOCKED)/.test((error as { code: string }).code);
@@ -192,12 +195,14 @@ export class SqliteStore implements Store {
 
   async listSessions(workspaceId: string): Promise<SessionRow[]> {
     // Activity: the latest of the messages' time_updated and the ACP rows' created_at (contract §5).
+    // Only numbers count: SQLite sorts text above every number, so one row with a text time
+    // would otherwise make its session the default forever.
     return this.sql(
-      `SELECT session_id, SUM(n) AS message_count, MAX(t) AS last_active FROM (
-           SELECT session_id, COUNT(*) AS n, MAX(time_updated) AS t FROM messages_v2
+      `SELECT session_id, SUM(n) AS message_count, COALESCE(MAX(t), 0) AS last_active FROM (
+           SELECT session_id, COUNT(*) AS n, MAX(${NUMERIC('time_updated')}) AS t FROM messages_v2
              WHERE workspace_id = ? GROUP BY session_id
            UNION ALL
-           SELECT session_id, 0 AS n, MAX(created_at) AS t FROM interaction_token_usage
+           SELECT session_id, 0 AS n, MAX(${NUMERIC('created_at')}) AS t FROM interaction_token_usage
              WHERE workspace_id = ? AND source = 'acp' GROUP BY session_id
          ) GROUP BY session_id ORDER BY last_active DESC, session_id DESC`,
     ).all(workspaceId, workspaceId) as SessionRow[];
@@ -224,7 +229,7 @@ export class SqliteStore implements Store {
     return this.sql(
       `SELECT * FROM interaction_token_usage
          WHERE workspace_id = ? AND session_id = ? AND source = 'acp'
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
+         ORDER BY ${NUMERIC('created_at')} DESC NULLS LAST, id DESC LIMIT ?`,
     ).all(workspaceId, sessionId, limit) as UsageRow[];
   }
 
