@@ -104,7 +104,7 @@ describe('/debug', () => {
     await runDebug(user);
     const region = await reportRegion();
     const timeline = report.timeline!;
-    const slider = within(region).getByRole('slider', { name: 'Model call' });
+    const slider = await within(region).findByRole('slider', { name: 'Model call' });
     expect(slider).toHaveAttribute('tabindex', '0');
     expect(slider).toHaveAttribute('aria-valuenow', String(timeline.length));
     slider.focus();

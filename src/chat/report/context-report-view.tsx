@@ -4,7 +4,7 @@
  * in the same order as the bar (expandable to its items, each revealable), how the context grew
  * call by call, suggestions and the fine print. The reader opens as a drawer over it.
  */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fmt } from '../../shared/format';
 import type { ContextReport, ReportItem } from '../../shared/wire';
 import { FinePrint } from './fine-print';
@@ -40,6 +40,9 @@ export function ContextReportView(props: ContextReportViewProps) {
   const model = useMemo(() => buildReportModel(report), [report]);
   const previousModel = useMemo(() => (previous ? buildReportModel(previous) : null), [previous]);
   const change = useMemo(() => (previousModel ? diffReports(model, previousModel) : null), [model, previousModel]);
+  // The timeline (up to 200 calls) renders in a second, interruptible pass: the top of the report
+  // appears first and no single task has to build both.
+  const timeline = useDeferredValue(report.timeline ?? null, null);
   const [open, setOpen] = useState<Set<string>>(() => new Set());
   const [revealed, setRevealed] = useState<Revealed | null>(null);
   const [reader, setReader] = useState<{ source: string | null } | null>(null);
@@ -172,7 +175,7 @@ export function ContextReportView(props: ContextReportViewProps) {
       />
       <ReportFootnotes model={model} change={change} />
 
-      {report.timeline && report.timeline.length > 0 && <TimelineChart model={model} points={report.timeline} />}
+      {timeline && timeline.length > 0 && <TimelineChart model={model} points={timeline} />}
       {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
       <FinePrint report={report} />
       {reader && (
