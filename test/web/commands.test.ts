@@ -80,3 +80,25 @@ describe('CommandRegistry', () => {
     expect(builtinCommands.every((c) => c.description.length > 10)).toBe(true);
   });
 });
+
+describe('commands own their output', () => {
+  it('every built-in command has exactly one view, registered under its name', async () => {
+    const { commandViews } = await import('../../src/chat/command-views');
+    expect(Object.keys(commandViews).sort()).toEqual(builtinCommands.map((c) => c.name).sort());
+  });
+
+  it('keeps a generic transcript: a command creates its output and updates it; nothing is special-cased', async () => {
+    const { useTranscriptStore } = await import('../../src/chat/local-messages-store');
+    const { localMessageAdded, commandOutputUpdated, localMessageDismissed } = useTranscriptStore.getState().actions;
+    const echo = localMessageAdded('ws', { kind: 'command-echo', text: '/ping' });
+    const id = localMessageAdded('ws', { kind: 'output', command: 'ping', commandLine: '/ping', payload: { n: 1 } });
+    commandOutputUpdated(id, { n: 2 });
+    commandOutputUpdated(echo, { n: 3 }); // only outputs carry a payload
+    const entries = useTranscriptStore.getState().entries;
+    expect(entries.map((e) => e.kind)).toEqual(['command-echo', 'output']);
+    expect(entries[1]).toMatchObject({ command: 'ping', payload: { n: 2 }, workspaceId: 'ws' });
+    expect(entries[0]).not.toHaveProperty('payload');
+    localMessageDismissed(id);
+    expect(useTranscriptStore.getState().entries).toHaveLength(1);
+  });
+});
