@@ -3,7 +3,7 @@
  * notices are drawn here; a command's output by the view registered for its command, loaded
  * lazily.
  */
-import { memo, Suspense, useMemo, type ReactNode } from 'react';
+import { memo, Suspense, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { TranscriptEntry } from '../commands';
 import { viewFor, type CommandViewActions } from './command-views';
 
@@ -72,7 +72,9 @@ export const LocalMessageView = memo(function LocalMessageView({ entry, handlers
             </p>
           }
         >
-          <view.View entry={entry} actions={actions} />
+          <IntoView>
+            <view.View entry={entry} actions={actions} />
+          </IntoView>
         </Suspense>
       ) : (
         <p>/{entry.command} has no view in this version of the app.</p>
@@ -108,5 +110,18 @@ function Frame({
       </header>
       {children}
     </article>
+  );
+}
+
+/** A view arrives after its chunk loads: bring its message into view then, not only when it was added. */
+function IntoView({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.closest('article')?.scrollIntoView?.({ block: 'nearest' });
+  }, []);
+  return (
+    <div ref={ref} className="output-body">
+      {children}
+    </div>
   );
 }
