@@ -88,7 +88,7 @@ export function SourceTable(props: {
                   </button>
                 </th>
                 <td className="num">
-                  {model.estimatesOnly ? '≈' : ''}
+                  {model.estimatesOnly && row.tokens > 0 ? '≈' : ''}
                   {fmt(row.tokens)}
                 </td>
                 <td className="num">{row.shareText}</td>

@@ -94,8 +94,10 @@ const signature = (data: MessagesResponse | undefined) => {
 
 /** Watches the chat's own queries (never fetching for itself) for anything newer than the report. */
 function useOutdated(report: ContextReport, payload: DebugOutput): string | null {
-  const messages = useQuery({ ...messageQueries.list(payload.workspaceId, payload.sessionId), enabled: false });
-  const usage = useQuery({ ...usageQueries.latest(payload.workspaceId, payload.sessionId), enabled: false });
+  // The session the report describes (the server resolves "none given" to the default one).
+  const session = report.sessionId ?? payload.sessionId;
+  const messages = useQuery({ ...messageQueries.list(payload.workspaceId, session), enabled: false });
+  const usage = useQuery({ ...usageQueries.latest(payload.workspaceId, session), enabled: false });
   const [baseline] = useState(() => signature(messages.data));
   const now = signature(messages.data);
   if (baseline.count !== null && now.count !== null && (now.count !== baseline.count || now.key !== baseline.key)) {
