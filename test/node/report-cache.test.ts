@@ -1,6 +1,6 @@
 /** The warm cache changes speed, never the answer. */
 import { describe, expect, it } from 'vitest';
-import { ReportCache } from '../../src/node/report/report-cache';
+import { ReportCache, stampOf } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { addMessages, addUsage, createFixture, readTool, text, WS } from '../support/fixtures';
@@ -45,7 +45,7 @@ describe('ReportCache', () => {
   it('keeps at most maxEntries, dropping the oldest, and misses on a changed stamp', () => {
     const cache = new ReportCache(2);
     const entry = (t: number) => ({
-      timeUpdated: t,
+      stamp: stampOf({ time_updated: t }),
       size: 1,
       info: { role: 'user' as const, summary: false, time: {} },
       compaction: null,
@@ -56,10 +56,12 @@ describe('ReportCache', () => {
     cache.set('t', 'b', entry(1));
     cache.set('t', 'c', entry(1));
     expect(cache.size).toBe(2);
-    expect(cache.get('s', 'a', 1)).toBeUndefined();
-    expect(cache.get('t', 'b', 1)).toBeDefined();
-    expect(cache.get('t', 'b', 2)).toBeUndefined();
+    expect(cache.get('s', 'a', '1')).toBeUndefined();
+    expect(cache.get('t', 'b', '1')).toBeDefined();
+    expect(cache.get('t', 'b', '2')).toBeUndefined();
     cache.set('t', 'b', entry(2));
     expect(cache.size).toBe(2);
+    // A row version (PostgreSQL's xmin) tells apart two states with the same time_updated.
+    expect(stampOf({ time_updated: 2, version: '901' })).not.toBe(stampOf({ time_updated: 2, version: '902' }));
   });
 });

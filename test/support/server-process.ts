@@ -11,10 +11,14 @@ export interface ServerProcess {
   stop: () => Promise<void>;
 }
 
-export async function startServerProcess(dbPath: string, token: string): Promise<ServerProcess> {
+export async function startServerProcess(
+  dbPath: string,
+  token: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [join(PROJECT, 'bin/start.js')], {
     cwd: PROJECT,
-    env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token },
+    env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,6 +1,6 @@
 /**
  * The storage contract: what every implementation of the Store interface must do, written once
- * and run against each backend (SQLite here, PostgreSQL in test/node/postgres.test.ts).
+ * and run against each backend (test/node/storage-contract.test.ts for SQLite, storage-contract-postgres.test.ts for PostgreSQL).
  */
 import { describe, expect, it } from 'vitest';
 import type { NewMessage, Store } from '../../src/node/storage/store';

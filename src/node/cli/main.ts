@@ -3,10 +3,11 @@
  * maps them to exit codes: 0 success, 2 usage, 3 workspace or session not found, 1 otherwise.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { asAppError, failed, usageError } from '../errors';
 import { ensureFolder, FolderError } from '../fs-safe';
+import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import { SCHEMA_VERSION } from '../storage/schema';
 import { chooseDatabase } from './database';
@@ -40,6 +41,7 @@ interface ContextOptions {
   estimator?: string;
   api?: string;
   token?: string;
+  dataDir?: string;
 }
 
 function program(io: Io): Command {
@@ -66,6 +68,30 @@ function program(io: Io): Command {
       );
     });
 
+  db.command('copy')
+    .description('copy every row into an empty database (e.g. SQLite to PostgreSQL), ids and JSON as stored')
+    .requiredOption('--from <path|url>', 'the database to copy (read-only)')
+    .requiredOption('--to <path|url>', 'the empty database to fill (created and migrated if needed)')
+    .exitOverride()
+    .action(async (options: { from: string; to: string }) => {
+      const location = (value: string) => (isDatabaseUrl(value) ? value : resolve(io.cwd, value));
+      const from = await openStore({ location: location(options.from), readOnly: true });
+      try {
+        const target = location(options.to);
+        if (!isDatabaseUrl(target)) ensureFolder(dirname(target));
+        const to = await openStore({ location: target });
+        try {
+          const { rows } = await copyStore(from, to);
+          const counts = Object.entries(rows).map(([table, n]) => `${n} ${table}`);
+          io.out(`Copied ${counts.join(', ')} from ${redact(from.location)} to ${redact(to.location)}\n`);
+        } finally {
+          await to.close();
+        }
+      } finally {
+        await from.close();
+      }
+    });
+
   const debug = root.command('debug').description('read-only diagnostics').exitOverride();
   debug
     .command('context')
@@ -81,6 +107,10 @@ function program(io: Io): Command {
     .option('--item <id>', "print an item's text as the model sees it (ids are in --json output)")
     .option('--page <n>', 'with --item: zero-based page of 8,000 characters', '0')
     .option('--snapshot <id>', 'with --item: fail (context changed) unless the report snapshot is still current')
+    .option(
+      '--data-dir <path>',
+      'with --database-url: the folder relative workspace roots are under (default: $INVESTIBOOK_DATA_DIR, else ./data)',
+    )
     .option('--api <url>', 'ask a running server instead of reading the database')
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
     .exitOverride()
@@ -96,7 +126,10 @@ function program(io: Io): Command {
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
       if (!options.api && options.token) throw usageError('--token only makes sense with --api');
       const database = options.api ? null : chooseDatabase(options, io.env, io.cwd);
-      const source = options.api ? apiSource(options.api, token!, io.cwd) : localSource(database!.location, io.cwd);
+      const dataDir = options.dataDir ?? io.env.INVESTIBOOK_DATA_DIR;
+      const source = options.api
+        ? apiSource(options.api, token!, io.cwd)
+        : localSource(database!.location, io.cwd, dataDir ? resolve(io.cwd, dataDir) : undefined);
       if (options.item !== undefined) {
         const content = await source.item({
           ...request,
@@ -131,7 +164,13 @@ export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
       io.err(`investibook: ${error.message.replace(/^error: /, '')}\n`);
       return 2;
     }
-    const known = asAppError(error instanceof FolderError ? failed('folder', error.message) : error);
+    const known = asAppError(
+      error instanceof FolderError
+        ? failed('folder', error.message)
+        : error instanceof CopyTargetNotEmpty
+          ? usageError(error.message)
+          : error,
+    );
     if (known) {
       io.err(`investibook: ${known.message}\n`);
       return known.kind === 'usage' || known.kind === 'invalid' ? 2 : known.kind === 'not_found' ? 3 : 1;

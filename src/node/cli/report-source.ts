@@ -20,9 +20,9 @@ export interface ReportSource {
   item(request: Cli<ContentRequest> & { itemId: string }): Promise<ItemContent>;
 }
 
-export function localSource(database: string, cwd: string): ReportSource {
+export function localSource(database: string, cwd: string, dataDir?: string): ReportSource {
   const withService = async <T>(work: (service: ReportService, workspaceAt: () => Promise<string>) => Promise<T>) => {
-    const store = await openStore({ location: database, readOnly: true });
+    const store = await openStore({ location: database, readOnly: true, ...(dataDir ? { dataDir } : {}) });
     try {
       const here = async () => {
         const workspaces = await store.listWorkspaces();

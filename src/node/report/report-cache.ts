@@ -1,5 +1,7 @@
 /**
- * In-memory memo of per-message work, keyed by message id and `time_updated` within a scope
+ * In-memory memo of per-message work, keyed by message id and its stamp (`time_updated`, and the
+ * row version where the database keeps one, so that a change made by another server instance is
+ * never answered from this one's memory) within a scope
  * (estimator, workspace root, enabled skills, the model requests go to — what the analysis
  * depends on). A second report over unchanged data reads only the stamp index. Bounded: past
  * `maxEntries` the oldest entries are dropped. Never written anywhere but memory.
@@ -8,7 +10,8 @@ import type { MessageAnalysis } from '../core/analyze';
 import type { MessageInfo, CompactionPart } from '../../shared/opencode/format';
 
 export interface CachedMessage {
-  timeUpdated: number;
+  /** The message's stamp when this was made (see `stampOf`). */
+  stamp: string;
   size: number;
   info: MessageInfo;
   compaction: CompactionPart | null;
@@ -25,9 +28,9 @@ export class ReportCache {
 
   constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 
-  get(scope: string, id: string, timeUpdated: number): CachedMessage | undefined {
+  get(scope: string, id: string, stamp: string): CachedMessage | undefined {
     const entry = this.scopes.get(scope)?.get(id);
-    return entry && entry.timeUpdated === timeUpdated ? entry : undefined;
+    return entry && entry.stamp === stamp ? entry : undefined;
   }
 
   set(scope: string, id: string, entry: CachedMessage): void {
@@ -56,3 +59,7 @@ export class ReportCache {
     return this.entries;
   }
 }
+
+/** What tells one state of a stored message from another. */
+export const stampOf = (s: { time_updated: number; version?: string | undefined }): string =>
+  s.version === undefined ? String(s.time_updated) : `${s.time_updated}/${s.version}`;

@@ -27,12 +27,12 @@ import { reportInput, sessionFacts, type MessageHeader, type SessionFacts } from
 import { workspaceContributions } from '../core/workspace-items';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
-import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
+import type { MessageRow, MessageStamp, ReadSnapshot, Store } from '../storage/store';
 import { latestAcpUsage } from '../usage';
 import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { PARALLEL_MIN_CHARS, TokenPool } from './token-pool';
-import { ReportCache, type CachedMessage } from './report-cache';
+import { ReportCache, stampOf, type CachedMessage } from './report-cache';
 
 export interface ReportRequest {
   workspaceId: string;
@@ -182,13 +182,13 @@ export class ReportService {
       const digest = createHash('sha256').update(JSON.stringify([workspace.id, sessionId, snapshot.stamps]));
       const warnings: string[] = [];
       let usage: UsageInput | null = null;
-      let headers: (MessageHeader & { timeUpdated: number; warnings: string[] })[] = [];
+      let headers: (MessageHeader & { stamp: string; warnings: string[] })[] = [];
       if (sessionId === null) warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
       else {
         usage = await latestAcpUsage(read, workspace.id, sessionId, warnings);
         digest.update(JSON.stringify(usage));
         const stamps = await read.messageStamps(workspace.id, sessionId);
-        digest.update(stamps.map((s) => `${s.id}:${s.time_updated}`).join('\n'));
+        digest.update(stamps.map((s) => `${s.id}:${stampOf(s)}`).join('\n'));
         headers = await this.headers(read, root, stamps);
       }
 
@@ -206,7 +206,7 @@ export class ReportService {
       const wants = headers.map((h, index) => {
         const good = live.has(index) || firstCall < 0 || index < firstCall;
         const chosen: Estimator = good ? estimator : chars4Estimator;
-        const cached = cache.get(scope, h.id, h.timeUpdated)?.analysis;
+        const cached = cache.get(scope, h.id, h.stamp)?.analysis;
         // A message analysed live keeps its better estimate when it later becomes history.
         const usable = cached && (cached.estimator === chosen.id || cached.estimator === estimator.id) ? cached : null;
         return { chosen, rough: !good, cached: usable };
@@ -277,18 +277,18 @@ export class ReportService {
   }
 
   /** Headers of every message, read only for those the cache does not hold yet. */
-  private async headers(read: ReadSnapshot, root: string, stamps: { id: string; time_updated: number }[]) {
+  private async headers(read: ReadSnapshot, root: string, stamps: readonly MessageStamp[]) {
     const scope = `headers\u0000${root}`;
     const entries = new Map<string, CachedMessage>();
     const unknown: string[] = [];
     for (const stamp of stamps) {
-      const entry = this.cache.get(scope, stamp.id, stamp.time_updated);
+      const entry = this.cache.get(scope, stamp.id, stampOf(stamp));
       if (entry) entries.set(stamp.id, entry);
       else unknown.push(stamp.id);
     }
-    const timeOf = new Map(stamps.map((s) => [s.id, s.time_updated]));
+    const stampById = new Map(stamps.map((s) => [s.id, stampOf(s)]));
     for (const row of await read.messageHeaders(unknown)) {
-      const entry = headerFromRow(row, timeOf.get(row.id)!);
+      const entry = headerFromRow(row, stampById.get(row.id)!);
       this.cache.set(scope, row.id, entry);
       entries.set(row.id, entry);
     }
@@ -301,7 +301,7 @@ export class ReportService {
           info: entry.info,
           compaction: entry.compaction,
           size: entry.size,
-          timeUpdated: stamp.time_updated,
+          stamp: entry.stamp,
           warnings: entry.infoWarnings,
         },
       ];
@@ -315,8 +315,8 @@ const skeleton = (h: MessageHeader): StoredMessage => ({
   parts: h.compaction ? [h.compaction] : [],
 });
 
-const headerEntry = (h: MessageHeader & { timeUpdated: number }): Omit<CachedMessage, 'analysis'> => ({
-  timeUpdated: h.timeUpdated,
+const headerEntry = (h: MessageHeader & { stamp: string }): Omit<CachedMessage, 'analysis'> => ({
+  stamp: h.stamp,
   size: h.size,
   info: h.info,
   compaction: h.compaction,
@@ -325,7 +325,7 @@ const headerEntry = (h: MessageHeader & { timeUpdated: number }): Omit<CachedMes
 
 function headerFromRow(
   row: { id: string; info: unknown; compactionParts: unknown; size: number },
-  timeUpdated: number,
+  stamp: string,
 ): CachedMessage {
   const infoWarnings: string[] = [];
   const ref = `messages_v2/${row.id}`;
@@ -340,7 +340,7 @@ function headerFromRow(
       if (part?.type === 'compaction') compaction = part;
     }
   }
-  return { timeUpdated, size: Number(row.size) || 0, info, compaction, infoWarnings, analysis: null };
+  return { stamp, size: Number(row.size) || 0, info, compaction, infoWarnings, analysis: null };
 }
 
 const missingRow = (id: string): MessageRow => ({

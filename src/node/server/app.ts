@@ -54,6 +54,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
+  // For load balancers: reachable under any Host name (they probe by address), says nothing
+  // but whether both databases answer.
+  app.get('/healthz', async (c) => {
+    try {
+      await Promise.all([store.ping(), options.reportStore.ping()]);
+      return c.json({ status: 'ok', database: store.backend }, 200, { 'Cache-Control': 'no-store' });
+    } catch (error) {
+      log(`health check failed: ${error instanceof Error ? error.message : String(error)}`);
+      return c.json({ status: 'unavailable' }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
+    }
+  });
   app.use('*', allowedHosts(options.allowedHosts ?? []));
 
   app.onError((error, c) => {

@@ -3,7 +3,10 @@
  * postgres:// URL. The one place that knows which implementations exist.
  */
 import { openSqlite } from './sqlite/sqlite-store';
+import { redact } from './redact';
 import { StoreOpenError, type Store } from './store';
+
+export { redact };
 
 export interface StoreConfig {
   /** A SQLite file path, or a postgres://… URL. */
@@ -18,21 +21,11 @@ export const isDatabaseUrl = (location: string): boolean => /^postgres(ql)?:\/\/
 
 export async function openStore(config: StoreConfig): Promise<Store> {
   if (isDatabaseUrl(config.location)) {
-    throw new StoreOpenError(`PostgreSQL is not supported yet: ${redact(config.location)}`, 'database_url_invalid');
+    const { openPostgres } = await import('./postgres/postgres-store');
+    return openPostgres(config.location, { readOnly: config.readOnly ?? false, dataDir: config.dataDir });
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(config.location)) {
     throw new StoreOpenError(`unsupported database URL scheme: ${redact(config.location)}`, 'database_url_invalid');
   }
   return openSqlite(config.location, { readOnly: config.readOnly ?? false });
-}
-
-/** A database URL for people and logs: never its password. */
-export function redact(location: string): string {
-  try {
-    const url = new URL(location);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return location.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
 }

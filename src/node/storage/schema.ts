@@ -75,6 +75,18 @@ export const TABLES = {
   },
 } satisfies Record<string, Table>;
 
+export type TableName = keyof typeof TABLES;
+
+/** Tables in an order that satisfies their references (users before the tokens that name them). */
+export const TABLE_ORDER: readonly TableName[] = [
+  'users',
+  'api_tokens',
+  'workspaces',
+  'workspace_members',
+  'messages_v2',
+  'interaction_token_usage',
+];
+
 /** Version N of the schema is the first N migrations. */
 export const MIGRATIONS: readonly (readonly Migration[])[] = [
   [

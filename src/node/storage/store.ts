@@ -3,6 +3,9 @@
  * SQLite (embedded, the default) and PostgreSQL implement it; nothing outside src/node/storage
  * imports a database driver. The report reads through `snapshot`, one consistent read.
  */
+import type { TableName } from './schema';
+
+export type { TableName };
 
 export interface WorkspaceRow {
   id: string;
@@ -43,6 +46,8 @@ export interface UsageRow {
 export interface MessageStamp {
   id: string;
   time_updated: number;
+  /** The row's version where the database keeps one (PostgreSQL's xmin): any change moves it. */
+  version?: string;
 }
 
 /** A message without its parts — enough to find the live context. */
@@ -119,6 +124,10 @@ export interface Store extends ReadSnapshot {
 
   /** Every table's rows, sorted: equal digests mean equal content (read-only tests). */
   contentRows(): Promise<string[]>;
+  /** A table's rows as stored (JSON columns as text), in primary-key order, a batch at a time (db copy). */
+  tableRows(table: TableName, batchSize?: number): AsyncIterable<Record<string, unknown>[]>;
+  /** Inserts rows of a table column for column, ids included (db copy; JSON columns as text). */
+  insertRows(table: TableName, rows: readonly Record<string, unknown>[]): Promise<void>;
   /** Cheap liveness check (health endpoint). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -8,7 +8,7 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { MIGRATIONS, TABLES } from '../schema';
+import { MIGRATIONS, TABLES, type Table, type TableName } from '../schema';
 import {
   StoreOpenError,
   StoreUnavailable,
@@ -83,6 +83,14 @@ function migrate(db: Database): void {
       db.pragma(`user_version = ${version + 1}`);
     }
   }).immediate();
+}
+
+/** A BLOB in a JSON column (another writer's) as the text it holds, so every backend can take it. */
+function textColumns(row: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(row)) {
+    if (value instanceof Uint8Array) row[key] = new TextDecoder().decode(value);
+  }
+  return row;
 }
 
 /** A column's value when it is a number, else NULL (rows from other writers may hold text). */
@@ -312,6 +320,13 @@ export class SqliteStore implements Store {
       ),
     addMember: (workspaceId: string, userId: string) =>
       this.sql('INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)').run(workspaceId, userId),
+    insertRows: (table: TableName, rows: readonly Record<string, unknown>[]) => {
+      const columns = (TABLES[table] as Table).columns.map((c) => c.name);
+      const insert = this.sql(
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      );
+      for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+    },
   };
 
   private queued(work: () => unknown): Promise<void> {
@@ -351,6 +366,22 @@ export class SqliteStore implements Store {
     return out;
   }
 
+  async *tableRows(table: TableName, batchSize = 1000): AsyncIterable<Record<string, unknown>[]> {
+    const { primaryKey } = TABLES[table] as Table;
+    let batch: Record<string, unknown>[] = [];
+    for (const row of this.db.prepare(`SELECT * FROM ${table} ORDER BY ${primaryKey.join(', ')}`).iterate()) {
+      batch.push(textColumns(row as Record<string, unknown>));
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length) yield batch;
+  }
+
+  insertRows = (table: TableName, rows: readonly Record<string, unknown>[]) =>
+    this.queued(() => this.db.transaction(() => this.now.insertRows(table, rows))());
+
   async ping(): Promise<void> {
     this.checkFile();
     this.sql('SELECT 1').get();
@@ -375,6 +406,7 @@ function inTransaction(outer: SqliteStore): Store {
     insertTokenHash: async (h: string, u: string) => void outer.now.insertTokenHash(h, u),
     insertWorkspace: async (row: WorkspaceRow) => void outer.now.insertWorkspace(row),
     addMember: async (w: string, u: string) => void outer.now.addMember(w, u),
+    insertRows: async (t: TableName, rows: readonly Record<string, unknown>[]) => void outer.now.insertRows(t, rows),
   };
   const store: Store = Object.assign(Object.create(outer) as Store, writes, {
     snapshot: <T>(work: (read: ReadSnapshot) => Promise<T>) => work(store),
