@@ -218,7 +218,9 @@ export const pendingSchema = z.object({
 });
 export type PendingContext = z.infer<typeof pendingSchema>;
 
+/** The events a timeline point may carry today; clients must tolerate others (a newer server's). */
 export const TIMELINE_EVENTS = ['compaction', 'pruning', 'skill', 'overhead_change'] as const;
+export type TimelineEvent = (typeof TIMELINE_EVENTS)[number];
 
 export const timelinePointSchema = z.object({
   call: z.int(),
@@ -227,10 +229,36 @@ export const timelinePointSchema = z.object({
   promptTokens: z.int(),
   runtimeOverhead: z.int(),
   bySource: z.record(z.string(), z.int()),
-  added: z.array(z.object({ label: z.string(), source: z.string(), tokens: z.int() })),
+  /** The largest items the call added; `measured` when their tokens are the measured growth. */
+  added: z.array(
+    z.object({ label: z.string(), source: z.string(), tokens: z.int(), measured: z.optional(z.boolean()) }),
+  ),
+  /** TIMELINE_EVENTS, as strings: an unknown event is ignored, never an error. */
   events: z.array(z.string()),
 });
 export type TimelinePoint = z.infer<typeof timelinePointSchema>;
+
+/**
+ * The model's window as OpenCode budgets it (session/compaction: `usable`): the output it keeps
+ * free, and where it compacts on its own. The output limit comes from the workspace's
+ * opencode.json when it names the model's limits, else OpenCode's cap of 32,000 is assumed.
+ */
+export const contextWindowSchema = z.object({
+  contextSize: z.int(),
+  /** Tokens kept free for the reply (and, with limit.input, OpenCode's `reserved`). */
+  reservedOutput: z.int(),
+  /** contextSize − reservedOutput: what a prompt may fill. */
+  usable: z.int(),
+  /** Where OpenCode compacts by itself (the prompt plus the last reply reaching `usable`); null when off. */
+  autoCompactAt: z.nullable(z.int()),
+  /**
+   * 'workspace-config' (opencode.json names the model's limits), 'assumed' (OpenCode's 32,000
+   * cap), 'unknown' (a window no larger than the cap: the output limit decides, and only
+   * OpenCode's model list has it).
+   */
+  basis: z.string(),
+});
+export type ContextWindow = z.infer<typeof contextWindowSchema>;
 
 export const contextReportSchema = z.object({
   schemaVersion: z.literal(1),
@@ -278,6 +306,8 @@ export const contextReportSchema = z.object({
   pending: z.optional(pendingSchema),
   /** The prompt of every measured model call, by source (downsampled to at most 200 points). */
   timeline: z.optional(z.array(timelinePointSchema)),
+  /** The window's budget (null without a window size from the agent). */
+  window: z.optional(z.nullable(contextWindowSchema)),
   /** Every known source, in table order (contract §3: all nine, even when empty). */
   sources: z.array(reportSourceSchema),
   duplicates: z.object({

@@ -81,3 +81,34 @@ describe('the core, in memory', () => {
     expect(items(r).find((i) => i.label === 'Read evidence: slow.log')!.scaledTokens).toBeLessThan(400);
   });
 });
+
+describe('the window, as OpenCode budgets it', () => {
+  const usage = { contextUsed: 50_000, contextSize: 200_000, recordedAt: 2_000_000_000_000 };
+  const messages = [user([part.text('hi')]), assistant([part.text('hello')])];
+  const model = 'local/scripted'; // the harness's assistant messages name providerID local, modelID scripted
+
+  it('keeps OpenCode’s 32,000-token output cap free when the model’s limits are unknown', () => {
+    expect(coreReport({ messages, usage }).window).toEqual({
+      contextSize: 200_000,
+      reservedOutput: 32_000,
+      usable: 168_000,
+      autoCompactAt: 168_000,
+      basis: 'assumed',
+    });
+    expect(coreReport({ messages }).window).toBeNull();
+  });
+
+  it('follows the limits and compaction settings of the workspace’s opencode.json', () => {
+    const window = (agentConfig: object) => coreReport({ messages, usage, workspace: { agentConfig } as never }).window;
+    expect(window({ models: { [model]: { output: 8_192 } } })).toMatchObject({
+      reservedOutput: 8_192,
+      usable: 191_808,
+      basis: 'workspace-config',
+    });
+    expect(window({ models: { [model]: { input: 150_000, output: 64_000 } } })).toMatchObject({ usable: 130_000 });
+    expect(window({ compactionReserved: 5_000, models: { [model]: { input: 150_000 } } })).toMatchObject({
+      usable: 145_000,
+    });
+    expect(window({ compactionAuto: false, models: {} })).toMatchObject({ usable: 168_000, autoCompactAt: null });
+  });
+});

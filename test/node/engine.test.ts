@@ -399,6 +399,31 @@ describe('totals and scaling', () => {
   });
 });
 
+describe('the window', () => {
+  it('reads the model limits and compaction settings of opencode.json', async () => {
+    writeFileSync(
+      join(fx.root, 'opencode.json'),
+      JSON.stringify({
+        instructions: ['docs/rules.md'],
+        compaction: { auto: false },
+        provider: { acme: { models: { 'big-1': { limit: { context: 100_000, output: 4_096 } } } } },
+      }),
+    );
+    addMessages(fx, [
+      { role: 'user', parts: [text('hi')], info: { model: { providerID: 'acme', modelID: 'big-1' } } },
+      { role: 'assistant', parts: [text('hello')], info: { providerID: 'acme', modelID: 'big-1' } },
+    ]);
+    addUsage(fx, 9_000, { size: 100_000 });
+    expect((await report()).window).toEqual({
+      contextSize: 100_000,
+      reservedOutput: 4_096,
+      usable: 95_904,
+      autoCompactAt: null,
+      basis: 'workspace-config',
+    });
+  });
+});
+
 describe('sessions', () => {
   it('defaults to the most recently active session, by messages and ACP usage', async () => {
     addMessages(fx, [{ role: 'user', parts: [text('main')] }]);

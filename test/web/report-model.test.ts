@@ -1,15 +1,9 @@
 /** The report's view model: one order, one rounding, the window and its threshold, headroom, change. */
 import { describe, expect, it } from 'vitest';
-import {
-  buildReportModel,
-  diffReports,
-  recentGrowth,
-  UNATTRIBUTED,
-  type ReportWindowField,
-} from '../../src/chat/report/report-model';
+import { buildReportModel, diffReports, recentGrowth, UNATTRIBUTED } from '../../src/chat/report/report-model';
 import { biggestJumps, niceTicks, timelineSeries } from '../../src/chat/report/timeline-model';
 import { shareText } from '../../src/chat/share-text';
-import { contextReportSchema, type ContextReport, type TimelinePoint } from '../../src/shared/wire';
+import { contextReportSchema, type ContextReport, type ContextWindow, type TimelinePoint } from '../../src/shared/wire';
 import { fixtures } from './msw/handlers';
 
 const report = contextReportSchema.parse(fixtures.report);
@@ -48,26 +42,33 @@ describe('buildReportModel', () => {
     expect(model.rows[index + 1]!.tokens).toBeLessThanOrEqual(3000);
   });
 
-  it('places auto-compaction from the report’s window when it has one, else from OpenCode’s rule', () => {
+  it('places auto-compaction from the report’s window, else (older servers) from OpenCode’s rule', () => {
+    // The demo names no model limits: the server assumed OpenCode's 32,000 output cap.
+    expect(report.window).toMatchObject({ usable: 168_000, basis: 'assumed' });
     expect(buildReportModel(report).window).toEqual({
       contextSize: 200_000,
       reservedOutput: 32_000,
       autoCompactAt: 168_000,
       assumed: true,
     });
-    const window: ReportWindowField = {
+    const window: ContextWindow = {
       contextSize: 200_000,
       reservedOutput: 8192,
       usable: 191_808,
       autoCompactAt: 191_808,
+      basis: 'workspace-config',
     };
-    const withWindow = { ...report, window } as ContextReport;
+    const withWindow: ContextReport = { ...report, window };
     expect(buildReportModel(withWindow).window).toMatchObject({ autoCompactAt: 191_808, assumed: false });
     expect(buildReportModel(withWindow).headroom!.left).toBe(191_808 - report.actual!.contextUsed);
-    const small: ContextReport = structuredClone(report);
-    small.actual!.contextSize = 16_000;
-    expect(buildReportModel(small).window!.autoCompactAt).toBeNull();
-    expect(buildReportModel(small).headroom).toBeNull();
+    const older: ContextReport = structuredClone(report);
+    delete older.window;
+    older.actual!.contextSize = 16_000;
+    expect(buildReportModel(older).window!.autoCompactAt).toBeNull();
+    expect(buildReportModel(older).headroom).toBeNull();
+    const oldLarge: ContextReport = structuredClone(report);
+    delete oldLarge.window;
+    expect(buildReportModel(oldLarge).window).toMatchObject({ autoCompactAt: 168_000, assumed: true });
   });
 
   it('tolerates a source id this build does not know: the report’s label, the neutral colour', () => {

@@ -17,14 +17,6 @@ export const OUTPUT_RESERVE_CAP = 32_000;
 export const UNATTRIBUTED = '_unattributed';
 const NEUTRAL = 'light-dark(#9ca3af, #6b7280)';
 
-/** The window fields the server is adding to the report; optional until every server sends them. */
-export interface ReportWindowField {
-  contextSize: number;
-  reservedOutput: number;
-  usable: number;
-  autoCompactAt: number;
-}
-
 export interface Row {
   /** The source id, or UNATTRIBUTED. */
   key: string;
@@ -143,15 +135,16 @@ export function buildReportModel(report: ContextReport): ReportModel {
 }
 
 function windowOf(report: ContextReport): WindowModel | null {
-  const field = (report as ContextReport & { window?: ReportWindowField | null }).window;
+  const field = report.window;
   if (field && field.contextSize > 0) {
     return {
       contextSize: field.contextSize,
       reservedOutput: field.reservedOutput,
       autoCompactAt: field.autoCompactAt,
-      assumed: false,
+      assumed: field.basis !== 'workspace-config',
     };
   }
+  // Servers before the window field: the same rule, from the agent's window size.
   const size = report.actual?.contextSize;
   if (!size) return null;
   // OpenCode compacts when a call's tokens pass limit.context − min(limit.output, 32,000). The

@@ -62,7 +62,10 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
 
   const describe = (p: TimelinePoint, i: number) => {
     const change = i === 0 ? '' : `, ${signed(p.promptTokens - points[i - 1]!.promptTokens, fmt)}`;
-    const added = p.added.length ? `; added ${p.added.map((a) => `${a.label} ${fmt(a.tokens)}`).join(', ')}` : '';
+    // Measured growth is exact; an estimate (growth the call did not explain) is marked ≈.
+    const added = p.added.length
+      ? `; added ${p.added.map((a) => `${a.label} ${a.measured === false ? '≈' : ''}${fmt(a.tokens)}`).join(', ')}`
+      : '';
     const events = p.events.length ? `; ${p.events.map(eventLabel).join(', ')}` : '';
     return `Call ${p.call}: ${fmt(p.promptTokens)} tokens${change}${added}${events}`;
   };

@@ -13,6 +13,7 @@ import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInpu
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
+import { contextWindow } from './window';
 import type { Tokens } from '../../shared/opencode/format';
 import type { WorkspaceSnapshot } from './workspace-items';
 
@@ -46,6 +47,8 @@ export interface ReportInput {
   omissions: Omissions;
   usage: UsageInput | null;
   provider: { messageId: string; tokens: Tokens; convention: TokenConvention; prompt: number } | null;
+  /** The model requests go to ("provider/model"), for its limits. */
+  targetModel?: string | undefined;
   /** Skill names each message mentions, in view order (for "loaded but never used"). */
   mentions: { messageId: string; names: string[] }[];
   warnings: string[];
@@ -180,6 +183,7 @@ export function buildReport(input: ReportInput): ContextReport {
       })),
     },
     timeline: downsample(calibration.timeline).map((p) => ({ ...p, at: new Date(p.at).toISOString() })),
+    window: contextWindow(input.usage, input.workspace.agentConfig, input.targetModel),
     sources,
     duplicates: {
       files: new Set(repeated.map(([item]) => `${item.readKey}\u0000${item.contentKey}`)).size,

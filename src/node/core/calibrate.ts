@@ -89,7 +89,8 @@ export interface TimelinePoint {
   runtimeOverhead: number;
   bySource: Record<SourceId, number>;
   /** The largest items this call added, with what they cost. */
-  added: { label: string; source: SourceId; tokens: number }[];
+  /** `measured`: the tokens are the growth the provider measured, not an estimate. */
+  added: { label: string; source: SourceId; tokens: number; measured: boolean }[];
   events: ('compaction' | 'pruning' | 'skill' | 'overhead_change')[];
 }
 
@@ -177,7 +178,12 @@ export function calibrate(input: CalibrationInput): Calibration {
           runtimeOverhead: walk.overhead ?? 0,
           bySource: { ...walk.bySource },
           added: added.items
-            .map((i) => ({ label: i.label, source: i.source, tokens: walk.cal.get(i.key) ?? i.tokens }))
+            .map((i) => ({
+              label: i.label,
+              source: i.source,
+              tokens: walk.cal.get(i.key) ?? i.tokens,
+              measured: walk.basis.get(i.key) === 'measured',
+            }))
             .sort((a, b) => b.tokens - a.tokens)
             .slice(0, 3),
           events: [...pendingEvents],

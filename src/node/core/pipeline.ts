@@ -98,6 +98,7 @@ export function reportInput(input: PipelineInput): Omit<ReportInput, 'itemsLimit
     omissions,
     usage: input.usage,
     provider: providerTokens(messages, input.usage),
+    targetModel: facts.targetModel,
     mentions,
     warnings: [...new Set(warnings)],
   };

@@ -10,6 +10,8 @@ import { parse as parseYaml } from 'yaml';
 import type { Excluded } from '../../shared/wire';
 import { ALL_SKILLS_DIR, SKILL_DIRS } from '../core/paths';
 import type { WorkspaceSnapshot } from '../core/workspace-items';
+import type { AgentConfig } from '../core/window';
+import { isObject } from '../../shared/opencode/format';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_WALK_ENTRIES = 20_000;
@@ -197,7 +199,9 @@ export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
   };
   if (!reader.available) return snapshot;
 
-  for (const path of instructionPaths(reader)) {
+  const configs = readConfigs(reader);
+  snapshot.agentConfig = agentConfig(configs);
+  for (const path of instructionPaths(reader, configs)) {
     const file = reader.read(path);
     if (file.ok) snapshot.instructions.push({ path, text: file.text });
     else if (file.reason === 'not found' && path !== 'AGENTS.md') {
@@ -241,19 +245,62 @@ export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
   return snapshot;
 }
 
-/** AGENTS.md and the `instructions` of opencode.json / .opencode/opencode.json, in that order. */
-function instructionPaths(reader: WorkspaceReader): string[] {
-  const paths = ['AGENTS.md'];
-  for (const config of ['opencode.json', '.opencode/opencode.json']) {
-    const file = reader.read(config);
-    if (!file.ok) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(file.text);
-    } catch {
-      reader.warnings.push(`${config}: not valid JSON; its instructions were not read`);
-      continue;
+/**
+ * What opencode.json / .opencode/opencode.json (the later wins) say about compaction and the
+ * models' limits: the window's budget depends on them. Anything else in them is not read here.
+ */
+function agentConfig(configs: readonly Config[]): AgentConfig {
+  const config: AgentConfig = { models: {} };
+  const number = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+  for (const { parsed } of configs) {
+    if (!isObject(parsed)) continue;
+    if (isObject(parsed.compaction)) {
+      if (typeof parsed.compaction.auto === 'boolean') config.compactionAuto = parsed.compaction.auto;
+      const reserved = number(parsed.compaction.reserved);
+      if (reserved !== undefined) config.compactionReserved = reserved;
     }
+    if (!isObject(parsed.provider)) continue;
+    for (const [provider, spec] of Object.entries(parsed.provider)) {
+      if (!isObject(spec) || !isObject(spec.models)) continue;
+      for (const [model, modelSpec] of Object.entries(spec.models)) {
+        if (!isObject(modelSpec) || !isObject(modelSpec.limit)) continue;
+        const { context, input, output } = modelSpec.limit;
+        config.models[`${provider}/${model}`] = {
+          ...(number(context) !== undefined ? { context: number(context) } : {}),
+          ...(number(input) !== undefined ? { input: number(input) } : {}),
+          ...(number(output) !== undefined ? { output: number(output) } : {}),
+        };
+      }
+    }
+  }
+  return config;
+}
+
+interface Config {
+  path: string;
+  parsed: unknown;
+}
+
+/** opencode.json and .opencode/opencode.json, parsed (each read once; invalid JSON is a warning). */
+function readConfigs(reader: WorkspaceReader): Config[] {
+  const configs: Config[] = [];
+  for (const path of ['opencode.json', '.opencode/opencode.json']) {
+    const file = reader.read(path);
+    if (!file.ok) continue;
+    try {
+      configs.push({ path, parsed: JSON.parse(file.text) as unknown });
+    } catch {
+      reader.warnings.push(`${path}: not valid JSON; its instructions were not read`);
+    }
+  }
+  return configs;
+}
+
+/** AGENTS.md and the `instructions` of opencode.json / .opencode/opencode.json, in that order. */
+function instructionPaths(reader: WorkspaceReader, configs: readonly Config[]): string[] {
+  const paths = ['AGENTS.md'];
+  for (const { path: config, parsed } of configs) {
     const list = (parsed as { instructions?: unknown } | null)?.instructions;
     if (list === undefined) continue;
     if (!Array.isArray(list)) {
