@@ -3,12 +3,13 @@
  * itself, the whole process time so far, and the peak RSS. Used by bench/run.ts.
  */
 import { ReportService } from '../src/node/report/service';
-import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
+import { openStore } from '../src/node/storage/open';
 import type { EstimatorId } from '../src/shared/wire';
 
-const [dbPath, workspaceId, estimator] = process.argv.slice(2) as [string, string, EstimatorId];
+// A SQLite path or a postgres:// URL.
+const [location, workspaceId, estimator] = process.argv.slice(2) as [string, string, EstimatorId];
 const started = performance.now();
-const store = openSqlite(dbPath, { readOnly: true });
+const store = await openStore({ location, readOnly: true });
 const report = await new ReportService(store).report({ workspaceId, estimator, items: 20 });
 const ms = performance.now() - started;
 await store.close();

@@ -13,7 +13,10 @@ import { gzipSync } from 'node:zlib';
 import { ReportCache } from '../src/node/report/report-cache';
 import { ReportService } from '../src/node/report/service';
 import { createApp } from '../src/node/server/app';
+import { copyStore } from '../src/node/storage/copy';
+import { openStore } from '../src/node/storage/open';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
+import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
 import { floor } from './floor';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
@@ -59,8 +62,8 @@ function cold(dbPath: string, estimator: EstimatorId) {
   };
 }
 
-async function warm(dbPath: string, estimator: EstimatorId): Promise<number> {
-  const store = openSqlite(dbPath, { readOnly: true });
+async function warm(location: string, estimator: EstimatorId): Promise<number> {
+  const store = await openStore({ location, readOnly: true });
   const service = new ReportService(store, { cache: new ReportCache() });
   await service.report({ workspaceId: BENCH_WS, estimator });
   const times: number[] = [];
@@ -128,15 +131,36 @@ function bundle(): { initialGzipKb: number; reportChunkGzipKb: number } {
   const initial = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
   const size = (path: string) => gzipSync(readFileSync(join(PROJECT, 'dist', path))).length / 1024;
   const chunks = execFileSync('ls', [join(PROJECT, 'dist/assets')], { encoding: 'utf8' }).split('\n');
-  const report = chunks.find((c) => c.startsWith('context-report-view'));
+  const report = chunks.find((c) => c.startsWith('debug-view'));
   return {
     initialGzipKb: initial.reduce((n, p) => n + size(p), 0),
     reportChunkGzipKb: report ? size(`/assets/${report}`) : 0,
   };
 }
 
+interface PgRow {
+  size: number;
+  estimator: EstimatorId;
+  sqliteCold: number;
+  pgCold: number;
+  sqliteWarm: number;
+  pgWarm: number;
+}
+
+/** A PostgreSQL server of the bench's own, when the binaries are installed (scripts/ensure-postgres.sh). */
+async function maybePostgres(): Promise<PostgresServer | false> {
+  try {
+    postgresBin();
+  } catch {
+    return false;
+  }
+  return startPostgres();
+}
+
 async function main() {
   const rows: Row[] = [];
+  const pgRows: PgRow[] = [];
+  let postgres: PostgresServer | false | undefined;
   console.log(`# investibook benchmark — ${new Date().toISOString()}`);
   console.log(
     `machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
@@ -165,6 +189,26 @@ async function main() {
         });
         process.stderr.write(`measured ${size} ${estimator}\n`);
       }
+      postgres ??= size >= 100_000 ? await maybePostgres() : undefined;
+      if (size >= 100_000 && postgres) {
+        const url = await postgres.createDatabase('bench');
+        const from = openSqlite(generated.dbPath, { readOnly: true });
+        const to = await openStore({ location: url });
+        await copyStore(from, to);
+        await Promise.all([from.close(), to.close()]);
+        for (const estimator of ESTIMATORS) {
+          const sqlite = rows.find((r) => r.size === size && r.estimator === estimator)!;
+          pgRows.push({
+            size,
+            estimator,
+            sqliteCold: sqlite.cold,
+            pgCold: cold(url, estimator).ms,
+            sqliteWarm: sqlite.warm,
+            pgWarm: await warm(url, estimator),
+          });
+          process.stderr.write(`measured ${size} ${estimator} on PostgreSQL\n`);
+        }
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -192,6 +236,18 @@ async function main() {
       );
     }
   }
+
+  console.log('\n## PostgreSQL (the same data copied over; a local server)\n');
+  if (postgres) {
+    console.log('| live context | estimator | cold: SQLite → PostgreSQL | warm p50: SQLite → PostgreSQL |');
+    console.log('|---|---|---:|---:|');
+    for (const r of pgRows) {
+      console.log(
+        `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${ms(r.sqliteCold)} → ${ms(r.pgCold)} ms (${ratio(r.pgCold, r.sqliteCold)}) | ${ms(r.sqliteWarm)} → ${ms(r.pgWarm)} ms (${ratio(r.pgWarm, r.sqliteWarm)}) |`,
+      );
+    }
+    postgres.stop();
+  } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-postgres.sh installs it)');
 
   const web = bundle();
   console.log('\n## Web\n');

@@ -193,7 +193,8 @@ describe('engine properties', () => {
       { numRuns: 400 },
     );
     // The generator must reach the calibrated path, or the property proves little.
-    expect(measured).toBeGreaterThan(20);
+    // (About 1 run in 18 is calibrated: 8 is far below what 400 runs reach, never a coin toss.)
+    expect(measured).toBeGreaterThan(8);
   });
 
   it('apportions integers that sum to the total and never move against the weights', () => {

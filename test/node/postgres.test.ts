@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder';
+import { ReportCache } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
 import { createApp } from '../../src/node/server/app';
 import { openStore } from '../../src/node/storage/open';
@@ -109,6 +110,35 @@ describe('PostgreSQL', () => {
     const sqlite = openSqlite(sqlitePath, { readOnly: true });
     expect(report).toEqual(await reportOn(sqlite));
     await sqlite.close();
+  });
+
+  it('never answers from one instance’s memory what another instance changed, even at the same time_updated', async () => {
+    const url = await createDatabase(inject('postgresUrl'), 'stale');
+    const io = captureIo(dir);
+    expect(await run(['db', 'copy', '--from', sqlitePath, '--to', url], io)).toBe(0);
+    const mine = await openPostgres(url, { readOnly: true, dataDir: dir });
+    const theirs = await openPostgres(url, { readOnly: false, dataDir: dir });
+    try {
+      const service = new ReportService(mine, { cache: new ReportCache() });
+      const report = () => service.report({ workspaceId: DEMO_WORKSPACE_ID, items: 'all' });
+      const before = await report();
+      const [last] = (await theirs.listMessages(DEMO_WORKSPACE_ID, before.sessionId!)).slice(-1);
+      // Another instance rewrites the newest message and keeps its time_updated.
+      await theirs.upsertMessage({
+        id: last!.id,
+        workspaceId: DEMO_WORKSPACE_ID,
+        sessionId: last!.session_id,
+        timeCreated: last!.time_created,
+        timeUpdated: last!.time_updated,
+        info: JSON.parse(String(last!.info)),
+        parts: [{ id: 'prt_x', type: 'text', text: 'rewritten by another instance' }],
+      });
+      const after = await report();
+      expect(after.snapshotId).not.toBe(before.snapshotId);
+      expect(JSON.stringify([after.sources, after.pending])).toContain('rewritten by another instance');
+    } finally {
+      await Promise.all([mine.close(), theirs.close()]);
+    }
   });
 
   it('says in one line that a database is unreachable or refuses us, never with its password', async () => {

@@ -183,13 +183,14 @@ export class ReportService {
       const warnings: string[] = [];
       let usage: UsageInput | null = null;
       let headers: (MessageHeader & { stamp: string; warnings: string[] })[] = [];
+      const rows = new Map<string, MessageRow>();
       if (sessionId === null) warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
       else {
         usage = await latestAcpUsage(read, workspace.id, sessionId, warnings);
         digest.update(JSON.stringify(usage));
         const stamps = await read.messageStamps(workspace.id, sessionId);
         digest.update(stamps.map((s) => `${s.id}:${stampOf(s)}`).join('\n'));
-        headers = await this.headers(read, root, stamps);
+        headers = await this.headers(read, root, stamps, rows);
       }
 
       // Which messages need analysing, and with which estimator: read them in this snapshot.
@@ -219,8 +220,8 @@ export class ReportService {
           ? new TokenPool()
           : null;
       try {
-        const missing = headers.filter((_, i) => !wants[i]!.cached).map((h) => h.id);
-        const rows = new Map((await read.messages(missing)).map((row) => [row.id, row]));
+        const missing = headers.filter((h, i) => !wants[i]!.cached && !rows.has(h.id)).map((h) => h.id);
+        for (const row of await read.messages(missing)) rows.set(row.id, row);
         const context = { ...attribution, sessionRoots: facts.sessionRoots };
         const analyzeAt = (index: number, chosen: Estimator, keepText = false) =>
           analyzeRow(rows.get(headers[index]!.id) ?? missingRow(headers[index]!.id), {
@@ -277,7 +278,17 @@ export class ReportService {
   }
 
   /** Headers of every message, read only for those the cache does not hold yet. */
-  private async headers(read: ReadSnapshot, root: string, stamps: readonly MessageStamp[]) {
+  /**
+   * Headers of every message: from the memo where the stamp is unchanged, else from the row
+   * itself, read whole — a message whose header is not known needs analysing anyway, so its row
+   * is kept for that (`rows`) and never read twice.
+   */
+  private async headers(
+    read: ReadSnapshot,
+    root: string,
+    stamps: readonly MessageStamp[],
+    rows: Map<string, MessageRow>,
+  ) {
     const scope = `headers\u0000${root}`;
     const entries = new Map<string, CachedMessage>();
     const unknown: string[] = [];
@@ -287,7 +298,8 @@ export class ReportService {
       else unknown.push(stamp.id);
     }
     const stampById = new Map(stamps.map((s) => [s.id, stampOf(s)]));
-    for (const row of await read.messageHeaders(unknown)) {
+    for (const row of await read.messages(unknown)) {
+      rows.set(row.id, row);
       const entry = headerFromRow(row, stampById.get(row.id)!);
       this.cache.set(scope, row.id, entry);
       entries.set(row.id, entry);
@@ -323,25 +335,31 @@ const headerEntry = (h: MessageHeader & { stamp: string }): Omit<CachedMessage, 
   infoWarnings: [],
 });
 
-function headerFromRow(
-  row: { id: string; info: unknown; compactionParts: unknown; size: number },
-  stamp: string,
-): CachedMessage {
+function headerFromRow(row: MessageRow, stamp: string): CachedMessage {
   const infoWarnings: string[] = [];
   const ref = `messages_v2/${row.id}`;
-  const infoJson = parseJson(columnText(row.info, ref, 'info', infoWarnings));
+  const infoText = columnText(row.info, ref, 'info', infoWarnings);
+  const infoJson = parseJson(infoText);
   if (infoJson === undefined && infoWarnings.length === 0) infoWarnings.push(`${ref}: info is not valid JSON`);
   const info = parseInfo(infoJson ?? {}, () => {});
   let compaction: CompactionPart | null = null;
-  const parts = parseJson(columnText(row.compactionParts, ref, 'parts', []));
-  if (Array.isArray(parts)) {
-    for (const raw of parts) {
-      const part = parsePart(raw, () => {});
-      if (part?.type === 'compaction') compaction = part;
+  const partsText = columnText(row.parts, ref, 'parts', []);
+  if (partsText?.includes('"compaction"')) {
+    const parts = parseJson(partsText);
+    if (Array.isArray(parts)) {
+      for (const raw of parts) {
+        const part = parsePart(raw, () => {});
+        if (part?.type === 'compaction') compaction = part;
+      }
     }
   }
-  return { stamp, size: Number(row.size) || 0, info, compaction, infoWarnings, analysis: null };
+  const size = storedBytes(row.info) + storedBytes(row.parts);
+  return { stamp, size, info, compaction, infoWarnings, analysis: null };
 }
+
+/** Bytes a column holds as stored (UTF-8 text, or a BLOB's length). */
+const storedBytes = (value: unknown): number =>
+  typeof value === 'string' ? Buffer.byteLength(value) : value instanceof Uint8Array ? value.length : 0;
 
 const missingRow = (id: string): MessageRow => ({
   id,

@@ -50,16 +50,6 @@ export interface MessageStamp {
   version?: string;
 }
 
-/** A message without its parts — enough to find the live context. */
-export interface MessageHeaderRow {
-  id: string;
-  info: unknown;
-  /** The stored parts, only when they mention "compaction" (then they are read to be sure). */
-  compactionParts: unknown;
-  /** Bytes of info and parts. */
-  size: number;
-}
-
 export interface NewMessage {
   id: string;
   workspaceId: string;
@@ -90,7 +80,6 @@ export interface ReadSnapshot {
   acpUsageNewestFirst(workspaceId: string, sessionId: string, limit?: number): Promise<UsageRow[]>;
   /** Ids and update stamps of a session's messages, in id order, from the index alone. */
   messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]>;
-  messageHeaders(ids: readonly string[]): Promise<MessageHeaderRow[]>;
   messages(ids: readonly string[]): Promise<MessageRow[]>;
 }
 

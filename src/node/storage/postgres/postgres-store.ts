@@ -18,7 +18,6 @@ import { MIGRATIONS, TABLES, type Table, type TableName } from '../schema';
 import {
   StoreOpenError,
   StoreUnavailable,
-  type MessageHeaderRow,
   type MessageRow,
   type MessageStamp,
   type NewMessage,
@@ -191,17 +190,6 @@ class PgReads implements ReadSnapshot {
       `SELECT id, time_updated, xmin::text AS version FROM messages_v2
          WHERE workspace_id = $1 AND session_id = $2 ORDER BY id`,
       [workspaceId, sessionId],
-    );
-  }
-
-  async messageHeaders(ids: readonly string[]): Promise<MessageHeaderRow[]> {
-    return this.byIds<MessageHeaderRow>(
-      ids,
-      `SELECT id, info::text AS info,
-              CASE WHEN jsonb_typeof(parts) = 'array' AND parts @> '[{"type":"compaction"}]' THEN parts::text END
-                AS "compactionParts",
-              octet_length(info::text) + octet_length(parts::text) AS size
-         FROM messages_v2 WHERE id = ANY($1)`,
     );
   }
 

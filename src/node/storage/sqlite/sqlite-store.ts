@@ -12,7 +12,6 @@ import { MIGRATIONS, TABLES, type Table, type TableName } from '../schema';
 import {
   StoreOpenError,
   StoreUnavailable,
-  type MessageHeaderRow,
   type MessageRow,
   type MessageStamp,
   type NewMessage,
@@ -245,17 +244,6 @@ export class SqliteStore implements Store {
     return this.sql(
       `SELECT id, time_updated FROM messages_v2 WHERE workspace_id = ? AND session_id = ? ORDER BY id`,
     ).all(workspaceId, sessionId) as MessageStamp[];
-  }
-
-  async messageHeaders(ids: readonly string[]): Promise<MessageHeaderRow[]> {
-    const one = this.sql(
-      `SELECT id, info,
-              CASE WHEN instr(parts, '"compaction"') > 0 THEN parts END AS compactionParts,
-              length(CAST(info AS BLOB)) + length(CAST(parts AS BLOB)) AS size
-         FROM messages_v2 WHERE id = ?`,
-    );
-    // Point lookups by primary key: as fast as a batch for SQLite, and no parameter limit.
-    return ids.flatMap((id) => (one.get(id) as MessageHeaderRow | undefined) ?? []);
   }
 
   async messages(ids: readonly string[]): Promise<MessageRow[]> {
