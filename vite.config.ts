@@ -45,6 +45,19 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          // The live agent: the real OpenCode runtime (installed on first use) on the scripted model.
+          name: 'agent',
+          environment: 'node',
+          include: ['test/agent/**/*.test.ts'],
+          globalSetup: ['test/support/agent-global.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -147,7 +147,7 @@ interface PgRow {
   pgWarm: number;
 }
 
-/** A PostgreSQL server of the bench's own, when the binaries are installed (scripts/ensure-postgres.sh). */
+/** A PostgreSQL server of the bench's own, when the binaries are installed (scripts/ensure-packages.sh). */
 async function maybePostgres(): Promise<PostgresServer | false> {
   try {
     postgresBin();
@@ -247,7 +247,7 @@ async function main() {
       );
     }
     postgres.stop();
-  } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-postgres.sh installs it)');
+  } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-packages.sh installs it)');
 
   const web = bundle();
   console.log('\n## Web\n');
@@ -256,7 +256,7 @@ async function main() {
   );
   if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
     console.log(
-      '- render cost in Chromium: skipped, Chromium is not installed (bash scripts/ensure-chromium.sh installs it)',
+      '- render cost in Chromium: skipped, Chromium is not installed (bash scripts/ensure-packages.sh installs it)',
     );
     return;
   }

@@ -12,11 +12,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['src/node', 'src/shared'];
+const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
 const ENTRIES = {
   cli: 'src/node/cli/main.ts',
   server: 'src/node/server/main.ts',
   'token-worker': 'src/node/report/token-worker.ts',
+  'demo-agent': 'scripts/demo-agent.ts',
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base'];
 
@@ -27,6 +28,11 @@ const stampPath = (root) => join(outDir(root), 'stamp.json');
 function fingerprint(root) {
   const hash = createHash('sha256');
   const walk = (folder) => {
+    if (statSync(folder).isFile()) {
+      const { size, mtimeMs } = statSync(folder);
+      hash.update(`${relative(root, folder)}\0${size}\0${mtimeMs}\n`);
+      return;
+    }
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);

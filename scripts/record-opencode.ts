@@ -7,14 +7,14 @@
  * results, a summary of every model request and the last request in full. Tests use these
  * recordings offline.
  */
-import { execFile, spawn } from 'node:child_process';
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk';
 import { AcpProcess, allowPermission, rejectPermission } from '../src/node/agent/acp-process';
-import { parseSessionExport } from '../src/node/agent/opencode-export';
+import { exportSession } from '../src/node/agent/export-session';
 import {
   ensureOpencode,
   OPENCODE_VERSION,
@@ -38,26 +38,6 @@ async function requireRipgrep(): Promise<void> {
   } catch {
     throw new Error("OpenCode's skill tool needs ripgrep on PATH: apt-get install -y ripgrep");
   }
-}
-
-/**
- * `opencode export` into a file: written to a pipe, its output is cut short when the process
- * exits before the pipe drains (seen with exports over ~200 KB).
- */
-async function exportSession(bin: string, sessionId: string, cwd: string, env: NodeJS.ProcessEnv, tmp: string) {
-  const file = join(tmp, 'export.json');
-  const fd = openSync(file, 'w');
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(bin, ['export', sessionId], { cwd, env, stdio: ['ignore', fd, 'ignore'] });
-      child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`opencode export exited with ${code}`))));
-    });
-  } finally {
-    closeSync(fd);
-  }
-  const text = readFileSync(file, 'utf8');
-  return parseSessionExport(text.slice(text.indexOf('{')));
 }
 
 const settle = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -144,7 +124,7 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       // Title generation and pruning run in the background after a turn.
       await settle(1500);
     }
-    const exported = await exportSession(bin, sessionId, root, env, tmp);
+    const exported = await exportSession({ command: bin, args: ['export', '{session}'] }, sessionId, root, env);
     const main = requests.filter((r) => r.kind !== 'title');
     const recording = {
       about:

@@ -6,7 +6,7 @@
  *
  * Clients must ignore event types they do not know (a newer server may send more).
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export const agentStatusSchema = z.object({
   /** Whether an agent is configured for this server (INVESTIBOOK_AGENT_COMMAND, npm run demo:agent). */
@@ -21,13 +21,13 @@ export type AgentStatus = z.infer<typeof agentStatusSchema>;
 export const MAX_PROMPT_CHARS = 100_000;
 
 export const agentPromptRequestSchema = z.object({
-  text: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
-  /** The chat session to continue; absent: the workspace's default session, or a new one. */
-  sessionId: z.optional(z.string().min(1).max(200)),
+  text: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PROMPT_CHARS)),
+  /** The chat session to continue; absent: a new session. */
+  sessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 export type AgentPromptRequest = z.infer<typeof agentPromptRequestSchema>;
 
-export const agentCancelRequestSchema = z.object({ sessionId: z.string().min(1).max(200) });
+export const agentCancelRequestSchema = z.object({ sessionId: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 export const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 

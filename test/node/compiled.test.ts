@@ -23,7 +23,14 @@ import { PROJECT_ROOT } from '../../src/node/project';
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'investibook-compiled-'));
-  for (const path of ['src/node', 'src/shared', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+  for (const path of [
+    'src/node',
+    'src/shared',
+    'scripts/demo-agent.ts',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+  ]) {
     cpSync(join(PROJECT_ROOT, path), join(root, path), { recursive: true });
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'));

@@ -44,8 +44,17 @@ function workspaceRoutes(): [method: string, path: string][] {
   return [...seen].sort().map((key) => key.split(' ') as [string, string]);
 }
 
-/** What a member needs to send for a route to succeed. */
-const BODIES: Record<string, string> = { 'POST /messages': JSON.stringify({ text: 'a note' }) };
+/** What a member needs to send for a route to get past its own checks. */
+const BODIES: Record<string, string> = {
+  'POST /messages': JSON.stringify({ text: 'a note' }),
+  'POST /agent/prompt': JSON.stringify({ text: 'hello' }),
+  'POST /agent/cancel': JSON.stringify({ sessionId: 'ses_none' }),
+};
+/** A member's answer where it is not a success: the route's own, given past the access check. */
+const MEMBER_ANSWERS: Record<string, [status: number, code: string]> = {
+  'POST /agent/prompt': [409, 'agent_not_configured'], // this app has no agent
+  'POST /agent/cancel': [404, 'no_turn'],
+};
 
 async function concrete(path: string): Promise<string> {
   if (!path.includes(':itemId')) return path;
@@ -68,6 +77,9 @@ describe('access matrix', () => {
         'GET /messages',
         'POST /messages',
         'GET /usage',
+        'GET /agent',
+        'POST /agent/prompt',
+        'POST /agent/cancel',
       ]),
     );
   });
@@ -79,7 +91,11 @@ describe('access matrix', () => {
       const body = BODIES[where];
       const init = { method, headers: { ...headers, 'Content-Type': 'application/json' }, ...(body ? { body } : {}) };
       const response = await app.request(`/api/workspace/${WS}${path}`, init);
-      if (status === 'ok') expect([200, 201], where).toContain(response.status);
+      const own = MEMBER_ANSWERS[where];
+      if (status === 'ok' && own) {
+        expect(response.status, where).toBe(own[0]);
+        expect(((await response.clone().json()) as { error: { code: string } }).error.code, where).toBe(own[1]);
+      } else if (status === 'ok') expect([200, 201], where).toContain(response.status);
       else expect(response.status, where).toBe(status);
       if (status === 404) {
         const missing = await app.request(`/api/workspace/ws_missing${path}`, {

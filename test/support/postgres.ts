@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL server for the tests: Debian's binaries (scripts/ensure-postgres.sh installs
+ * A real PostgreSQL server for the tests: Debian's binaries (scripts/ensure-packages.sh installs
  * them), a fresh cluster in a temporary folder on a free loopback port, trust authentication,
  * durability off (it is thrown away). As root, the cluster runs as the `postgres` user, since
  * PostgreSQL refuses to run as root. Each test takes a database of its own.
@@ -29,7 +29,7 @@ export function postgresBin(): string {
     : [];
   if (!versions[0]) {
     throw new Error(
-      'PostgreSQL server binaries not found: run `bash scripts/ensure-postgres.sh` (Debian package postgresql) or set PG_BIN',
+      'PostgreSQL server binaries not found: run `bash scripts/ensure-packages.sh` (Debian package postgresql) or set PG_BIN',
     );
   }
   return join(base, versions[0], 'bin');

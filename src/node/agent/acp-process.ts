@@ -195,16 +195,22 @@ export class AcpProcess {
   async prompt(sessionId: string, prompt: string | ContentBlock[], onUpdate: UpdateListener): Promise<PromptResponse> {
     this.listeners.set(sessionId, onUpdate);
     const blocks: ContentBlock[] = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
+    const died = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) =>
+      new AgentProcessError(
+        `the agent exited during the turn (${signal ?? `code ${code}`})${this.recentLog ? `: ${lastLine(this.recentLog)}` : ''}`,
+        'agent_exited',
+      );
     try {
       return await Promise.race([
         this.agent.request(methods.agent.session.prompt, { sessionId, prompt: blocks }),
-        this.exited.then(({ code, signal }) => {
-          throw new AgentProcessError(
-            `the agent exited during the turn (${signal ?? `code ${code}`})${this.recentLog ? `: ${lastLine(this.recentLog)}` : ''}`,
-            'agent_exited',
-          );
+        this.exited.then((exit) => {
+          throw died(exit);
         }),
       ]);
+    } catch (error) {
+      // A dead process closes the connection first: say that it died, not that the call failed.
+      const exit = await Promise.race([this.exited, new Promise<null>((done) => setTimeout(() => done(null), 200))]);
+      throw exit ? died(exit) : error;
     } finally {
       this.listeners.delete(sessionId);
     }

@@ -24,7 +24,7 @@ export interface ScriptedStep {
 }
 
 export interface ScriptedTurn {
-  /** A phrase of the user message that starts this turn (case-sensitive substring). */
+  /** A phrase of the user's own words (the message's first text) that starts this turn (case-sensitive substring). */
   when: string;
   steps: ScriptedStep[];
 }
@@ -55,6 +55,13 @@ function isCompaction(request: ChatRequest): boolean {
   return (request.tools?.length ?? 0) === 0 && /summar/i.test(textOf(request.messages.at(-1)));
 }
 
+/** The user's own words: the first text of a message (workspace context and attachments follow it). */
+function ownWords(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  if (Array.isArray(message.content)) return message.content.find((part) => part.text !== undefined)?.text ?? '';
+  return '';
+}
+
 export function textOf(message: ChatMessage | undefined): string {
   if (!message) return '';
   if (typeof message.content === 'string') return message.content;
@@ -69,7 +76,7 @@ export function answer(script: Script, request: ChatRequest, roles: Roles): Answ
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
     if (message.role !== 'user') continue;
-    const text = textOf(message);
+    const text = ownWords(message);
     const turn = script.turns.findIndex((t) => text.includes(t.when));
     if (turn < 0) continue;
     const index = request.messages.slice(i + 1).filter((m) => m.role === 'assistant').length;

@@ -13,6 +13,8 @@ import { ReportCache } from '../report/report-cache';
 import { ReportService } from '../report/service';
 import type { Store } from '../storage/store';
 import { errorBody, requireUser, requireWorkspace, TOKEN_COOKIE, userForToken, type AppEnv } from './access';
+import { AgentBridge } from '../agent/bridge';
+import { agentRoutes } from './agent-routes';
 import { debugRoutes } from './debug-routes';
 import { allowedHosts, localPath, sameOriginWrites } from './guards';
 import { workspaceRoutes, workspacesRoute } from './workspace-routes';
@@ -24,6 +26,8 @@ export interface AppOptions {
   reportStore: Store;
   /** Folder of the built web app (dist/); null serves the API only. */
   webRoot?: string | null;
+  /** The live agent (none configured: the chat says how to attach one). */
+  agent?: AgentBridge;
   /** Host names served besides loopback ones (INVESTIBOOK_ALLOWED_HOSTS); '*' for any. */
   allowedHosts?: readonly string[];
   log?: (line: string) => void;
@@ -90,6 +94,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('/api/workspace/:id/*', sameOriginWrites());
   app.route('/api/workspace/:id', workspaceRoutes(store));
   app.route('/api/workspace/:id', debugRoutes(service));
+  app.route('/api/workspace/:id', agentRoutes(options.agent ?? new AgentBridge(null, store), store));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'not_found', 'No such API route');
   });

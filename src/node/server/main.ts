@@ -6,6 +6,7 @@
 import { asAppError } from '../errors';
 import { FolderError } from '../fs-safe';
 import { StoreOpenError, StoreUnavailable } from '../storage/store';
+import { agentSettingsFromEnv, type AgentSettings } from '../agent/settings';
 import { parseAllowedHosts } from './guards';
 import { start } from './start';
 
@@ -14,9 +15,21 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export interface MainOverrides {
+  /** The agent's environment instead of the server's (npm run demo:agent: a private HOME). */
+  agentEnv?: NodeJS.ProcessEnv;
+}
+
+export async function main(env: NodeJS.ProcessEnv = process.env, overrides: MainOverrides = {}): Promise<void> {
   const port = Number(env.PORT || 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, not "${env.PORT}"`, 2);
+  let agent: AgentSettings | null;
+  try {
+    agent = agentSettingsFromEnv(env);
+    if (agent && overrides.agentEnv) agent = { ...agent, env: overrides.agentEnv };
+  } catch (error) {
+    fail((error as Error).message, 2);
+  }
   let running: Awaited<ReturnType<typeof start>>;
   try {
     running = await start({
@@ -25,6 +38,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       dataDir: env.INVESTIBOOK_DATA_DIR || undefined,
       host: env.HOST || undefined,
       allowedHosts: parseAllowedHosts(env.INVESTIBOOK_ALLOWED_HOSTS),
+      agent,
       port,
       token: env.INVESTIBOOK_TOKEN || undefined,
     });

@@ -13,6 +13,8 @@ import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
+import { AgentBridge } from '../agent/bridge';
+import type { AgentSettings } from '../agent/settings';
 import { createApp } from './app';
 
 const WEB_ROOT = join(PROJECT_ROOT, 'dist');
@@ -28,6 +30,8 @@ export interface StartOptions {
   host?: string | undefined;
   /** Host names served besides loopback ones (see guards.ts). */
   allowedHosts?: readonly string[];
+  /** The live agent (agent/settings.ts); none: the chat says how to attach one. */
+  agent?: AgentSettings | null;
   token?: string | undefined;
   build?: boolean;
   /** Where progress lines go (default: stdout). */
@@ -60,9 +64,11 @@ export async function start(options: StartOptions) {
     throw error;
   }
 
+  const agent = new AgentBridge(options.agent ?? null, store, (line) => console.error(line));
   const app = createApp({
     store,
     reportStore,
+    agent,
     webRoot: WEB_ROOT,
     allowedHosts: options.allowedHosts ?? [],
     log: (line) => console.error(line),
@@ -70,6 +76,7 @@ export async function start(options: StartOptions) {
   const host = options.host ?? '127.0.0.1';
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port });
   const closeStores = async () => {
+    await agent.close();
     await reportStore?.close();
     await store.close();
   };

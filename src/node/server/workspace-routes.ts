@@ -13,17 +13,16 @@ import {
   type WorkspaceList,
 } from '../../shared/wire';
 import { AppError, methodNotAllowed } from '../errors';
-import { createAscendingIds } from '../ids';
 import { resolveSession } from '../sessions';
+import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestAcpUsage, percentOfWindow } from '../usage';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
+import { jsonBody } from './json-body';
 
 export const MAX_BODY_BYTES = 256 * 1024;
-
-const nextId = createAscendingIds();
 
 /** The workspaces the signed-in user may see (the CLI finds its own from a folder with it). */
 export function workspacesRoute(store: Store): Hono<AppEnv> {
@@ -78,37 +77,18 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
     }),
     async (c) => {
       const workspace = c.get('workspace');
-      let json: unknown;
-      try {
-        json = await c.req.json();
-      } catch {
-        throw new AppError('invalid', 'invalid_json', 'Request body is not valid JSON');
-      }
-      const parsed = appendMessageRequestSchema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new AppError(
-          'invalid',
-          'invalid_body',
-          `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
-        );
-      }
-      const now = Date.now();
-      const sessionId =
-        parsed.data.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? nextId('ses', now);
-      const id = nextId('msg', now);
-      const info = { role: 'user', time: { created: now }, agent: 'build' };
-      const parts = [{ id: nextId('prt', now), type: 'text', text: parsed.data.text }];
-      await store.insertMessage({
-        id,
-        workspaceId: workspace.id,
+      const request = await jsonBody(c, appendMessageRequestSchema);
+      const sessionId = request.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? newSessionId();
+      const row = userMessage(workspace.id, sessionId, request.text);
+      await store.insertMessage(row);
+      const message: ChatMessage = {
+        id: row.id,
         sessionId,
-        timeCreated: now,
-        timeUpdated: now,
-        info,
-        parts,
-      });
-      const message: ChatMessage = { id, sessionId, timeCreated: now, timeUpdated: now, info, parts };
+        timeCreated: row.timeCreated,
+        timeUpdated: row.timeUpdated,
+        info: row.info as Record<string, unknown>,
+        parts: row.parts as Record<string, unknown>[],
+      };
       return c.json({ message }, 201);
     },
   );

@@ -1,0 +1,45 @@
+/**
+ * npm run demo:agent: the demo with a live agent and no API key. Starts the project's scripted
+ * model (a local OpenAI-compatible server answering from src/node/demo/live-script.ts), then
+ * the server exactly as `npm start` does (same variables, same `Open …` line) with the pinned
+ * OpenCode runtime as its agent — installed on first use into .cache/opencode — so a message
+ * in the chat is a real OpenCode turn, persisted as OpenCode wrote it, and `/debug` explains it.
+ */
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import {
+  ensureOpencode,
+  opencodeEnv,
+  SCRIPTED_SMALL_MODEL,
+  writeScriptedConfig,
+} from '../src/node/agent/opencode-runtime';
+import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
+import { liveDemoScript } from '../src/node/demo/live-script';
+import { startScriptedModel } from '../src/node/scripted-model/server';
+import { main } from '../src/node/server/main';
+
+function hasRipgrep(): boolean {
+  try {
+    execFileSync('rg', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const database = resolve(process.env.INVESTIBOOK_DB || './data/investibook.db');
+const dataDir = resolve(process.env.INVESTIBOOK_DATA_DIR || dirname(database));
+if (!hasRipgrep()) {
+  console.error(
+    "investibook: OpenCode's skill tool needs ripgrep on PATH (Debian: apt-get install -y ripgrep); skills will fail without it",
+  );
+}
+const bin = await ensureOpencode((line) => console.log(line));
+const root = join(dataDir, 'workspaces', DEMO_WORKSPACE_ID);
+const model = await startScriptedModel({ script: liveDemoScript(root), smallModels: [SCRIPTED_SMALL_MODEL] });
+// The agent's own HOME beside the data: its sessions survive a restart, the user's config is never read.
+const env = opencodeEnv(join(dataDir, 'agent-home'));
+writeScriptedConfig(env, { baseURL: model.url });
+process.env.INVESTIBOOK_AGENT_COMMAND = `${JSON.stringify(bin)} acp`;
+await main(process.env, { agentEnv: env });
+console.log(`Agent: OpenCode (pinned) on the scripted model at ${model.url}; try "what do we know?", then /debug`);

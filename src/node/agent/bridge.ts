@@ -1,0 +1,417 @@
+/**
+ * The agent bridge: one agent process per workspace (started on first use, in the workspace
+ * folder), one ACP session per chat session, turns streamed to the chat as events, and what the
+ * agent produced persisted the way the report reads it:
+ *
+ * - every ACP `usage_update` at once, as an `interaction_token_usage` row (source `acp`);
+ * - after each turn — ended, cancelled or failed — the session's messages and parts in
+ *   OpenCode's own shapes, read back from OpenCode (`opencode export`), never re-made from the
+ *   ACP stream; when the agent never got the prompt, the user's text as a message of its own, so
+ *   nothing typed is lost.
+ *
+ * A failing agent (missing, crashing, its model down, too slow) ends the turn with an error
+ * event; the server keeps running and the next prompt starts the agent again.
+ */
+import type { ContentBlock, RequestPermissionRequest, SessionUpdate } from '@agentclientprotocol/sdk';
+import { relative, sep } from 'node:path';
+import type { AgentEvent, AgentStatus } from '../../shared/agent';
+import type { Store } from '../storage/store';
+import { newSessionId, userMessage } from '../user-message';
+import { AcpProcess, AgentProcessError, allowPermission, rejectPermission } from './acp-process';
+import { exportSession } from './export-session';
+import { messageRows, type SessionExport } from './opencode-export';
+import { NO_AGENT_HINT, type AgentSettings } from './settings';
+import { workspaceContext } from './workspace-context';
+
+export interface TurnRequest {
+  workspaceId: string;
+  root: string;
+  text: string;
+  /** The chat session to continue (absent: a new session). */
+  sessionId?: string | undefined;
+}
+
+interface Turn {
+  sessionId: string;
+  startedAt: Date;
+  cancel: () => Promise<void>;
+}
+
+interface WorkspaceAgent {
+  root: string;
+  process: AcpProcess | null;
+  starting: Promise<AcpProcess> | null;
+  /** Sessions the running process has created or loaded. */
+  sessions: Set<string>;
+  /** Turns in progress, by session. */
+  turns: Map<string, Turn>;
+}
+
+export class TurnInProgress extends Error {
+  constructor(readonly sessionId: string) {
+    super(`a turn is already in progress in session ${sessionId}: wait for it or stop it`);
+    this.name = 'TurnInProgress';
+  }
+}
+
+/** A turn ran past INVESTIBOOK_AGENT_TURN_TIMEOUT_MS (OpenCode retries an unreachable model for as long as it is let). */
+export class TurnTimeout extends Error {
+  readonly code = 'turn_timeout';
+  constructor(ms: number) {
+    super(
+      `the turn took longer than ${Math.round(ms / 1000)} s and was stopped (is the agent's model reachable? INVESTIBOOK_AGENT_TURN_TIMEOUT_MS sets the limit)`,
+    );
+    this.name = 'TurnTimeout';
+  }
+}
+
+let turnCounter = 0;
+
+export class AgentBridge {
+  private readonly workspaces = new Map<string, WorkspaceAgent>();
+
+  constructor(
+    private readonly settings: AgentSettings | null,
+    private readonly store: Store,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  get configured(): boolean {
+    return this.settings !== null;
+  }
+
+  status(workspaceId: string): AgentStatus {
+    const turns = [...(this.workspaces.get(workspaceId)?.turns.values() ?? [])];
+    return {
+      configured: this.configured,
+      ...(this.configured ? {} : { hint: NO_AGENT_HINT }),
+      running: turns.map((t) => ({ sessionId: t.sessionId, startedAt: t.startedAt.toISOString() })),
+    };
+  }
+
+  /** Refuses a second turn in the same session before anything is streamed. */
+  checkFree(workspaceId: string, sessionId: string | undefined): void {
+    if (sessionId && this.workspaces.get(workspaceId)?.turns.has(sessionId)) throw new TurnInProgress(sessionId);
+  }
+
+  /** Stops the turn in progress in a session; false when there is none. */
+  async cancel(workspaceId: string, sessionId: string): Promise<boolean> {
+    const turn = this.workspaces.get(workspaceId)?.turns.get(sessionId);
+    if (!turn) return false;
+    await turn.cancel();
+    return true;
+  }
+
+  /**
+   * Runs one turn, calling `emit` with its events (a closed stream must not stop the turn: emit
+   * never throws into here). Resolves when the turn is over and persisted.
+   */
+  async runTurn(request: TurnRequest, emit: (event: AgentEvent) => void): Promise<void> {
+    const settings = this.settings;
+    if (!settings) throw new Error('no agent configured');
+    const send = (event: AgentEvent) => {
+      try {
+        emit(event);
+      } catch {
+        // the browser went away; the turn goes on
+      }
+    };
+    const workspace = this.workspace(request.workspaceId, request.root);
+    this.checkFree(request.workspaceId, request.sessionId);
+    const turnId = `turn_${Date.now().toString(36)}_${++turnCounter}`;
+    const startedAt = new Date();
+    // Held under the asked session until the real one is known, so a second prompt waits.
+    const placeholder = request.sessionId ?? turnId;
+    let cancelled = false;
+    let agent: AcpProcess | null = null;
+    let sessionId: string | null = null;
+    const turn: Turn = {
+      sessionId: placeholder,
+      startedAt,
+      cancel: async () => {
+        cancelled = true;
+        if (agent && sessionId) await agent.cancel(sessionId).catch(() => {});
+      },
+    };
+    workspace.turns.set(placeholder, turn);
+    let promptReached = false;
+    try {
+      agent = await this.process(workspace, settings);
+      const opened = await this.openSession(agent, workspace, request.sessionId);
+      sessionId = opened.sessionId;
+      if (sessionId !== placeholder) {
+        workspace.turns.delete(placeholder);
+        turn.sessionId = sessionId;
+        workspace.turns.set(sessionId, turn);
+      }
+      send({
+        type: 'turn',
+        turnId,
+        sessionId,
+        newSession: opened.isNew,
+        ...(opened.note ? { note: opened.note } : {}),
+      });
+      if (cancelled) {
+        send({ type: 'done', stopReason: 'cancelled' });
+        return;
+      }
+
+      const blocks: ContentBlock[] = [{ type: 'text', text: request.text }];
+      const context = opened.isNew ? workspaceContext(workspace.root) : null;
+      // For the model only: OpenCode keeps it as a synthetic part, the chat never shows it.
+      if (context) blocks.push({ type: 'text', text: context, annotations: { audience: ['assistant'] } });
+      promptReached = true;
+      this.listeners.set(sessionId, send);
+      const where = { id: request.workspaceId, root: workspace.root };
+      const result = await this.withTimeout(
+        agent.prompt(sessionId, blocks, (update) => this.onUpdate(where, sessionId!, update, send)),
+        settings.turnTimeoutMs,
+        () => void turn.cancel(),
+      );
+      await this.persist(settings, workspace, request, sessionId, startedAt, send);
+      send({ type: 'done', stopReason: result.stopReason });
+    } catch (error) {
+      const problem = describe(error);
+      this.log(`agent turn failed in workspace ${request.workspaceId}: ${problem.message}`);
+      const session = sessionId ?? request.sessionId ?? newSessionId();
+      if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, startedAt, send);
+      else await this.keepUserText(request, session, send);
+      send({ type: 'error', ...problem });
+    } finally {
+      if (sessionId) this.listeners.delete(sessionId);
+      workspace.turns.delete(turn.sessionId);
+      workspace.turns.delete(placeholder);
+    }
+  }
+
+  /** The agent process of a workspace, if one runs (operators and tests: its pid). */
+  processId(workspaceId: string): number | undefined {
+    const process = this.workspaces.get(workspaceId)?.process;
+    return process?.running ? process.pid : undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.workspaces.values()].map(async (w) => {
+        const agent = w.process ?? (await w.starting?.catch(() => null));
+        await agent?.close();
+      }),
+    );
+    this.workspaces.clear();
+  }
+
+  private workspace(workspaceId: string, root: string): WorkspaceAgent {
+    let found = this.workspaces.get(workspaceId);
+    if (!found || found.root !== root) {
+      found = { root, process: null, starting: null, sessions: new Set(), turns: found?.turns ?? new Map() };
+      this.workspaces.set(workspaceId, found);
+    }
+    return found;
+  }
+
+  /** The workspace's agent process, started (again) when there is none or it died. */
+  private async process(workspace: WorkspaceAgent, settings: AgentSettings): Promise<AcpProcess> {
+    if (workspace.process?.running) return workspace.process;
+    if (!workspace.starting) {
+      workspace.process = null;
+      workspace.sessions.clear();
+      workspace.starting = AcpProcess.start({
+        command: settings.command,
+        args: settings.args,
+        cwd: workspace.root,
+        env: agentEnv(settings.env),
+        onPermission: (request) => this.answerPermission(settings, request),
+        onStderr: () => {},
+        ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
+      })
+        .then((started) => {
+          workspace.process = started;
+          return started;
+        })
+        .finally(() => {
+          workspace.starting = null;
+        });
+    }
+    return workspace.starting;
+  }
+
+  /** Continues the asked session when the agent has it (loading it after a restart), else a new one. */
+  private async openSession(
+    agent: AcpProcess,
+    workspace: WorkspaceAgent,
+    asked: string | undefined,
+  ): Promise<{ sessionId: string; isNew: boolean; note?: string }> {
+    if (asked && workspace.sessions.has(asked)) return { sessionId: asked, isNew: false };
+    let note: string | undefined;
+    if (asked) {
+      try {
+        await agent.loadSession(asked, workspace.root);
+        workspace.sessions.add(asked);
+        return { sessionId: asked, isNew: false };
+      } catch {
+        note = `The agent does not have session ${asked} (it was recorded elsewhere, or its storage was reset): this turn starts a new session.`;
+      }
+    }
+    const sessionId = await agent.newSession(workspace.root);
+    workspace.sessions.add(sessionId);
+    return { sessionId, isNew: true, ...(note ? { note } : {}) };
+  }
+
+  /** The server's policy answers; the chat of the session is told what was asked and what was answered. */
+  private async answerPermission(settings: AgentSettings, request: RequestPermissionRequest) {
+    const allowed = settings.permissions === 'allow';
+    this.listeners.get(request.sessionId)?.({
+      type: 'permission',
+      title: request.toolCall.title ?? 'a tool call',
+      allowed,
+    });
+    return allowed ? allowPermission(request) : rejectPermission(request);
+  }
+
+  /** Where each session's events go while its turn runs. */
+  private readonly listeners = new Map<string, (event: AgentEvent) => void>();
+
+  private onUpdate(
+    workspace: { id: string; root: string },
+    sessionId: string,
+    update: SessionUpdate,
+    send: (e: AgentEvent) => void,
+  ) {
+    switch (update.sessionUpdate) {
+      case 'agent_message_chunk':
+        if (update.content.type === 'text') send({ type: 'text', text: update.content.text });
+        break;
+      case 'agent_thought_chunk':
+        if (update.content.type === 'text') send({ type: 'reasoning', text: update.content.text });
+        break;
+      case 'tool_call':
+      case 'tool_call_update': {
+        const status = update.status ?? 'pending';
+        const paths = (update.locations ?? []).flatMap((l) => (l.path ? [workspacePath(workspace.root, l.path)] : []));
+        send({
+          type: 'tool',
+          toolCallId: update.toolCallId,
+          title: update.title ?? update.toolCallId,
+          ...(update.kind ? { kind: update.kind } : {}),
+          status,
+          ...(paths.length ? { paths } : {}),
+        });
+        break;
+      }
+      case 'usage_update': {
+        const cost = update.cost ? { amount: update.cost.amount, currency: update.cost.currency } : null;
+        send({ type: 'usage', used: update.used, size: update.size, cost });
+        void this.store
+          .insertUsage({
+            workspaceId: workspace.id,
+            sessionId,
+            source: 'acp',
+            contextUsed: update.used,
+            contextSize: update.size,
+            costAmount: cost?.amount ?? null,
+            costCurrency: cost?.currency ?? null,
+            createdAt: Date.now(),
+          })
+          .catch((error: unknown) => this.log(`usage row not stored: ${describe(error).message}`));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /**
+   * The session as OpenCode recorded it, upserted message by message (a message grows as a turn
+   * goes on, so rows are replaced by id). The user's text is kept even when the export lacks it.
+   */
+  private async persist(
+    settings: AgentSettings,
+    workspace: WorkspaceAgent,
+    request: TurnRequest,
+    sessionId: string,
+    startedAt: Date,
+    send: (e: AgentEvent) => void,
+  ): Promise<void> {
+    if (!settings.exporter) {
+      await this.keepUserText(request, sessionId, send);
+      return;
+    }
+    let exported: SessionExport;
+    try {
+      exported = await exportSession(settings.exporter, sessionId, workspace.root, agentEnv(settings.env));
+    } catch (error) {
+      this.log(`session ${sessionId} could not be read back: ${describe(error).message}`);
+      await this.keepUserText(request, sessionId, send);
+      return;
+    }
+    const rows = messageRows(exported);
+    await this.store.transaction(async (tx) => {
+      for (const row of rows) await tx.upsertMessage({ ...row, workspaceId: request.workspaceId, sessionId });
+    });
+    const since = startedAt.getTime() - 1000;
+    const hasPrompt = exported.messages.some(
+      (m) =>
+        m.info.role === 'user' &&
+        Number((m.info.time as { created?: number } | undefined)?.created ?? 0) >= since &&
+        m.parts.some((p) => p.type === 'text' && p.text === request.text),
+    );
+    if (!hasPrompt) await this.store.insertMessage(userMessage(request.workspaceId, sessionId, request.text));
+    send({ type: 'saved', messages: rows.length + (hasPrompt ? 0 : 1) });
+  }
+
+  /** The user's text as a message of its own: the agent never got it. */
+  private async keepUserText(request: TurnRequest, sessionId: string, send: (e: AgentEvent) => void) {
+    try {
+      await this.store.insertMessage(userMessage(request.workspaceId, sessionId, request.text));
+      send({ type: 'saved', messages: 1 });
+    } catch (error) {
+      this.log(`the user's message could not be stored: ${describe(error).message}`);
+    }
+  }
+
+  private async withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        work,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            onTimeout();
+            reject(new TurnTimeout(ms));
+          }, ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The server's environment for the agent, without investibook's own secrets. */
+export function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('INVESTIBOOK_')));
+}
+
+/** An error as the chat shows it: a code and one sentence. */
+function describe(error: unknown): { code: string; message: string } {
+  if (error instanceof TurnTimeout) return { code: error.code, message: error.message };
+  if (error instanceof AgentProcessError) {
+    const hint = error.code === 'agent_not_found' ? ' — check INVESTIBOOK_AGENT_COMMAND' : '';
+    return { code: error.code, message: `${error.message}${hint}` };
+  }
+  const rpc = error as { code?: unknown; message?: unknown; data?: unknown };
+  if (typeof rpc?.code === 'number' && typeof rpc.message === 'string') {
+    const detail = typeof rpc.data === 'string' ? rpc.data : JSON.stringify(rpc.data ?? '');
+    return {
+      code: 'agent_error',
+      message: `the agent answered with an error: ${rpc.message}${detail && detail !== '""' ? ` (${detail.slice(0, 300)})` : ''}`,
+    };
+  }
+  return { code: 'agent_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** A path the agent reported, relative to the workspace when inside it. */
+export function workspacePath(root: string, path: string): string {
+  const inside = relative(root, path);
+  return inside.startsWith('..') ? path : inside.split(sep).join('/');
+}

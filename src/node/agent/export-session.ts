@@ -1,0 +1,64 @@
+/**
+ * Reads a session back from the agent in its own shapes: `opencode export SESSION_ID` (or the
+ * configured equivalent) run in the workspace folder, its JSON written to a file — written to
+ * a pipe, OpenCode's output is cut short when the process exits before the pipe drains (seen
+ * with exports over ~200 KB).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseSessionExport, type SessionExport } from './opencode-export';
+
+export interface ExportCommand {
+  command: string;
+  /** `{session}` stands for the session id. */
+  args: readonly string[];
+}
+
+export async function exportSession(
+  exporter: ExportCommand,
+  sessionId: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<SessionExport> {
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-export-'));
+  const file = join(dir, 'export.json');
+  const fd = openSync(file, 'w');
+  let stderr = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        exporter.command,
+        exporter.args.map((arg) => arg.replaceAll('{session}', sessionId)),
+        { cwd, env, stdio: ['ignore', fd, 'pipe'] },
+      );
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else
+          reject(
+            new Error(
+              `${exporter.command} export ${signal ? `was stopped (${signal})` : `exited with ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`,
+            ),
+          );
+      });
+    });
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    const text = readFileSync(file, 'utf8');
+    // OpenCode may print a line of its own before the JSON.
+    return parseSessionExport(text.slice(Math.max(0, text.indexOf('{'))));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The live agent's routes, behind the one access check like every workspace route:
+ *   GET  …/agent           its status (configured? turns in progress)
+ *   POST …/agent/prompt    a turn, streamed back as Server-Sent Events (src/shared/agent.ts)
+ *   POST …/agent/cancel    stops the turn in progress in a session
+ * `/debug` never comes here: the chat's command registry runs it locally.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } from '../../shared/agent';
+import { TurnInProgress, type AgentBridge } from '../agent/bridge';
+import { AppError, methodNotAllowed } from '../errors';
+import type { Store } from '../storage/store';
+import type { AppEnv } from './access';
+import { requireJson } from './guards';
+import { jsonBody } from './json-body';
+
+const MAX_PROMPT_BODY = 512 * 1024;
+
+export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const limit = bodyLimit({
+    maxSize: MAX_PROMPT_BODY,
+    onError: () => {
+      throw new AppError('too_large', 'payload_too_large', `Request body over ${MAX_PROMPT_BODY} bytes`);
+    },
+  });
+
+  routes.get('/agent', (c) => c.json(bridge.status(c.get('workspace').id), 200, { 'Cache-Control': 'no-store' }));
+
+  routes.post('/agent/prompt', requireJson, limit, async (c) => {
+    const workspace = c.get('workspace');
+    const request = await jsonBody(c, agentPromptRequestSchema);
+    if (!bridge.configured) {
+      throw new AppError(
+        'conflict',
+        'agent_not_configured',
+        bridge.status(workspace.id).hint ?? 'No agent is attached',
+      );
+    }
+    try {
+      bridge.checkFree(workspace.id, request.sessionId);
+    } catch (error) {
+      if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
+      throw error;
+    }
+    const root = store.resolveRoot(workspace.root_path);
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, async (stream) => {
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+      });
+      // Events are written in order; a browser that left does not stop the turn.
+      let writing = Promise.resolve();
+      const emit = (event: AgentEvent) => {
+        if (!open) return;
+        writing = writing
+          .then(() => stream.writeSSE({ data: JSON.stringify(event), event: 'message' }))
+          .catch(() => {
+            open = false;
+          });
+      };
+      await bridge.runTurn({ workspaceId: workspace.id, root, text: request.text, sessionId: request.sessionId }, emit);
+      await writing;
+    });
+  });
+
+  routes.post('/agent/cancel', requireJson, limit, async (c) => {
+    const { sessionId } = await jsonBody(c, agentCancelRequestSchema);
+    if (!(await bridge.cancel(c.get('workspace').id, sessionId))) {
+      throw new AppError('not_found', 'no_turn', `no turn is in progress in session ${sessionId}`);
+    }
+    return c.json({ cancelled: true }, 202);
+  });
+
+  for (const [path, allow] of [
+    ['/agent', 'GET'],
+    ['/agent/prompt', 'POST'],
+    ['/agent/cancel', 'POST'],
+  ] as const) {
+    routes.all(path, () => {
+      throw methodNotAllowed(allow);
+    });
+  }
+  return routes;
+}

@@ -1,0 +1,218 @@
+/**
+ * The live agent end to end, with the real OpenCode runtime on the scripted model: a chat
+ * message through the HTTP API is a real agent turn, streamed as it happens, persisted in
+ * OpenCode's own shapes with its ACP usage, and explained by /debug. Then the faults: a turn
+ * stopped, a model that errs, an agent killed mid-turn, an agent that is not there.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
+import type { AgentEvent } from '../../src/shared/agent';
+import { contextReportSchema, messagesResponseSchema } from '../../src/shared/wire';
+import { startAgentHarness, type AgentHarness } from '../support/agent-harness';
+
+const WS = DEMO_WORKSPACE_ID;
+let h: AgentHarness;
+
+beforeAll(async () => {
+  h = await startAgentHarness({
+    turns: (root) => [
+      {
+        when: 'take your time',
+        steps: [
+          { tools: [{ name: 'read', args: { filePath: `${root}/evidence/pd-hot-regions.txt` } }] },
+          { delayMs: 30_000, text: 'This answer comes too late.' },
+        ],
+      },
+      { when: 'break the model', steps: [{ fail: { status: 400, message: 'scripted: invalid request' } }] },
+    ],
+  });
+});
+afterAll(() => h?.close());
+
+const of = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
+  events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+
+describe('a chat message to the live agent', () => {
+  let sessionId: string;
+
+  it('is a real OpenCode turn: streamed, persisted in OpenCode’s shapes, with its usage', async () => {
+    const { status, events } = await h.prompt('What do we know so far?');
+    expect(status).toBe(200);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('turn');
+    expect(types.at(-1)).toBe('done');
+    expect(types.indexOf('saved')).toBeLessThan(types.indexOf('done'));
+    const [turn] = of(events, 'turn');
+    expect(turn).toMatchObject({ newSession: true, sessionId: expect.stringMatching(/^ses_/) });
+    sessionId = turn!.sessionId;
+    expect(of(events, 'done')[0]!.stopReason).toBe('end_turn');
+    const read = of(events, 'tool').filter((t) => t.paths?.includes('evidence/evidence_summary_for_agent.txt'));
+    expect(read.length).toBeGreaterThan(0);
+    expect(of(events, 'tool').some((t) => t.status === 'completed')).toBe(true);
+    expect(
+      of(events, 'text')
+        .map((t) => t.text)
+        .join(''),
+    ).toContain('From the evidence summary');
+    const [usage] = of(events, 'usage');
+    expect(usage).toMatchObject({ size: 200_000 });
+    expect(usage!.used).toBeGreaterThan(1000);
+
+    // Persisted as OpenCode wrote it: its ids, its parts, the workspace context as a synthetic part.
+    const rows = await h.store.listMessages(WS, sessionId);
+    const messages = rows.map((r) => ({
+      id: r.id,
+      info: JSON.parse(String(r.info)),
+      parts: JSON.parse(String(r.parts)),
+    }));
+    expect(messages.every((m) => /^msg_/.test(m.id))).toBe(true);
+    const user = messages.find((m) => m.info.role === 'user')!;
+    expect(user.parts[0]).toMatchObject({ type: 'text', text: 'What do we know so far?' });
+    expect(user.parts.find((p: { synthetic?: boolean }) => p.synthetic)?.text).toMatch(
+      /^<workspace-context>\n<section source="/,
+    );
+    const tool = messages.flatMap((m) => m.parts).find((p: { type: string; tool?: string }) => p.tool === 'read');
+    expect(tool).toMatchObject({ type: 'tool', state: { status: 'completed' } });
+    expect(tool.state.input.filePath).toBe(`${h.root}/evidence/evidence_summary_for_agent.txt`);
+    expect(messages.some((m) => m.info.role === 'assistant' && m.info.providerID === 'scripted')).toBe(true);
+    // The scripted model really received the workspace context in the first prompt.
+    const first = h.requests.find((r) => r.kind === 'step')!;
+    expect(JSON.stringify(first.body.messages)).toContain('<workspace-context>');
+
+    // Every ACP usage_update is an acp row.
+    const [latest] = await h.store.acpUsageNewestFirst(WS, sessionId);
+    expect(latest).toMatchObject({ source: 'acp', context_used: usage!.used, context_size: usage!.size });
+
+    // The chat's history and /debug read them.
+    const history = messagesResponseSchema.parse(await (await h.api(`/messages?session_id=${sessionId}`)).json());
+    expect(history.messages.length).toBe(rows.length);
+    const report = contextReportSchema.parse(
+      await (await h.api(`/debug/context?session_id=${sessionId}&items=all`)).json(),
+    );
+    expect(report.actual?.contextUsed).toBe(usage!.used);
+    const evidence = report.sources.find((s) => s.id === 'evidence')!;
+    expect(evidence.items.map((i) => i.label)).toContain('Read evidence summary: evidence_summary_for_agent.txt');
+    const metadata = report.sources.find((s) => s.id === 'cluster_alert_metadata')!;
+    expect(metadata.items.map((i) => i.label)).toContain('Workspace context: Cluster overview');
+    expect(report.calibration?.mode).toBe('measured');
+  });
+
+  it('continues the same session, and the files the agent read count where they belong', async () => {
+    const { events } = await h.prompt('Tell me about the slow queries', { sessionId });
+    expect(of(events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
+    expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
+    const report = contextReportSchema.parse(
+      await (await h.api(`/debug/context?session_id=${sessionId}&items=all`)).json(),
+    );
+    const labels = report.sources.find((s) => s.id === 'evidence')!.items.map((i) => i.label);
+    expect(labels.some((l) => l.startsWith('Read evidence: slow-query.log'))).toBe(true);
+    expect(JSON.stringify(report.sources)).not.toMatch(/tool output/i);
+  });
+
+  it('tells the chat when the agent asks permission, and answers by the server’s policy', async () => {
+    const { events } = await h.prompt('Can you check with the cluster?', { sessionId });
+    const [permission] = of(events, 'permission');
+    expect(permission).toMatchObject({ allowed: false, title: expect.stringContaining('tiup') });
+    expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
+  });
+});
+
+/** The user's text is in the session's persisted messages (OpenCode's or the bridge's own). */
+async function keptText(sessionId: string, text: string): Promise<boolean> {
+  const rows = await h.store.listMessages(WS, sessionId);
+  return rows.some((r) => String(r.parts).includes(JSON.stringify(text).slice(1, -1)));
+}
+
+describe('when a turn does not go to plan', () => {
+  it('stops a turn on Stop, keeps what was done, and takes the next prompt', async () => {
+    let sessionId = '';
+    let asked = false;
+    const { events } = await h.prompt('Please take your time', {
+      during: (event) => {
+        if (event.type === 'turn') sessionId = event.sessionId;
+        if (event.type === 'tool' && event.status === 'completed' && !asked) {
+          asked = true;
+          void h.api('/agent/cancel', { method: 'POST', body: JSON.stringify({ sessionId }) });
+        }
+      },
+    });
+    expect(asked).toBe(true);
+    expect(of(events, 'done')[0]?.stopReason).toBe('cancelled');
+    expect(of(events, 'saved')).toHaveLength(1);
+    expect(await keptText(sessionId, 'Please take your time')).toBe(true);
+    const rows = await h.store.listMessages(WS, sessionId);
+    expect(rows.some((r) => String(r.parts).includes('pd-hot-regions.txt'))).toBe(true);
+    expect((await (await h.api('/agent')).json()).running).toEqual([]);
+    const next = await h.prompt('What do we know so far?', { sessionId });
+    expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');
+  });
+
+  it('shows a model error in place and keeps the message and the failed reply', async () => {
+    const { events } = await h.prompt('Now break the model');
+    const sessionId = of(events, 'turn')[0]!.sessionId;
+    const failure = of(events, 'error')[0] ?? null;
+    const done = of(events, 'done')[0] ?? null;
+    // OpenCode ends the turn with an error (a JSON-RPC error): either way the chat is told.
+    expect(failure ?? done).not.toBeNull();
+    if (failure) expect(failure.message).toMatch(/scripted: invalid request|error/i);
+    expect(await keptText(sessionId, 'Now break the model')).toBe(true);
+    const rows = await h.store.listMessages(WS, sessionId);
+    expect(rows.some((r) => JSON.parse(String(r.info)).error !== undefined)).toBe(true);
+  });
+
+  it('survives the agent being killed mid-turn, and starts it again for the next prompt', async () => {
+    let sessionId = '';
+    let killed = false;
+    const { events } = await h.prompt('Please take your time', {
+      during: (event) => {
+        if (event.type === 'turn') sessionId = event.sessionId;
+        if (event.type === 'tool' && event.status === 'completed' && !killed) {
+          killed = true;
+          process.kill(h.bridge.processId(WS)!, 'SIGKILL');
+        }
+      },
+    });
+    expect(killed).toBe(true);
+    expect(of(events, 'error')[0]).toMatchObject({ code: 'agent_exited' });
+    expect(await keptText(sessionId, 'Please take your time')).toBe(true);
+    const next = await h.prompt('What do we know so far?', { sessionId });
+    expect(of(next.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
+    expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');
+  });
+});
+
+describe('a model endpoint that is down', () => {
+  it('ends the turn at the turn timeout with an error in place, keeps the message, the server stays up', async () => {
+    // OpenCode retries an unreachable model with backoff for as long as it is let: the bridge's
+    // turn timeout (INVESTIBOOK_AGENT_TURN_TIMEOUT_MS, 10 min by default) ends the turn.
+    const down = await startAgentHarness({ modelUrl: 'http://127.0.0.1:9/v1', turnTimeoutMs: 8_000 });
+    try {
+      const { events } = await down.prompt('Is the model there?');
+      const sessionId = of(events, 'turn')[0]!.sessionId;
+      expect(of(events, 'error')[0]).toMatchObject({ code: 'turn_timeout' });
+      expect(of(events, 'error')[0]!.message).toMatch(/model reachable/);
+      const rows = await down.store.listMessages(WS, sessionId);
+      expect(rows.some((r) => String(r.parts).includes('Is the model there?'))).toBe(true);
+      expect((await down.api('/agent')).status).toBe(200);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('an agent that is not there', () => {
+  it('says so in place, keeps the message, and the server stays up', async () => {
+    const missing = await startAgentHarness({ command: '/nonexistent/opencode' });
+    try {
+      const { events } = await missing.prompt('Is anyone there?');
+      expect(of(events, 'turn')).toHaveLength(0);
+      expect(of(events, 'error')[0]).toMatchObject({ code: 'agent_not_found' });
+      expect(of(events, 'error')[0]!.message).toMatch(/INVESTIBOOK_AGENT_COMMAND/);
+      const history = messagesResponseSchema.parse(await (await missing.api('/messages')).json());
+      expect(JSON.stringify(history)).toContain('Is anyone there?');
+      expect((await missing.api('/agent')).status).toBe(200);
+    } finally {
+      await missing.close();
+    }
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The agent's configuration and what the server says without one (the live agent itself is
+ * tested with the real OpenCode runtime in test/agent/).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../../src/node/agent/bridge';
+import { agentSettingsFromEnv, AgentSettingsError } from '../../src/node/agent/settings';
+import { workspaceSections } from '../../src/node/agent/workspace-context';
+import { DEMO_DIR } from '../../src/node/demo/builder';
+import { agentStatusSchema } from '../../src/shared/agent';
+import { parseWorkspaceContext } from '../../src/shared/opencode/format';
+import { workspaceContext } from '../../src/node/agent/workspace-context';
+import { createFixture, TOKEN, WS, type Fixture } from '../support/fixtures';
+
+let fx: Fixture | undefined;
+afterEach(() => fx?.cleanup());
+
+describe('agent settings', () => {
+  it('come from INVESTIBOOK_AGENT_COMMAND, with OpenCode’s export as the default reader', () => {
+    expect(agentSettingsFromEnv({})).toBeNull();
+    const settings = agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: '"/opt/open code/opencode" acp' })!;
+    expect(settings).toMatchObject({
+      command: '/opt/open code/opencode',
+      args: ['acp'],
+      exporter: { command: '/opt/open code/opencode', args: ['export', '{session}'] },
+      permissions: 'reject',
+      turnTimeoutMs: 600_000,
+    });
+    expect(agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: 'my-agent --stdio' })!.exporter).toBeNull();
+    expect(
+      agentSettingsFromEnv({
+        INVESTIBOOK_AGENT_COMMAND: 'my-agent',
+        INVESTIBOOK_AGENT_EXPORT_COMMAND: 'my-agent dump {session}',
+        INVESTIBOOK_AGENT_PERMISSIONS: 'allow',
+      }),
+    ).toMatchObject({ exporter: { command: 'my-agent', args: ['dump', '{session}'] }, permissions: 'allow' });
+  });
+
+  it.each([
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp | tee log' }, /plain command line/],
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_PERMISSIONS: 'maybe' }, /"allow" or "reject"/],
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_TURN_TIMEOUT_MS: '-5' }, /positive number/],
+  ])('refuse %j in one clear sentence', (env, message) => {
+    expect(() => agentSettingsFromEnv(env)).toThrow(AgentSettingsError);
+    expect(() => agentSettingsFromEnv(env)).toThrow(message);
+  });
+
+  it('never hand the agent investibook’s own secrets', () => {
+    const env = agentEnv({
+      PATH: '/bin',
+      OPENAI_API_KEY: 'sk-x',
+      INVESTIBOOK_TOKEN: 'secret',
+      INVESTIBOOK_DATABASE_URL: 'postgres://u:p@h/d',
+    });
+    expect(env).toEqual({ PATH: '/bin', OPENAI_API_KEY: 'sk-x' });
+  });
+});
+
+describe('without an agent', () => {
+  it('says how to attach one, and a prompt is refused before anything is streamed', async () => {
+    fx = createFixture();
+    const app = fx.app();
+    const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
+    const status = agentStatusSchema.parse(await (await app.request(`/api/workspace/${WS}/agent`, { headers })).json());
+    expect(status).toMatchObject({ configured: false, running: [] });
+    expect(status.hint).toMatch(/npm run demo:agent/);
+    expect(status.hint).toMatch(/INVESTIBOOK_AGENT_COMMAND/);
+    const prompt = await app.request(`/api/workspace/${WS}/agent/prompt`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ text: 'hello' }),
+    });
+    expect(prompt.status).toBe(409);
+    expect(await prompt.json()).toMatchObject({ error: { code: 'agent_not_configured' } });
+    const empty = await app.request(`/api/workspace/${WS}/agent/prompt`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ text: '   ' }),
+    });
+    expect(empty.status).toBe(400);
+  });
+});
+
+describe('the workspace context of a first prompt', () => {
+  let dir: string | undefined;
+  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it('carries the metadata files whole and an index of the evidence, each under its source', () => {
+    dir = mkdtempSync(join(tmpdir(), 'investibook-context-'));
+    const root = join(dir, 'ws');
+    cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
+    // Hostile entries are left out: a FIFO, a link out of the workspace.
+    execFileSync('mkfifo', [join(root, 'meta', 'pipe.json')]);
+    writeFileSync(join(dir, 'secret.json'), '{"password":"hunter2"}');
+    symlinkSync(join(dir, 'secret.json'), join(root, 'meta', 'link.json'));
+    const sections = workspaceSections(root);
+    expect(sections.map((s) => [s.source, s.label])).toEqual([
+      ['cluster_alert_metadata', 'Firing alerts'],
+      ['cluster_alert_metadata', 'Cluster overview'],
+      ['issue_source_files', 'Incident record'],
+      ['evidence', 'Evidence index'],
+    ]);
+    expect(sections.at(-1)!.body.split('\n')[0]).toMatch(/^evidence\/evidence_summary_for_agent\.txt \(/);
+    const text = workspaceContext(root)!;
+    expect(JSON.stringify(sections)).not.toContain('hunter2');
+    // The report's own parser reads it back section by section.
+    expect(parseWorkspaceContext(text).sections.map((s) => s.source)).toEqual(sections.map((s) => s.source));
+  });
+});
