@@ -1,19 +1,24 @@
 /**
  * The workspace chat: header with the context meter, the persisted history merged in time with
- * the local-only transcript, and the composer. Commands never reach appendMessagesToAPI.
+ * the local-only transcript and the agent's live turns, the turn's status line with Stop, and the
+ * composer. Commands never reach the agent or appendMessagesToAPI.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { messageQueries } from '../api/messages';
 import { usageQueries } from '../api/usage';
 import type { CommandRegistry } from '../commands';
 import type { Workspace } from '../shared/wire';
 import { Composer, type ComposerHandle } from './composer';
 import { ContextMeter } from './context-meter';
+import { coverage } from './live-turns';
+import { LiveTurnView } from './live-turn-view';
 import { LocalMessageView, type TranscriptHandlers } from './local-message-view';
 import { useTranscript, useTranscriptActions } from './local-messages-store';
 import { PersistedMessage } from './persisted-message';
-import { useCommandRunner } from './use-command-runner';
+import { TurnBar } from './turn-bar';
+import { useAgentTurns } from './use-agent-turns';
+import { useCommandRunner, type AgentInbox } from './use-command-runner';
 
 interface Props {
   workspace: Workspace;
@@ -21,24 +26,42 @@ interface Props {
 }
 
 export function ChatPanel({ workspace, registry }: Props) {
-  const sessionId = workspace.defaultSessionId;
+  // The agent may move the chat to a new session (it could not continue this one).
+  const [sessionId, setSessionId] = useState(workspace.defaultSessionId);
   const history = useQuery(messageQueries.list(workspace.id, sessionId));
   const local = useTranscript(workspace.id);
   const { localMessageDismissed } = useTranscriptActions();
-  const runner = useCommandRunner(workspace.id, sessionId, registry);
+  const agent = useAgentTurns({ workspaceId: workspace.id, sessionId, onSession: setSessionId });
+  const busy = agent.active !== null || agent.runningElsewhere;
+  const { prompt } = agent;
+  const inbox = useMemo<AgentInbox>(() => ({ busy, prompt }), [busy, prompt]);
+  const runner = useCommandRunner(workspace.id, sessionId, registry, inbox);
   const composer = useRef<ComposerHandle>(null);
   const endRef = useRef<HTMLDivElement>(null);
   useMessagesFollowUsage(workspace.id, sessionId);
 
   const entries = useMemo(() => {
-    const persisted = (history.data?.messages ?? []).map((m) => ({ at: m.timeCreated, persisted: m, local: null }));
-    const locals = local.map((m) => ({ at: m.createdAt, persisted: null, local: m }));
-    return [...persisted, ...locals].sort((a, b) => a.at - b.at);
-  }, [history.data, local]);
+    const messages = history.data?.messages;
+    const persisted = (messages ?? []).map((m) => ({ at: m.timeCreated, persisted: m, local: null, live: null }));
+    const locals = local.map((m) => ({ at: m.createdAt, persisted: null, local: m, live: null }));
+    const live = agent.turns.map((turn) => {
+      const { persisted, userMessage } = coverage(turn, messages, history.dataUpdatedAt);
+      // Never above the user's message the history already shows, whatever the clocks say; a
+      // failure the history cannot show comes after the turn's messages.
+      const at = Math.max(turn.startedAt, (userMessage?.timeCreated ?? 0) + 0.5, persisted ? (turn.endedAt ?? 0) : 0);
+      return { at, persisted: null, local: null, live: { turn, persisted, userInHistory: userMessage !== null } };
+    });
+    return [...persisted, ...locals, ...live].sort((a, b) => a.at - b.at);
+  }, [history.data, history.dataUpdatedAt, local, agent.turns]);
 
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: 'end' });
   }, [entries.length]);
+  // A streaming reply is followed while the reader stays at the bottom, not once they scroll up.
+  const atBottom = useRef(true);
+  const followReply = useCallback(() => {
+    if (atBottom.current) endRef.current?.scrollIntoView?.({ block: 'end' });
+  }, []);
 
   const { rerun, submit } = runner;
   const handlers = useMemo<TranscriptHandlers>(
@@ -49,6 +72,8 @@ export function ChatPanel({ workspace, registry }: Props) {
     }),
     [localMessageDismissed, rerun],
   );
+  const focusComposer = useCallback(() => composer.current?.focus(), []);
+  const latestHere = agent.turns.findLast((t) => t.sessionId === sessionId) ?? null;
 
   return (
     <main className="chat-panel">
@@ -56,19 +81,46 @@ export function ChatPanel({ workspace, registry }: Props) {
         <h1 title={workspace.name}>{workspace.name}</h1>
         <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
       </header>
-      <section className="message-list" aria-label="Messages">
+      <section
+        className="message-list"
+        aria-label="Messages"
+        onScroll={(event) => {
+          const list = event.currentTarget;
+          atBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+        }}
+      >
         {history.isPending && <p role="status">Loading messages…</p>}
         {history.isError && <p role="alert">Messages could not be loaded: {history.error.message}</p>}
-        {history.isSuccess && history.data.messages.length === 0 && <p className="muted">No messages yet.</p>}
+        {history.isSuccess && history.data.messages.length === 0 && agent.turns.length === 0 && (
+          <p className="muted">No messages yet.</p>
+        )}
         {entries.map((entry) =>
           entry.persisted ? (
             <PersistedMessage key={entry.persisted.id} message={entry.persisted} />
+          ) : entry.live ? (
+            <LiveTurnView
+              key={entry.live.turn.key}
+              turn={entry.live.turn}
+              persisted={entry.live.persisted}
+              userInHistory={entry.live.userInHistory}
+              onDismiss={agent.dismiss}
+              onResize={followReply}
+            />
           ) : (
             <LocalMessageView key={entry.local!.id} entry={entry.local!} handlers={handlers} />
           ),
         )}
         <div ref={endRef} />
       </section>
+      {agent.status?.configured && (
+        <TurnBar
+          latest={latestHere}
+          runningElsewhere={agent.runningElsewhere}
+          stoppingElsewhere={agent.stoppingElsewhere}
+          onStop={agent.stop}
+          onStopGone={focusComposer}
+        />
+      )}
       <Composer ref={composer} registry={runner.registry} onSubmit={submit} disabled={runner.sending} />
     </main>
   );

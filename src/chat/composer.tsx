@@ -10,6 +10,7 @@ import { commandPrefix, type CommandRegistry } from '../commands';
 export interface ComposerHandle {
   /** Replaces the text with a draft and focuses the composer. */
   draft: (text: string) => void;
+  focus: () => void;
 }
 
 interface ComposerProps {
@@ -34,6 +35,7 @@ export function Composer({ registry, onSubmit, disabled = false, ref }: Composer
       setDrafted(true);
       input.current?.focus();
     },
+    focus: () => input.current?.focus(),
   }));
 
   const prefix = commandPrefix(text);

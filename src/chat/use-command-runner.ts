@@ -1,15 +1,31 @@
 /**
- * Runs composer input: commands go to the registry and produce local-only transcript entries;
- * plain text goes to appendMessagesToAPI. Leaving the workspace aborts whatever a command is
- * waiting for. Nothing here knows any particular command.
+ * Runs composer input: commands go to the registry and produce local-only transcript entries —
+ * always, before anything is sent, so a command never reaches the agent or the history. Plain
+ * text goes to the agent when one is attached, else to appendMessagesToAPI with a notice that
+ * says how to attach one. Leaving the workspace aborts whatever a command is waiting for.
+ * Nothing here knows any particular command.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { agentQueries } from '../api/agent';
 import { addMessageToCache, appendMessagesToAPI } from '../api/messages';
 import { createCommandRegistry, parseInput, type CommandContext, type CommandRegistry } from '../commands';
 import { useTranscriptActions } from './local-messages-store';
 
-export function useCommandRunner(workspaceId: string, sessionId: string | null, registry?: CommandRegistry) {
+/** Where plain text goes when an agent is attached. */
+export interface AgentInbox {
+  /** The shown session has a turn running: the agent takes one prompt at a time. */
+  busy: boolean;
+  /** Sends the text: true once the server took it, false when it refused (the text stays in the composer). */
+  prompt: (text: string) => Promise<boolean>;
+}
+
+export function useCommandRunner(
+  workspaceId: string,
+  sessionId: string | null,
+  registry?: CommandRegistry,
+  agent?: AgentInbox,
+) {
   const queryClient = useQueryClient();
   const commands = useMemo(() => registry ?? createCommandRegistry(), [registry]);
   const { localMessageAdded, commandOutputUpdated } = useTranscriptActions();
@@ -78,6 +94,19 @@ export function useCommandRunner(workspaceId: string, sessionId: string | null, 
         return true;
       }
       if (parsed.text.trim() === '') return false;
+      // Unknown until the first status arrives; a server that cannot say has no agent for us.
+      const status = await queryClient.ensureQueryData(agentQueries.status(workspaceId)).catch(() => null);
+      if (status?.configured && agent) {
+        if (agent.busy) {
+          notice(
+            'info',
+            'The agent is still replying',
+            'Wait for the reply, or press Stop, before sending another message. Commands such as /debug work meanwhile.',
+          );
+          return false;
+        }
+        return agent.prompt(parsed.text);
+      }
       try {
         await append.mutateAsync(parsed.text);
       } catch (error) {
@@ -87,11 +116,13 @@ export function useCommandRunner(workspaceId: string, sessionId: string | null, 
       notice(
         'info',
         'Saved, but no agent is attached',
-        'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
+        status?.hint
+          ? `Your message is in the workspace history, but nobody will reply here. To attach an agent: ${status.hint}`
+          : 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
       );
       return true;
     },
-    [run, append, notice],
+    [run, append, notice, queryClient, workspaceId, agent],
   );
 
   /** Runs a command line again without a new echo (Retry, Refresh). */

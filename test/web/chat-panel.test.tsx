@@ -13,7 +13,7 @@ vi.mock('../../src/api/messages', async (importOriginal) => {
 });
 
 const loadRequests = () =>
-  requests.filter((r) => r.method !== 'GET' || !/\/(messages|usage)(\?|$)|\/workspace\/demo$/.test(r.path));
+  requests.filter((r) => r.method !== 'GET' || !/\/(messages|usage|agent)(\?|$)|\/workspace\/demo$/.test(r.path));
 
 describe('ChatPanel', () => {
   it('renders the persisted history legibly', async () => {

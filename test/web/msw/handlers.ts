@@ -44,4 +44,23 @@ export const debugHandlers = [
   http.get('/api/workspace/demo/debug/context/reader', () => HttpResponse.json(reader)),
 ];
 
-export const handlers = [...workspaceHandlers, ...messageHandlers, ...usageHandlers, ...debugHandlers];
+/** What a server without an agent answers (`npm start`); tests with an agent override it. */
+export const AGENT_HINT = 'Run `npm run demo:agent`, or set INVESTIBOOK_AGENT_COMMAND and restart the server.';
+
+export const agentHandlers = [
+  http.get('/api/workspace/demo/agent', () => HttpResponse.json({ configured: false, hint: AGENT_HINT, running: [] })),
+  http.post('/api/workspace/demo/agent/prompt', () =>
+    HttpResponse.json(
+      { error: { code: 'agent_not_configured', message: 'No agent is configured on this server.' } },
+      { status: 409 },
+    ),
+  ),
+];
+
+export const handlers = [
+  ...workspaceHandlers,
+  ...messageHandlers,
+  ...usageHandlers,
+  ...debugHandlers,
+  ...agentHandlers,
+];

@@ -1,0 +1,134 @@
+/**
+ * A turn while it streams: the user's message at once, then the agent's reply as it arrives —
+ * text as Markdown (like a persisted reply), reasoning collapsed, tool calls as compact rows with
+ * their latest status, permission answers as a line. The article is aria-busy while the turn runs,
+ * so assistive technology does not re-read it on every chunk; the status line near the composer
+ * says where the turn is. Once the history has the turn this view steps aside; a failure stays.
+ */
+import { lazy, memo, Suspense, useDeferredValue, useEffect, useRef } from 'react';
+import { isActive, phaseText, type LiveTool, type LiveTurn } from './live-turns';
+
+const Markdown = lazy(() => import('./markdown'));
+
+export const LIVE_REPLY_LABEL = 'Agent (live reply)';
+
+interface Props {
+  turn: LiveTurn;
+  /** The history has the turn's messages (fetched after they were saved). */
+  persisted: boolean;
+  /** The history has the user's message (the server keeps it, even when the turn fails). */
+  userInHistory: boolean;
+  onDismiss: (key: string) => void;
+  /** The reply changed size (a chunk, a tool row, the Markdown renderer arriving). */
+  onResize?: () => void;
+}
+
+export const LiveTurnView = memo(function LiveTurnView({ turn, persisted, userInHistory, onDismiss, onResize }: Props) {
+  const active = isActive(turn);
+  const article = useRef<HTMLElement>(null);
+  const showReply = !persisted || turn.phase === 'failed';
+  useEffect(() => {
+    const element = article.current;
+    if (!element || !onResize || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => onResize());
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [onResize, showReply]);
+  const failed = turn.phase === 'failed';
+  // The history has the turn: only a failure is left to show (the server's error is not a message).
+  if (!showReply && userInHistory) return null;
+  const ended = !active;
+  return (
+    <>
+      {!userInHistory && (
+        <article className="message message-user" aria-label="You">
+          <header className="message-meta">
+            <span className="message-author">You</span>
+            <span>{turn.phase === 'sending' ? 'sending…' : 'sent'}</span>
+          </header>
+          <div className="message-text">{turn.text}</div>
+        </article>
+      )}
+      {showReply && (
+        <article
+          ref={article}
+          className={`message message-assistant live-reply${failed ? ' live-failed' : ''}`}
+          aria-label={LIVE_REPLY_LABEL}
+          aria-busy={active}
+        >
+          <header className="message-meta">
+            <span className="message-author">Agent</span>
+            {ended && (
+              <button type="button" className="dismiss" aria-label="Dismiss" onClick={() => onDismiss(turn.key)}>
+                ×
+              </button>
+            )}
+          </header>
+          {!persisted && <ReplyBody turn={turn} />}
+          <p className={`live-phase${failed ? ' live-error' : ''}`}>
+            {active && <span className="spinner" aria-hidden="true" />}
+            {phaseText(turn)}
+          </p>
+        </article>
+      )}
+    </>
+  );
+});
+
+function ReplyBody({ turn }: { turn: LiveTurn }) {
+  // Chunks can come faster than Markdown renders: let React skip to the latest text.
+  const reply = useDeferredValue(turn.reply);
+  return (
+    <>
+      {turn.reasoning && (
+        <details className="reasoning">
+          <summary>Reasoning</summary>
+          <div className="message-text">{turn.reasoning}</div>
+        </details>
+      )}
+      {turn.tools.length > 0 && (
+        <ul className="live-tools" aria-label="Tool calls">
+          {turn.tools.map((tool) => (
+            <ToolRow key={tool.toolCallId} tool={tool} />
+          ))}
+        </ul>
+      )}
+      {turn.permissions.map((permission, index) => (
+        <p key={index} className="permission-line">
+          Asked to {lowerFirst(permission.title)}:{' '}
+          {permission.allowed ? 'allowed by the server’s policy' : 'refused by the server’s policy'}
+        </p>
+      ))}
+      {reply && (
+        <Suspense fallback={<div className="message-text">{reply}</div>}>
+          <Markdown text={reply} />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
+const STATUS_LABEL: Record<LiveTool['status'], string> = {
+  pending: 'pending',
+  in_progress: 'in progress',
+  completed: 'done',
+  failed: 'failed',
+};
+
+function ToolRow({ tool }: { tool: LiveTool }) {
+  const paths = tool.paths?.join(', ') ?? '';
+  const detail = paths && !tool.title.includes(paths) ? paths : '';
+  return (
+    <li className={`tool-row tool-${tool.status}`}>
+      <span className="tool-name">{tool.kind ?? 'tool'}</span>
+      <span className="tool-title" title={[tool.title, detail].filter(Boolean).join(' · ')}>
+        {tool.title}
+        {detail && <span className="tool-paths"> · {detail}</span>}
+      </span>
+      <span className="tool-status">{STATUS_LABEL[tool.status]}</span>
+    </li>
+  );
+}
+
+const lowerFirst = (text: string): string =>
+  /^[A-Z][a-z]/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text;
