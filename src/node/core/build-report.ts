@@ -358,5 +358,14 @@ function notes(input: ReportInput): string[] {
   );
   if (usage === null)
     out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only.');
+  const window = contextWindow(usage, input.workspace.agentConfig, input.targetModel);
+  if (window && window.autoCompactAt !== null)
+    out.push(
+      `Auto-compaction at ${window.autoCompactAt} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${window.reservedOutput}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`,
+    );
+  else if (window?.basis === 'unknown')
+    out.push(
+      "Auto-compaction point not shown: in a window this small the model's output limit decides it, and only OpenCode's model list knows that limit.",
+    );
   return out;
 }
