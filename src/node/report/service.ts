@@ -31,7 +31,7 @@ import type { MessageRow, MessageStamp, ReadSnapshot, Store } from '../storage/s
 import { latestAcpUsage } from '../usage';
 import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
-import { PARALLEL_MIN_CHARS, TokenPool } from './token-pool';
+import { PARALLEL_MIN_CHARS, TokenPool, tokenizerThreads } from './token-pool';
 import { ReportCache, stampOf, type CachedMessage } from './report-cache';
 
 export interface ReportRequest {
@@ -216,7 +216,9 @@ export class ReportService {
       const fresh = wants.flatMap((want, index) => (!want.cached && want.chosen === estimator ? [index] : []));
       const freshBytes = fresh.reduce((n, i) => n + headers[i]!.size, 0);
       const pool =
-        estimator.id === 'bpe' && freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
+        estimator.id === 'bpe' &&
+        tokenizerThreads() > 0 &&
+        freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
           ? new TokenPool()
           : null;
       try {

@@ -14,6 +14,19 @@ import type { CountAnswer, CountRequest } from './token-worker';
 
 /** Below this many characters of live text to tokenize, counting stays on the main thread. */
 export const PARALLEL_MIN_CHARS = 1_500_000;
+
+/**
+ * Tokenizer threads for a large cold report: INVESTIBOOK_TOKENIZER_THREADS (0: none, counting
+ * stays on the main thread), else one per core besides the main thread's, at least one, at most
+ * four. Each holds its own tokenizer tables and merge cache (about 40 MB), and BPE's cost is
+ * mostly merging pieces it has not seen yet, which every thread learns again: more threads than
+ * cores only add memory (docs/benchmarks.md).
+ */
+export function tokenizerThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.INVESTIBOOK_TOKENIZER_THREADS;
+  if (set !== undefined && set !== '' && Number.isInteger(Number(set)) && Number(set) >= 0) return Number(set);
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
 const BATCH_CHARS = 128 * 1024;
 
 interface Batch {
@@ -45,7 +58,7 @@ export class TokenPool {
   private failure: Error | null = null;
 
   /** Starts the threads now: each loads the tokenizer while the caller reads and attributes. */
-  constructor(size = Math.max(1, Math.min(4, availableParallelism()))) {
+  constructor(size = tokenizerThreads()) {
     for (let i = 0; i < size; i++) {
       const thread: { worker: Worker; busy: Batch | null } = { worker: spawn(), busy: null };
       thread.worker.on('message', ({ counts, error }: CountAnswer) => {
