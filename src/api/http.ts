@@ -12,6 +12,10 @@ export class ApiError extends Error {
   }
 }
 
+/** Whether an error is the server's answer with this code. */
+export const isApiError = (error: unknown, code: string): error is ApiError =>
+  error instanceof ApiError && error.code === code;
+
 export async function apiJson(path: string, init: RequestInit = {}): Promise<unknown> {
   let response: Response;
   try {

@@ -5,6 +5,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isApiError } from '../api/http';
 import { messageQueries } from '../api/messages';
 import { usageQueries } from '../api/usage';
 import type { CommandRegistry } from '../commands';
@@ -72,6 +73,11 @@ export function ChatPanel({ workspace, registry }: Props) {
     }),
     [localMessageDismissed, rerun],
   );
+  // The agent moved the chat to a session it has only just started: nothing of it is stored yet.
+  const newSessionEmpty =
+    history.isError &&
+    isApiError(history.error, 'session_not_found') &&
+    agent.turns.some((t) => t.sessionId === sessionId);
   const focusComposer = useCallback(() => composer.current?.focus(), []);
   const latestHere = agent.turns.findLast((t) => t.sessionId === sessionId) ?? null;
 
@@ -90,7 +96,9 @@ export function ChatPanel({ workspace, registry }: Props) {
         }}
       >
         {history.isPending && <p role="status">Loading messages…</p>}
-        {history.isError && <p role="alert">Messages could not be loaded: {history.error.message}</p>}
+        {history.isError && !newSessionEmpty && (
+          <p role="alert">Messages could not be loaded: {history.error.message}</p>
+        )}
         {history.isSuccess && history.data.messages.length === 0 && agent.turns.length === 0 && (
           <p className="muted">No messages yet.</p>
         )}

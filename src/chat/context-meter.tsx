@@ -3,6 +3,7 @@
  * also the way in to the breakdown: pressing it runs /debug.
  */
 import { useQuery } from '@tanstack/react-query';
+import { isApiError } from '../api/http';
 import { usageQueries } from '../api/usage';
 import { fmt } from '../shared/format';
 import { shareText } from './share-text';
@@ -18,8 +19,10 @@ export function ContextMeter({
 }) {
   const usage = useQuery(usageQueries.latest(workspaceId, sessionId));
   if (usage.isPending) return <span className="context-meter muted">Context: loading…</span>;
-  if (usage.isError) return <span className="context-meter muted">Context: unavailable</span>;
-  const latest = usage.data.latest;
+  // A session the agent has only just started has no rows yet: nothing reported, not unavailable.
+  const noSessionYet = usage.isError && isApiError(usage.error, 'session_not_found');
+  if (usage.isError && !noSessionYet) return <span className="context-meter muted">Context: unavailable</span>;
+  const latest = usage.data?.latest ?? null;
   if (!latest)
     return (
       <button type="button" className="context-meter" onClick={onOpen} title="Show what fills the context (/debug)">

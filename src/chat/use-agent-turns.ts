@@ -71,6 +71,20 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
     [queryClient, workspaceId],
   );
 
+  const seedEmptySession = useCallback(
+    (session: string) => {
+      queryClient.setQueryData(
+        messageQueries.list(workspaceId, session).queryKey,
+        (old) => old ?? { sessionId: session, messages: [] },
+      );
+      queryClient.setQueryData(
+        usageQueries.latest(workspaceId, session).queryKey,
+        (old) => old ?? { sessionId: session, latest: null },
+      );
+    },
+    [queryClient, workspaceId],
+  );
+
   const prompt = useCallback(
     (text: string): Promise<boolean> => {
       const key = `turn-${++counter}`;
@@ -98,6 +112,8 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
           case 'turn':
             if (event.sessionId !== session) {
               session = event.sessionId;
+              // A new session has nothing stored yet: show it empty at once, not "loading".
+              if (event.newSession) seedEmptySession(event.sessionId);
               onSession(event.sessionId);
             }
             if (event.newSession)
@@ -150,15 +166,17 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
         .catch((error: unknown) => {
           if (controller.signal.aborted) return;
           const message = error instanceof Error ? error.message : String(error);
-          if (!opened && error instanceof ApiError && error.status > 0) {
-            // Refused before the turn began: nothing was sent, the text goes back to the composer.
+          if (!opened && error instanceof ApiError && error.status >= 400 && error.status < 500) {
+            // Refused before the turn began (400, 409, …): nothing was kept, the text goes back to
+            // the composer. A server failure (5xx) or no answer may have kept it: shown in place.
             dispatch({ type: 'refused', key });
             notice('error', 'Message not sent', message);
             if (error.code === 'agent_not_configured' || error.code === 'turn_in_progress') refetchStatus();
             answer(false);
             return;
           }
-          dispatch({ type: 'failed', key, message: opened ? LOST : message, lost: true, at: Date.now() });
+          // Cut off mid-turn, the server goes on; refused by a failing server, there is nothing to wait for.
+          dispatch({ type: 'failed', key, message: opened ? LOST : message, lost: opened, at: Date.now() });
           refetchStatus();
           refetchHistory(session);
           answer(true);
@@ -166,7 +184,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
         .finally(() => listening.current.delete(controller));
       return taken;
     },
-    [queryClient, workspaceId, sessionId, onSession, notice, refetchHistory, refetchStatus],
+    [queryClient, workspaceId, sessionId, onSession, notice, refetchHistory, refetchStatus, seedEmptySession],
   );
 
   const active = turns.find((t) => isActive(t) && t.sessionId === sessionId) ?? null;

@@ -117,7 +117,7 @@ export function useCommandRunner(
         'info',
         'Saved, but no agent is attached',
         status?.hint
-          ? `Your message is in the workspace history, but nobody will reply here. To attach an agent: ${status.hint}`
+          ? `Your message is in the workspace history; nobody will reply to it here. ${status.hint}`
           : 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
       );
       return true;

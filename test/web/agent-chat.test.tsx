@@ -62,6 +62,12 @@ const message = (sessionId: string, role: 'user' | 'assistant', text: string): C
   };
 };
 
+const sessionNotFound = (sessionId: string) =>
+  HttpResponse.json(
+    { error: { code: 'session_not_found', message: `session not found in workspace demo: ${sessionId}` } },
+    { status: 404 },
+  );
+
 /** A server with an agent: stateful history per session, prompts and cancels recorded. */
 function withAgent(status: Partial<AgentStatus> = {}) {
   const sessions = new Map<string, ChatMessage[]>([[SESSION!, fixtures.messages.messages as ChatMessage[]]]);
@@ -71,9 +77,15 @@ function withAgent(status: Partial<AgentStatus> = {}) {
   let agentStatus: AgentStatus = { configured: true, running: [], ...status };
   server.use(
     http.get('/api/workspace/demo/agent', () => HttpResponse.json(agentStatus)),
+    // As the server does: a session with nothing stored is not found.
     http.get('/api/workspace/demo/messages', ({ request }) => {
       const sessionId = new URL(request.url).searchParams.get('session_id') ?? SESSION!;
-      return HttpResponse.json({ sessionId, messages: sessions.get(sessionId) ?? [] });
+      const messages = sessions.get(sessionId);
+      return messages ? HttpResponse.json({ sessionId, messages }) : sessionNotFound(sessionId);
+    }),
+    http.get('/api/workspace/demo/usage', ({ request }) => {
+      const sessionId = new URL(request.url).searchParams.get('session_id') ?? SESSION!;
+      return sessions.has(sessionId) ? HttpResponse.json(fixtures.usage) : sessionNotFound(sessionId);
     }),
     http.post('/api/workspace/demo/agent/prompt', async ({ request }) => {
       prompts.push(await request.json());
@@ -281,6 +293,25 @@ describe('the chat with an agent attached', () => {
     expect(screen.queryByRole('article', { name: LIVE })).not.toBeInTheDocument();
   });
 
+  it('shows a server failure before the stream in place, with the user’s text', async () => {
+    withAgent();
+    server.use(
+      http.post('/api/workspace/demo/agent/prompt', () =>
+        HttpResponse.json({ error: { code: 'internal', message: 'Something broke on the server.' } }, { status: 500 }),
+      ),
+    );
+    const { user } = renderApp();
+    await waitForHistory();
+    await send(user, 'Hello?');
+    expect(
+      await within(await screen.findByRole('article', { name: LIVE })).findByText(
+        'Failed: Something broke on the server.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText('Hello?')).toBeInTheDocument();
+    expect(composer()).toHaveValue('');
+  });
+
   it('follows the agent into a new session and shows its note once', async () => {
     const agent = withAgent();
     const { user } = renderApp();
@@ -294,9 +325,15 @@ describe('the chat with an agent attached', () => {
     await waitFor(() =>
       expect(requests).toContainEqual({ method: 'GET', path: '/api/workspace/demo/messages?session_id=ses_new' }),
     );
-    // The old session's history is gone from view; the live turn stays.
+    // The old session's history is gone from view; the live turn stays. The new session has
+    // nothing stored yet: that is not an error, and the meter has nothing to show.
     await waitFor(() => expect(screen.queryByText(/Stopped\. Summary: cause found/)).not.toBeInTheDocument());
     expect(within(liveReply()).getByText('Starting over.')).toBeInTheDocument();
+    await waitFor(() =>
+      expect(requests).toContainEqual({ method: 'GET', path: '/api/workspace/demo/usage?session_id=ses_new' }),
+    );
+    expect(await screen.findByText('Context: no usage reported yet')).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
     expect(screen.getAllByText('The previous session could not be resumed; this is a new one.')).toHaveLength(1);
     await agent.stream.send({ type: 'done', stopReason: 'end_turn' });
     await agent.stream.close();
