@@ -401,7 +401,14 @@ function describeRange(offset: unknown, limit: unknown): string {
 export function preview(text: string, max = 60): string {
   // Only the head can show: collapsing the whitespace of a megabyte output would be wasted. A
   // short head is enough unless it is mostly whitespace (indented JSON): then a longer one.
-  let flat = text.slice(0, max * 2).replace(/\s+/g, ' ').trim();
-  if (flat.length < max && text.length > max * 2) flat = text.slice(0, max * 8).replace(/\s+/g, ' ').trim();
+  let flat = text
+    .slice(0, max * 2)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (flat.length < max && text.length > max * 2)
+    flat = text
+      .slice(0, max * 8)
+      .replace(/\s+/g, ' ')
+      .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
