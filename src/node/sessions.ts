@@ -10,9 +10,11 @@ export async function resolveSession(
   read: Pick<ReadSnapshot, 'listSessions' | 'sessionExists'>,
   workspaceId: string,
   requested: string | undefined,
+  /** Sessions that exist though nothing is stored yet (the live agent's, mid-turn). */
+  live: (workspaceId: string, sessionId: string) => boolean = () => false,
 ): Promise<string | null> {
   if (requested !== undefined && requested !== '') {
-    if (!(await read.sessionExists(workspaceId, requested))) {
+    if (!live(workspaceId, requested) && !(await read.sessionExists(workspaceId, requested))) {
       throw notFound('session_not_found', `session not found in workspace ${workspaceId}: ${requested}`);
     }
     return requested;

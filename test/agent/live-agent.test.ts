@@ -36,7 +36,22 @@ describe('a chat message to the live agent', () => {
   let sessionId: string;
 
   it('is a real OpenCode turn: streamed, persisted in OpenCode’s shapes, with its usage', async () => {
-    const { status, events } = await h.prompt('What do we know so far?');
+    // A new session answers the chat's reads from the moment its turn starts, stored or not.
+    const early: Promise<number[]>[] = [];
+    const { status, events } = await h.prompt('What do we know so far?', {
+      during: (event) => {
+        if (event.type !== 'turn') return;
+        const query = `session_id=${event.sessionId}`;
+        early.push(
+          Promise.all(
+            [`/messages?${query}`, `/usage?${query}`, `/debug/context?${query}`].map(
+              async (path) => (await h.api(path)).status,
+            ),
+          ),
+        );
+      },
+    });
+    expect(await Promise.all(early)).toEqual([[200, 200, 200]]);
     expect(status).toBe(200);
     const types = events.map((e) => e.type);
     expect(types[0]).toBe('turn');
@@ -205,7 +220,8 @@ describe('an agent that is not there', () => {
     const missing = await startAgentHarness({ command: '/nonexistent/opencode' });
     try {
       const { events } = await missing.prompt('Is anyone there?');
-      expect(of(events, 'turn')).toHaveLength(0);
+      // The chat still learns the session its message is kept in.
+      expect(of(events, 'turn')[0]).toMatchObject({ newSession: true, sessionId: expect.stringMatching(/^ses_/) });
       expect(of(events, 'error')[0]).toMatchObject({ code: 'agent_not_found' });
       expect(of(events, 'error')[0]!.message).toMatch(/INVESTIBOOK_AGENT_COMMAND/);
       const history = messagesResponseSchema.parse(await (await missing.api('/messages')).json());

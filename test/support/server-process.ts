@@ -15,8 +15,10 @@ export async function startServerProcess(
   dbPath: string,
   token: string,
   env: Record<string, string> = {},
+  /** `start.js` (npm start) or `demo-agent.js` (npm run demo:agent). */
+  entry = 'start.js',
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(PROJECT, 'bin/start.js')], {
+  const child = spawn(process.execPath, [join(PROJECT, 'bin', entry)], {
     cwd: PROJECT,
     env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

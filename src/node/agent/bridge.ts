@@ -89,6 +89,10 @@ export class AgentBridge {
     };
   }
 
+  /** Whether a session exists for the agent though nothing of it may be stored yet (a turn runs in it). */
+  readonly isLive = (workspaceId: string, sessionId: string): boolean =>
+    this.workspaces.get(workspaceId)?.turns.has(sessionId) ?? false;
+
   /** Refuses a second turn in the same session before anything is streamed. */
   checkFree(workspaceId: string, sessionId: string | undefined): void {
     if (sessionId && this.workspaces.get(workspaceId)?.turns.has(sessionId)) throw new TurnInProgress(sessionId);
@@ -135,6 +139,7 @@ export class AgentBridge {
     };
     workspace.turns.set(placeholder, turn);
     let promptReached = false;
+    let turnSent = false;
     try {
       agent = await this.process(workspace, settings);
       const opened = await this.openSession(agent, workspace, request.sessionId);
@@ -174,6 +179,8 @@ export class AgentBridge {
       const problem = describe(error);
       this.log(`agent turn failed in workspace ${request.workspaceId}: ${problem.message}`);
       const session = sessionId ?? request.sessionId ?? newSessionId();
+      // The chat learns which session its message is kept in, even when the agent never opened one.
+      if (!turnSent) send({ type: 'turn', turnId, sessionId: session, newSession: !request.sessionId });
       if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, startedAt, send);
       else await this.keepUserText(request, session, send);
       send({ type: 'error', ...problem });

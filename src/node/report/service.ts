@@ -53,6 +53,8 @@ export interface ServiceOptions extends ReadOptions {
   cache?: ReportCache;
   /** Live text (characters) from which BPE counting moves to worker threads. */
   parallelMinChars?: number;
+  /** Sessions that exist though nothing is stored yet (the live agent's, mid-turn). */
+  live?: (workspaceId: string, sessionId: string) => boolean;
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -168,7 +170,7 @@ export class ReportService {
     return store.snapshot(async (read) => {
       const workspace = await read.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
-      const sessionId = await resolveSession(read, workspace.id, request.sessionId);
+      const sessionId = await resolveSession(read, workspace.id, request.sessionId, this.options.live);
       const root = store.resolveRoot(workspace.root_path);
       const reader = new WorkspaceReader(root, this.options);
       const snapshot = readWorkspace(reader);

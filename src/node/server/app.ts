@@ -85,16 +85,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json(errorBody('internal', 'Something went wrong on the server'), 500);
   });
 
-  const service = new ReportService(options.reportStore, { cache: new ReportCache() });
+  const agent = options.agent ?? new AgentBridge(null, store);
+  const service = new ReportService(options.reportStore, { cache: new ReportCache(), live: agent.isLive });
   app.use('/api/*', requireUser(store));
   app.route('/api/workspaces', workspacesRoute(store));
   app.use('/api/workspace/:id', requireWorkspace(store));
   app.use('/api/workspace/:id/*', requireWorkspace(store));
   app.use('/api/workspace/:id', sameOriginWrites());
   app.use('/api/workspace/:id/*', sameOriginWrites());
-  app.route('/api/workspace/:id', workspaceRoutes(store));
+  app.route('/api/workspace/:id', workspaceRoutes(store, agent.isLive));
   app.route('/api/workspace/:id', debugRoutes(service));
-  app.route('/api/workspace/:id', agentRoutes(options.agent ?? new AgentBridge(null, store), store));
+  app.route('/api/workspace/:id', agentRoutes(agent, store));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'not_found', 'No such API route');
   });

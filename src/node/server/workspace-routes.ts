@@ -40,7 +40,10 @@ export function workspacesRoute(store: Store): Hono<AppEnv> {
   return routes;
 }
 
-export function workspaceRoutes(store: Store): Hono<AppEnv> {
+export function workspaceRoutes(
+  store: Store,
+  live: (workspaceId: string, sessionId: string) => boolean = () => false,
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const noStore = { 'Cache-Control': 'no-store' };
 
@@ -58,7 +61,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
 
   routes.get('/messages', async (c) => {
     const workspace = c.get('workspace');
-    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'));
+    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'), live);
     const body: MessagesResponse = {
       sessionId,
       messages: sessionId === null ? [] : (await store.listMessages(workspace.id, sessionId)).map(toChatMessage),
@@ -95,7 +98,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
 
   routes.get('/usage', async (c) => {
     const workspace = c.get('workspace');
-    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'));
+    const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'), live);
     const latest = sessionId === null ? null : await latestAcpUsage(store, workspace.id, sessionId);
     const body: Usage = {
       sessionId,
