@@ -188,6 +188,7 @@ describe('when a turn does not go to plan', () => {
       },
     });
     expect(killed).toBe(true);
+    expect(of(events, 'turn')).toHaveLength(1);
     expect(of(events, 'error')[0]).toMatchObject({ code: 'agent_exited' });
     expect(await keptText(sessionId, 'Please take your time')).toBe(true);
     const next = await h.prompt('What do we know so far?', { sessionId });

@@ -156,6 +156,7 @@ export class AgentBridge {
         newSession: opened.isNew,
         ...(opened.note ? { note: opened.note } : {}),
       });
+      turnSent = true;
       if (cancelled) {
         send({ type: 'done', stopReason: 'cancelled' });
         return;
