@@ -20,7 +20,17 @@ const ENTRIES = {
   'demo-agent': 'scripts/demo-agent.ts',
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base'];
-const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'ai-tokenizer', 'ai-tokenizer/*', 'esbuild', 'vite', 'tsx', 'tsx/*'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg',
+  'pg-native',
+  'ai-tokenizer',
+  'ai-tokenizer/*',
+  'esbuild',
+  'vite',
+  'tsx',
+  'tsx/*',
+];
 
 const outDir = (root) => join(root, 'build', 'node');
 const stampPath = (root) => join(outDir(root), 'stamp.json');
@@ -78,7 +88,9 @@ export async function buildNode(root = PROJECT) {
     // file), except what must stay a package: native addons, lazily required tables, build tools.
     external: EXTERNAL,
     // CommonJS dependencies inside an ES module bundle still need `require` for Node built-ins.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     outdir: outDir(root),
     outExtension: { '.js': '.mjs' },
