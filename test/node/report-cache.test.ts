@@ -1,4 +1,6 @@
 /** The warm cache changes speed, never the answer. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReportCache, stampOf } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
@@ -36,6 +38,36 @@ describe('ReportCache', () => {
       const labels = warm.sources.find((s) => s.id === 'conversation')!.items.map((i) => i.label);
       expect(labels).toEqual(expect.arrayContaining(['User message: edited question', 'User message: follow-up']));
       expect(strip(warm)).toEqual(strip(await coldReport()));
+      await db.close();
+    } finally {
+      await fx.cleanup();
+    }
+  });
+
+  it('answers an unchanged context from memory, and anything changed — usage, a file — anew', async () => {
+    const fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
+    try {
+      addMessages(fx, [{ role: 'user', parts: [text('question')] }]);
+      addUsage(fx, 3000);
+      const db = openSqlite(fx.dbPath, { readOnly: true });
+      let clock = 0;
+      const service = new ReportService(db, { cache: new ReportCache(), now: () => new Date(++clock * 1000) });
+      const report = () => service.report({ workspaceId: WS, items: 'all' });
+      const first = await report();
+      const again = await report();
+      expect(again.generatedAt).not.toBe(first.generatedAt);
+      expect(strip(again)).toEqual(strip(first));
+
+      addUsage(fx, 3500);
+      const afterUsage = await report();
+      expect(afterUsage.actual?.contextUsed).toBe(3500);
+      expect(afterUsage.snapshotId).not.toBe(first.snapshotId);
+
+      writeFileSync(join(fx.root, 'AGENTS.md'), 'rules, and a much longer second rule about evidence');
+      const afterFile = await report();
+      expect(afterFile.snapshotId).not.toBe(afterUsage.snapshotId);
+      const instructions = afterFile.sources.find((s) => s.id === 'agent_instructions')!;
+      expect(instructions.bytes).toBeGreaterThan(afterUsage.sources.find((s) => s.id === 'agent_instructions')!.bytes);
       await db.close();
     } finally {
       await fx.cleanup();

@@ -22,9 +22,28 @@ export interface CachedMessage {
 
 export const DEFAULT_CACHE_ENTRIES = 100_000;
 
+/** Whole report inputs kept, by the digest of everything they were made from. */
+const COLLECTED_ENTRIES = 8;
+
 export class ReportCache {
   private readonly scopes = new Map<string, Map<string, CachedMessage>>();
   private entries = 0;
+  private readonly inputs = new Map<string, unknown>();
+
+  /** A report input made from exactly these inputs (the snapshot digest), if one was. */
+  collected<T>(key: string): T | undefined {
+    const found = this.inputs.get(key) as T | undefined;
+    if (found !== undefined) {
+      this.inputs.delete(key);
+      this.inputs.set(key, found); // most recently used last
+    }
+    return found;
+  }
+
+  remember(key: string, value: unknown): void {
+    this.inputs.set(key, value);
+    while (this.inputs.size > COLLECTED_ENTRIES) this.inputs.delete(this.inputs.keys().next().value!);
+  }
 
   constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 

@@ -80,6 +80,10 @@ export class ReportService {
     this.cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
   }
 
+  private now(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
   async report(request: ReportRequest): Promise<ContextReport> {
     const { input } = await this.collect(request);
     return buildReport({ ...input, itemsLimit: request.items ?? DEFAULT_ITEMS });
@@ -192,6 +196,9 @@ export class ReportService {
         digest.update(JSON.stringify(usage));
         const stamps = await read.messageStamps(workspace.id, sessionId);
         digest.update(stamps.map((s) => `${s.id}:${stampOf(s)}`).join('\n'));
+        // Nothing changed since a report of this process: its whole input stands.
+        const seen = cache.collected<Collected>(`${estimator.id}\u0000${digest.copy().digest('hex')}`);
+        if (seen) return { ...seen, input: { ...seen.input, generatedAt: this.now() } };
         headers = await this.headers(read, root, stamps, rows);
       }
 
@@ -227,14 +234,20 @@ export class ReportService {
         const missing = headers.filter((h, i) => !wants[i]!.cached && !rows.has(h.id)).map((h) => h.id);
         for (const row of await read.messages(missing)) rows.set(row.id, row);
         const context = { ...attribution, sessionRoots: facts.sessionRoots };
-        const analyzeAt = (index: number, chosen: Estimator, keepText = false) =>
-          analyzeRow(rows.get(headers[index]!.id) ?? missingRow(headers[index]!.id), {
+        // Each message is analysed once; its row is let go at once (a large session's rows are
+        // most of the report's memory).
+        const analyzeAt = (index: number, chosen: Estimator, keepText = false) => {
+          const id = headers[index]!.id;
+          const row = rows.get(id) ?? missingRow(id);
+          rows.delete(id);
+          return analyzeRow(row, {
             attribution: context,
             estimator: chosen,
             targetModel: facts.targetModel,
             rough: wants[index]!.rough,
             keepText,
           });
+        };
         const precounted = new Map<number, MessageAnalysis>(); // analysed ahead, while threads count
         let pipelineEstimator: Estimator = estimator;
         if (pool) {
@@ -256,7 +269,7 @@ export class ReportService {
         const input = reportInput({
           workspaceId: workspace.id,
           sessionId,
-          generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
+          generatedAt: this.now(),
           snapshotId: '',
           estimator: pipelineEstimator,
           historyEstimator: chars4Estimator,
@@ -273,8 +286,11 @@ export class ReportService {
             return analysis;
           },
         });
-        input.snapshotId = `snap_${digest.digest('hex').slice(0, 24)}`;
-        return { input, attribution: context, facts };
+        const hex = digest.digest('hex');
+        input.snapshotId = `snap_${hex.slice(0, 24)}`;
+        const collected: Collected = { input, attribution: context, facts };
+        cache.remember(`${estimator.id}\u0000${hex}`, collected);
+        return collected;
       } finally {
         await pool?.close();
       }

@@ -75,7 +75,7 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
   pool.on('error', () => {});
   const store = new PostgresStore(pool, location, options);
   try {
-    await store.ping();
+    // Either one is the first round trip: a database that cannot be reached fails here.
     if (options.readOnly) await store.checkSchema();
     else await store.migrate();
   } catch (error) {
