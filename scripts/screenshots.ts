@@ -1,13 +1,23 @@
 /**
  * Regenerates the README screenshots: starts the product on a fresh temporary demo database,
  * opens the demo chat in Chromium and runs /debug — on a desktop (light and dark: the report;
- * light: the timeline, a revealed item, the reader) and on a phone (light and dark).
+ * light: the timeline, a revealed item, the reader) and on a phone (light and dark); then a live
+ * agent turn in progress.
  * Run: npx tsx scripts/screenshots.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import {
+  ensureOpencode,
+  opencodeEnv,
+  SCRIPTED_SMALL_MODEL,
+  writeScriptedConfig,
+} from '../src/node/agent/opencode-runtime';
+import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
+import { liveDemoScript } from '../src/node/demo/live-script';
+import { startScriptedModel } from '../src/node/scripted-model/server';
 import { start } from '../src/node/server/start';
 import { launchChromium } from '../test/support/browser';
 
@@ -83,8 +93,56 @@ try {
     await phone.screenshot({ path: `docs/images/phone-${scheme}.png` });
     await phone.close();
   }
+  await liveAgentShot(browser);
 } finally {
   await browser.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A live agent turn mid-way (npm run demo:agent's set-up: the pinned OpenCode on the scripted
+ * model): its tools done, its reply held back a moment so the shot shows the turn in progress.
+ */
+async function liveAgentShot(b: Browser): Promise<void> {
+  const liveDir = mkdtempSync(join(tmpdir(), 'investibook-shots-live-'));
+  const bin = await ensureOpencode((line) => console.log(line));
+  const root = join(liveDir, 'workspaces', DEMO_WORKSPACE_ID);
+  const script = liveDemoScript(root);
+  const slow = script.turns.find((t) => t.when === 'slow')!;
+  slow.steps[slow.steps.length - 1]!.delayMs = 6000;
+  const model = await startScriptedModel({ script, smallModels: [SCRIPTED_SMALL_MODEL] });
+  const env = opencodeEnv(join(liveDir, 'agent-home'));
+  writeScriptedConfig(env, { baseURL: model.url });
+  const live = await start({
+    database: join(liveDir, 'investibook.db'),
+    port: 0,
+    token: 'screenshot-token',
+    log: () => {},
+    agent: {
+      command: bin,
+      args: ['acp'],
+      env,
+      exporter: { command: bin, args: ['export', '{session}'] },
+      permissions: 'reject',
+      turnTimeoutMs: 120_000,
+    },
+  });
+  try {
+    const page = await b.newPage({ viewport: { width: 1200, height: 1000 }, colorScheme: 'light' });
+    await page.goto(`${live.url}?token=screenshot-token`);
+    const input = page.getByRole('combobox', { name: 'Message' });
+    await input.fill('Tell me about the slow queries');
+    await input.press('Enter');
+    const reply = page.getByRole('article', { name: 'Agent (live reply)' });
+    await reply.getByText('slow-query.log').first().waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(1500);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.screenshot({ path: 'docs/images/live-agent.png' });
+    await page.close();
+  } finally {
+    await live.close();
+    await model.close();
+    rmSync(liveDir, { recursive: true, force: true });
+  }
 }

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentEnv } from '../../src/node/agent/bridge';
+import { agentEnv, displayTitle } from '../../src/node/agent/bridge';
 import { agentSettingsFromEnv, AgentSettingsError } from '../../src/node/agent/settings';
 import { workspaceSections } from '../../src/node/agent/workspace-context';
 import { DEMO_DIR } from '../../src/node/demo/builder';
@@ -109,5 +109,20 @@ describe('the workspace context of a first prompt', () => {
     expect(JSON.stringify(sections)).not.toContain('hunter2');
     // The report's own parser reads it back section by section.
     expect(parseWorkspaceContext(text).sections.map((s) => s.source)).toEqual(sections.map((s) => s.source));
+  });
+});
+
+describe('tool titles in the chat', () => {
+  it('are workspace-relative when OpenCode titles a read with a path from /', () => {
+    expect(displayTitle('/srv/data/workspaces/demo', 'srv/data/workspaces/demo/evidence/slow-query.log')).toBe(
+      'evidence/slow-query.log',
+    );
+    expect(displayTitle('/srv/data/workspaces/demo', '/srv/data/workspaces/demo/meta/cluster.json')).toBe(
+      'meta/cluster.json',
+    );
+    expect(displayTitle('/srv/data/workspaces/demo', 'Query_time')).toBe('Query_time');
+    expect(displayTitle('/srv/data/workspaces/demo', 'srv/data/workspaces/demo-2/x')).toBe(
+      'srv/data/workspaces/demo-2/x',
+    );
   });
 });

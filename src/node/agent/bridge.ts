@@ -299,7 +299,7 @@ export class AgentBridge {
         send({
           type: 'tool',
           toolCallId: update.toolCallId,
-          title: update.title ?? update.toolCallId,
+          title: displayTitle(workspace.root, update.title ?? update.toolCallId),
           ...(update.kind ? { kind: update.kind } : {}),
           status,
           ...(paths.length ? { paths } : {}),
@@ -416,6 +416,16 @@ function describe(error: unknown): { code: string; message: string } {
     };
   }
   return { code: 'agent_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * A tool's title as the chat shows it: OpenCode titles a read with its path relative to the
+ * project root it found (`/` outside a git repository), so paths inside the workspace are made
+ * workspace-relative.
+ */
+export function displayTitle(root: string, title: string): string {
+  const absolute = title.startsWith('/') ? title : `/${title}`;
+  return absolute === root || absolute.startsWith(`${root}/`) ? workspacePath(root, absolute) : title;
 }
 
 /** A path the agent reported, relative to the workspace when inside it. */
