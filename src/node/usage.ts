@@ -4,7 +4,7 @@
  * warning. Shared by the usage API (context meter) and the report.
  */
 import type { UsageInput as LatestUsage } from './core/figures';
-import type { ReadSnapshot, UsageRow } from './storage/store';
+import type { NewUsage, ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };
 export { percentOfWindow } from './core/figures';
@@ -50,4 +50,23 @@ export function usableUsage(rows: readonly UsageRow[], warnings: string[]): Late
     return { contextUsed: used, contextSize: size, recordedAt: row.created_at };
   }
   return null;
+}
+
+/** An ACP usage_update as the row that keeps it (source `acp`; the cost is the session's, cumulative). */
+export function acpUsageRow(
+  workspaceId: string,
+  sessionId: string,
+  update: { used: number; size: number; cost?: { amount: number; currency: string } | null },
+  createdAt: number,
+): NewUsage {
+  return {
+    workspaceId,
+    sessionId,
+    source: 'acp',
+    contextUsed: update.used,
+    contextSize: update.size,
+    costAmount: update.cost?.amount ?? null,
+    costCurrency: update.cost?.currency ?? null,
+    createdAt,
+  };
 }

@@ -4,6 +4,7 @@
  * stores a live session — the export through the same conversion, every ACP usage_update as an
  * `acp` usage row — in a copy of the workspace it was recorded in.
  */
+import { acpUsageRow } from '../../src/node/usage';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
@@ -73,15 +74,6 @@ export function seedRecording(
     last = Math.max(last, row.timeUpdated);
   }
   recording.acp.usageUpdates.forEach((update, index) => {
-    fx.store.now.insertUsage({
-      workspaceId,
-      sessionId,
-      source: 'acp',
-      contextUsed: update.used,
-      contextSize: update.size,
-      costAmount: update.cost?.amount ?? null,
-      costCurrency: update.cost?.currency ?? null,
-      createdAt: last + 1 + index,
-    });
+    fx.store.now.insertUsage(acpUsageRow(workspaceId, sessionId, update, last + 1 + index));
   });
 }

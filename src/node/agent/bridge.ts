@@ -16,6 +16,7 @@ import type { ContentBlock, RequestPermissionRequest, SessionUpdate } from '@age
 import { relative, sep } from 'node:path';
 import type { AgentEvent, AgentStatus } from '../../shared/agent';
 import type { Store } from '../storage/store';
+import { acpUsageRow } from '../usage';
 import { newSessionId, userMessage } from '../user-message';
 import { AcpProcess, AgentProcessError, allowPermission, rejectPermission } from './acp-process';
 import { exportSession } from './export-session';
@@ -310,16 +311,7 @@ export class AgentBridge {
         const cost = update.cost ? { amount: update.cost.amount, currency: update.cost.currency } : null;
         send({ type: 'usage', used: update.used, size: update.size, cost });
         void this.store
-          .insertUsage({
-            workspaceId: workspace.id,
-            sessionId,
-            source: 'acp',
-            contextUsed: update.used,
-            contextSize: update.size,
-            costAmount: cost?.amount ?? null,
-            costCurrency: cost?.currency ?? null,
-            createdAt: Date.now(),
-          })
+          .insertUsage(acpUsageRow(workspace.id, sessionId, { used: update.used, size: update.size, cost }, Date.now()))
           .catch((error: unknown) => this.log(`usage row not stored: ${describe(error).message}`));
         break;
       }

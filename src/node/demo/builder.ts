@@ -16,6 +16,7 @@ import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
 import { openSqlite } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
+import { acpUsageRow } from '../usage';
 
 export const DEMO_WORKSPACE_ID = 'demo';
 export const DEMO_USER_ID = 'usr_demo';
@@ -90,16 +91,9 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
         });
       }
       for (const [index, update] of recording.acp.usageUpdates.entries()) {
-        await tx.insertUsage({
-          workspaceId: DEMO_WORKSPACE_ID,
-          sessionId,
-          source: 'acp',
-          contextUsed: update.used,
-          contextSize: update.size,
-          costAmount: update.cost?.amount ?? null,
-          costCurrency: update.cost?.currency ?? null,
-          createdAt: (update.at ?? endsAt - shift) + shift + index,
-        });
+        await tx.insertUsage(
+          acpUsageRow(DEMO_WORKSPACE_ID, sessionId, update, (update.at ?? endsAt - shift) + shift + index),
+        );
       }
     }
     // Another writer's row, newer than the last ACP row: the report must not take it.
