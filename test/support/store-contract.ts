@@ -125,6 +125,13 @@ export function storeContract(name: string, harness: StoreHarness): void {
         expect(second!.time_updated).toBe(5);
         expect(JSON.parse(String(second!.parts))).toEqual([{ type: 'text', text: 'grown' }]);
         await expect(store.insertMessage(message('msg_1', 'other', 9))).rejects.toThrow();
+        // An upsert never moves a message into another session or workspace.
+        await store.upsertMessage({ ...message('msg_1', 'other', 9), parts: [{ type: 'text', text: 'hijack' }] });
+        await store.upsertMessage({ ...message('msg_1', 's', 9), workspaceId: 'w2', parts: [] });
+        expect((await store.listMessages('w1', 's')).map((m) => m.id)).toEqual(['msg_1', 'msg_2']);
+        expect(String((await store.listMessages('w1', 's'))[0]!.parts)).not.toContain('hijack');
+        expect(await store.listMessages('w1', 'other')).toEqual([]);
+        expect(await store.listMessages('w2', 's')).toEqual([]);
       }),
     );
 

@@ -212,7 +212,8 @@ export class AcpProcess {
       const exit = await Promise.race([this.exited, new Promise<null>((done) => setTimeout(() => done(null), 200))]);
       throw exit ? died(exit) : error;
     } finally {
-      this.listeners.delete(sessionId);
+      // A later prompt in the same session may have taken over (after a timeout): leave its listener.
+      if (this.listeners.get(sessionId) === onUpdate) this.listeners.delete(sessionId);
     }
   }
 

@@ -141,12 +141,24 @@ export class AgentBridge {
     workspace.turns.set(placeholder, turn);
     let promptReached = false;
     let turnSent = false;
+    /** The turn's end: its messages saved (read back from the agent, or the user's text alone), then one last event. */
+    const finish = async (last: AgentEvent) => {
+      try {
+        if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, startedAt, send);
+        else await this.keepUserText(request, sessionId ?? request.sessionId ?? newSessionId(), send);
+        send(last);
+      } catch (error) {
+        // Saving failed (the database is busy or gone): the chat is told; the turn still ends.
+        this.log(`agent turn in workspace ${request.workspaceId} not saved: ${describe(error).message}`);
+        send({ type: 'error', code: 'not_saved', message: `the turn could not be saved: ${describe(error).message}` });
+      }
+    };
     try {
       agent = await this.process(workspace, settings);
       const opened = await this.openSession(agent, workspace, request.sessionId);
       sessionId = opened.sessionId;
       if (sessionId !== placeholder) {
-        workspace.turns.delete(placeholder);
+        if (workspace.turns.get(placeholder) === turn) workspace.turns.delete(placeholder);
         turn.sessionId = sessionId;
         workspace.turns.set(sessionId, turn);
       }
@@ -159,7 +171,8 @@ export class AgentBridge {
       });
       turnSent = true;
       if (cancelled) {
-        send({ type: 'done', stopReason: 'cancelled' });
+        // Stopped before the agent got the prompt: the text is kept all the same.
+        await finish({ type: 'done', stopReason: 'cancelled' });
         return;
       }
 
@@ -170,26 +183,34 @@ export class AgentBridge {
       promptReached = true;
       this.listeners.set(sessionId, send);
       const where = { id: request.workspaceId, root: workspace.root };
-      const result = await this.withTimeout(
-        agent.prompt(sessionId, blocks, (update) => this.onUpdate(where, sessionId!, update, send)),
-        settings.turnTimeoutMs,
-        () => void turn.cancel(),
-      );
-      await this.persist(settings, workspace, request, sessionId, startedAt, send);
-      send({ type: 'done', stopReason: result.stopReason });
+      let result: { stopReason: string };
+      try {
+        result = await this.withTimeout(
+          agent.prompt(sessionId, blocks, (update) => this.onUpdate(where, sessionId!, update, send)),
+          settings.turnTimeoutMs,
+          () => void turn.cancel(),
+        );
+      } catch (error) {
+        const problem = describe(error);
+        this.log(`agent turn failed in workspace ${request.workspaceId}: ${problem.message}`);
+        await finish({ type: 'error', ...problem });
+        return;
+      }
+      await finish({ type: 'done', stopReason: result.stopReason });
     } catch (error) {
+      // The agent could not be started, or the session not opened: the prompt never reached it.
       const problem = describe(error);
       this.log(`agent turn failed in workspace ${request.workspaceId}: ${problem.message}`);
-      const session = sessionId ?? request.sessionId ?? newSessionId();
+      sessionId ??= request.sessionId ?? newSessionId();
       // The chat learns which session its message is kept in, even when the agent never opened one.
-      if (!turnSent) send({ type: 'turn', turnId, sessionId: session, newSession: !request.sessionId });
-      if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, startedAt, send);
-      else await this.keepUserText(request, session, send);
-      send({ type: 'error', ...problem });
+      if (!turnSent) send({ type: 'turn', turnId, sessionId, newSession: !request.sessionId });
+      await finish({ type: 'error', ...problem });
     } finally {
-      if (sessionId) this.listeners.delete(sessionId);
-      workspace.turns.delete(turn.sessionId);
-      workspace.turns.delete(placeholder);
+      if (sessionId && this.listeners.get(sessionId) === send) this.listeners.delete(sessionId);
+      // Only this turn's own entries: the placeholder may already name another turn's session.
+      for (const key of [turn.sessionId, placeholder]) {
+        if (workspace.turns.get(key) === turn) workspace.turns.delete(key);
+      }
     }
   }
 
@@ -212,6 +233,8 @@ export class AgentBridge {
   private workspace(workspaceId: string, root: string): WorkspaceAgent {
     let found = this.workspaces.get(workspaceId);
     if (!found || found.root !== root) {
+      // The workspace moved: its agent must run in the new folder.
+      void found?.process?.close();
       found = { root, process: null, starting: null, sessions: new Set(), turns: found?.turns ?? new Map() };
       this.workspaces.set(workspaceId, found);
     }

@@ -11,6 +11,7 @@ import { streamSSE } from 'hono/streaming';
 import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } from '../../shared/agent';
 import { TurnInProgress, type AgentBridge } from '../agent/bridge';
 import { AppError, methodNotAllowed } from '../errors';
+import { resolveSession } from '../sessions';
 import type { Store } from '../storage/store';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
@@ -39,6 +40,8 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
         bridge.status(workspace.id).hint ?? 'No agent is attached',
       );
     }
+    // A session of another workspace is not this one's to continue (the agent's storage is shared).
+    if (request.sessionId) await resolveSession(store, workspace.id, request.sessionId, bridge.isLive);
     try {
       bridge.checkFree(workspace.id, request.sessionId);
     } catch (error) {

@@ -101,7 +101,10 @@ export interface Store extends ReadSnapshot {
   snapshot<T>(work: (read: ReadSnapshot) => Promise<T>): Promise<T>;
 
   insertMessage(message: NewMessage): Promise<void>;
-  /** Inserts or replaces a message by id (an agent's message grows as its turn goes on). */
+  /**
+   * Inserts or replaces a message by id (an agent's message grows as its turn goes on). Never
+   * moves one: a message of another session or workspace with that id is left as it is.
+   */
   upsertMessage(message: NewMessage): Promise<void>;
   insertUsage(usage: NewUsage): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;

@@ -310,9 +310,10 @@ export class PostgresStore extends PgReads implements Store {
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)
          ${
            replace
-             ? `ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, session_id = EXCLUDED.session_id,
-                  time_created = EXCLUDED.time_created, time_updated = EXCLUDED.time_updated,
-                  info = EXCLUDED.info, parts = EXCLUDED.parts`
+             ? `ON CONFLICT (id) DO UPDATE SET time_created = EXCLUDED.time_created,
+                  time_updated = EXCLUDED.time_updated, info = EXCLUDED.info, parts = EXCLUDED.parts
+                WHERE messages_v2.workspace_id = EXCLUDED.workspace_id
+                  AND messages_v2.session_id = EXCLUDED.session_id`
              : ''
          }`,
       [m.id, m.workspaceId, m.sessionId, m.timeCreated, m.timeUpdated, jsonText(m.info), jsonText(m.parts)],

@@ -268,10 +268,19 @@ export class SqliteStore implements Store {
 
   /** The writes themselves, synchronous: queued below, or run inside an open transaction. */
   readonly now = {
+    // An upsert replaces a message of the same session only: an id can never move a message
+    // from another session or workspace (it is left as it is).
     insertMessage: (message: NewMessage, replace = false) =>
       this.sql(
-        `${replace ? 'INSERT OR REPLACE' : 'INSERT'} INTO messages_v2
-           (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages_v2
+           (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)${
+             replace
+               ? `
+           ON CONFLICT (id) DO UPDATE SET time_created = excluded.time_created, time_updated = excluded.time_updated,
+             info = excluded.info, parts = excluded.parts
+           WHERE messages_v2.workspace_id = excluded.workspace_id AND messages_v2.session_id = excluded.session_id`
+               : ''
+           }`,
       ).run(
         message.id,
         message.workspaceId,

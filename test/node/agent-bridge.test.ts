@@ -1,0 +1,142 @@
+/**
+ * The bridge's bookkeeping and its promises when a turn goes wrong, with a tiny ACP agent
+ * (test/support/fake-acp-agent.mjs, the same SDK): nothing typed is lost, every turn ends with
+ * one last event, a second turn is never confused with the first. The real runtime's behaviour
+ * is tested in test/agent/ with OpenCode itself.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentBridge } from '../../src/node/agent/bridge';
+import type { AgentSettings } from '../../src/node/agent/settings';
+import type { AgentEvent } from '../../src/shared/agent';
+import { createApp } from '../../src/node/server/app';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import { addMessages, createFixture, text, TOKEN, WS, type Fixture } from '../support/fixtures';
+
+const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
+let fx: Fixture;
+let dir: string;
+let bridge: AgentBridge;
+
+function settings(env: Record<string, string> = {}): AgentSettings {
+  const agentEnv = { ...process.env, FAKE_AGENT_STORE: join(dir, 'agent-store'), ...env };
+  return {
+    command: process.execPath,
+    args: [FAKE],
+    env: agentEnv,
+    exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
+    permissions: 'reject',
+    turnTimeoutMs: 20_000,
+  };
+}
+
+beforeEach(() => {
+  fx = createFixture();
+  dir = mkdtempSync(join(tmpdir(), 'investibook-bridge-'));
+});
+afterEach(async () => {
+  await bridge?.close();
+  await fx.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function turn(text: string, options: { sessionId?: string; during?: (e: AgentEvent) => void } = {}) {
+  const events: AgentEvent[] = [];
+  await bridge.runTurn({ workspaceId: WS, root: fx.root, text, sessionId: options.sessionId }, (event) => {
+    events.push(event);
+    options.during?.(event);
+  });
+  return events;
+}
+
+const texts = async (sessionId: string) =>
+  (await fx.store.listMessages(WS, sessionId)).map((r) => String(r.parts)).join('\n');
+
+describe('the agent bridge', () => {
+  it('persists a turn as the agent recorded it, and its usage as an acp row', async () => {
+    bridge = new AgentBridge(settings(), fx.store);
+    const events = await turn('hello');
+    expect(events.map((e) => e.type)).toEqual(['turn', 'text', 'usage', 'saved', 'done']);
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(await texts(sessionId)).toContain('fake reply');
+    expect((await fx.store.acpUsageNewestFirst(WS, sessionId))[0]).toMatchObject({ context_used: 1234 });
+  });
+
+  it('keeps the text of a turn stopped before the agent got it', async () => {
+    bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
+    let stopped = false;
+    const pending = turn('stop me before I start');
+    // Stop while the agent is still opening the session.
+    await new Promise((done) => setTimeout(done, 300));
+    const running = bridge.status(WS).running;
+    expect(running).toHaveLength(1);
+    stopped = await bridge.cancel(WS, running[0]!.sessionId);
+    const events = await pending;
+    expect(stopped).toBe(true);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'cancelled' });
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(await texts(sessionId)).toContain('stop me before I start');
+  });
+
+  it('ends a turn whose saving fails with one error, after one attempt to read it back', async () => {
+    bridge = new AgentBridge(settings(), fx.store);
+    const first = await turn('hello');
+    const sessionId = (first[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    // The database file goes away: every write now answers database_unavailable.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${fx.dbPath}${suffix}`, { force: true });
+    const events = await turn('and again', { sessionId });
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({ type: 'error', code: 'not_saved' });
+    expect(events.filter((e) => e.type === 'error' || e.type === 'done')).toHaveLength(1);
+  });
+
+  it('keeps the text when the agent dies mid-turn and the export cannot read it back', async () => {
+    bridge = new AgentBridge(settings({ FAKE_EXPORT_FAILS: '1' }), fx.store);
+    const events = await turn('please crash now');
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'agent_exited' });
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(await texts(sessionId)).toContain('please crash now');
+  });
+
+  it('never lets a finished turn clear the bookkeeping of the next one in the same session', async () => {
+    bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
+    // A session this agent never had: the first turn opens a new one (slowly) and frees the asked id.
+    const first = turn('hello', { sessionId: 'ses_elsewhere' });
+    await until(() => bridge.status(WS).running.every((r) => r.sessionId !== 'ses_elsewhere'));
+    // The second turn holds the freed id while it, too, opens a new session.
+    const second = turn('please hang', { sessionId: 'ses_elsewhere' });
+    await first;
+    // The first turn's end must leave the second one's entry alone: it is running and stoppable.
+    expect(bridge.status(WS).running.map((r) => r.sessionId)).toContain('ses_elsewhere');
+    expect(await bridge.cancel(WS, 'ses_elsewhere')).toBe(true);
+    expect((await second).at(-1)).toEqual({ type: 'done', stopReason: 'cancelled' });
+  });
+});
+
+describe('the prompt route', () => {
+  it('refuses to continue a session of another workspace, before anything reaches the agent', async () => {
+    bridge = new AgentBridge(settings(), fx.store);
+    addMessages(fx, [{ role: 'user', parts: [text('not yours')], session: 'ses_theirs' }], 'ws_theirs');
+    const reportStore = openSqlite(fx.dbPath, { readOnly: true });
+    try {
+      const app = createApp({ store: fx.store, reportStore, agent: bridge });
+      const response = await app.request(`/api/workspace/${WS}/agent/prompt`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'take it over', sessionId: 'ses_theirs' }),
+      });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: { code: 'session_not_found' } });
+      expect(bridge.processId(WS)).toBeUndefined();
+      expect(await fx.store.listMessages('ws_theirs', 'ses_theirs')).toHaveLength(1);
+    } finally {
+      await reportStore.close();
+    }
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((done) => setTimeout(done, 5));
+}

@@ -1,0 +1,75 @@
+// A tiny ACP agent for the bridge's own tests (the real one is OpenCode: test/agent/). Speaks
+// ACP over stdio with the same SDK; behaviour is chosen by words of the prompt:
+//   "slow-start"  session/new takes 1.5 s    "hang"  the prompt never ends until cancelled
+//   "crash"       the process exits mid-turn  anything else: a short reply and a usage_update
+// Sessions are written to $FAKE_AGENT_STORE/<id>.json in OpenCode's export shape, so
+// `node fake-acp-agent.mjs export <id>` can read them back like `opencode export`.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+
+const store = process.env.FAKE_AGENT_STORE;
+mkdirSync(store, { recursive: true });
+const file = (id) => join(store, `${id}.json`);
+
+if (process.argv[2] === 'export') {
+  if (process.env.FAKE_EXPORT_FAILS) {
+    console.error('export: storage is locked');
+    process.exit(1);
+  }
+  process.stdout.write(readFileSync(file(process.argv[3]), 'utf8'));
+  process.exit(0);
+}
+
+let counter = 0;
+const cancelled = new Map();
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+const app = agent({ name: 'fake' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: true },
+  }))
+  .onRequest(methods.agent.session.new, async () => {
+    if (process.env.FAKE_SLOW_START) await sleep(1500);
+    const id = `ses_fake${Date.now()}${++counter}`;
+    writeFileSync(file(id), JSON.stringify({ info: { id }, messages: [] }));
+    return { sessionId: id };
+  })
+  .onRequest(methods.agent.session.load, ({ params }) => {
+    readFileSync(file(params.sessionId)); // throws for a session this agent never had
+    return {};
+  })
+  .onNotification(methods.agent.session.cancel, ({ params }) => cancelled.get(params.sessionId)?.())
+  .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+    const text = params.prompt.find((b) => b.type === 'text')?.text ?? '';
+    const session = JSON.parse(readFileSync(file(params.sessionId), 'utf8'));
+    const now = Date.now();
+    session.messages.push({
+      info: { id: `msg_u${now}${++counter}`, role: 'user', time: { created: now } },
+      parts: [{ id: `prt_${counter}`, type: 'text', text }],
+    });
+    writeFileSync(file(params.sessionId), JSON.stringify(session));
+    if (text.includes('crash')) process.exit(3);
+    if (text.includes('hang')) {
+      await new Promise((done) => cancelled.set(params.sessionId, done));
+      return { stopReason: 'cancelled' };
+    }
+    await client.notify(methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'fake reply' } },
+    });
+    await client.notify(methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: 'usage_update', used: 1234, size: 10000, cost: { amount: 0.01, currency: 'USD' } },
+    });
+    session.messages.push({
+      info: { id: `msg_a${now}${++counter}`, role: 'assistant', time: { created: now, completed: now + 1 } },
+      parts: [{ id: `prt_${counter}`, type: 'text', text: 'fake reply' }],
+    });
+    writeFileSync(file(params.sessionId), JSON.stringify(session));
+    return { stopReason: 'end_turn' };
+  });
+
+app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
