@@ -66,13 +66,12 @@ describe('the agent bridge', () => {
 
   it('keeps the text of a turn stopped before the agent got it', async () => {
     bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
-    let stopped = false;
     const pending = turn('stop me before I start');
     // Stop while the agent is still opening the session.
     await new Promise((done) => setTimeout(done, 300));
     const running = bridge.status(WS).running;
     expect(running).toHaveLength(1);
-    stopped = await bridge.cancel(WS, running[0]!.sessionId);
+    const stopped = await bridge.cancel(WS, running[0]!.sessionId);
     const events = await pending;
     expect(stopped).toBe(true);
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'cancelled' });
