@@ -4,6 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
+import { ReportService } from '../../src/node/report/service';
+import type { ReadSnapshot, Store } from '../../src/node/storage/store';
 import type { createApp } from '../../src/node/server/app';
 import {
   contextReportSchema,
@@ -120,6 +122,29 @@ describe('item content', () => {
     expect(response.status).toBe(410);
     expect(errorBodySchema.parse(await response.json()).error.code).toBe('context_changed');
     expect((await report()).snapshotId).not.toBe(r.snapshotId);
+  });
+
+  it('never serves text from a message that changed after the report was read', async () => {
+    const r = await report();
+    const id = item(r, 'Read evidence: long.log').id;
+    // The message changes between the report's read and the read of its text.
+    let snapshots = 0;
+    const racing: Store = Object.assign(Object.create(fx.store) as Store, {
+      snapshot: async <T>(work: (read: ReadSnapshot) => Promise<T>) => {
+        if (++snapshots === 2) {
+          fx.raw
+            .prepare(
+              "UPDATE messages_v2 SET parts = replace(parts, 'serverIsBusy', 'REWRITTEN'), time_updated = time_updated + 1 WHERE parts LIKE '%long.log%'",
+            )
+            .run();
+        }
+        return fx.store.snapshot(work);
+      },
+    });
+    const service = new ReportService(racing);
+    await expect(service.itemContent({ workspaceId: WS, itemId: id, snapshotId: r.snapshotId })).rejects.toMatchObject({
+      code: 'context_changed',
+    });
   });
 
   it('rejects a bad page or item with an error that changes nothing', async () => {

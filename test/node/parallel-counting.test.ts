@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder';
 import { bpeEstimator } from '../../src/node/report/estimator';
 import { ReportService } from '../../src/node/report/service';
-import { TokenPool } from '../../src/node/report/token-pool';
+import { claimTokenPool, TokenPool } from '../../src/node/report/token-pool';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 
 let dir: string;
@@ -34,6 +34,19 @@ describe('BPE counting on worker threads', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('lends its threads to one report at a time: a concurrent cold report counts on its own thread', async () => {
+    const first = claimTokenPool();
+    try {
+      expect(first).not.toBeNull();
+      expect(claimTokenPool()).toBeNull();
+    } finally {
+      await first?.close();
+    }
+    const again = claimTokenPool();
+    expect(again).not.toBeNull();
+    await again!.close();
   });
 
   it('counts exactly as the main thread does, special-token look-alikes and long runs included', async () => {

@@ -53,22 +53,37 @@ export function sessionFacts(headers: readonly MessageHeader[]): SessionFacts {
   };
 }
 
-const skeleton = (h: MessageHeader): StoredMessage => ({
+/** A message as the history window needs it: its info and its compaction part, if any. */
+export const skeleton = (h: MessageHeader): StoredMessage => ({
   id: h.id,
   info: h.info,
   parts: h.compaction ? [h.compaction] : [],
 });
 
-export function reportInput(input: PipelineInput): Omit<ReportInput, 'itemsLimit'> {
-  const facts = sessionFacts(input.headers);
-  const live = new Set(liveWindow(input.headers.map(skeleton)).order);
-  // The first call's prompt measures the runtime overhead against what it held: those messages
-  // need the good estimates even when they are history now.
-  const firstCall = input.headers.findIndex((h) => h.info.role === 'assistant');
-  const analyses = input.headers.map((_, index) => {
-    const good = live.has(index) || firstCall < 0 || index < firstCall;
-    return input.analyze(index, good ? input.estimator : input.historyEstimator, { ...facts, rough: !good });
-  });
+export interface AnalysisPlan {
+  facts: SessionFacts;
+  /**
+   * Per message: analysed with the report's estimator (live context, and everything up to the
+   * first call, whose prompt measures the runtime overhead against what it held), or with the
+   * cheap one (history: it only shares out measured growth and draws the timeline).
+   */
+  good: readonly boolean[];
+}
+
+export function analysisPlan(headers: readonly MessageHeader[]): AnalysisPlan {
+  const live = new Set(liveWindow(headers.map(skeleton)).order);
+  const firstCall = headers.findIndex((h) => h.info.role === 'assistant');
+  return {
+    facts: sessionFacts(headers),
+    good: headers.map((_, index) => live.has(index) || firstCall < 0 || index < firstCall),
+  };
+}
+
+export function reportInput(input: PipelineInput & { plan?: AnalysisPlan }): Omit<ReportInput, 'itemsLimit'> {
+  const { facts, good } = input.plan ?? analysisPlan(input.headers);
+  const analyses = input.headers.map((_, index) =>
+    input.analyze(index, good[index] ? input.estimator : input.historyEstimator, { ...facts, rough: !good[index] }),
+  );
   const warnings = [...input.warnings];
   const alwaysLoaded = workspaceContributions(input.workspace).map((c) => toItem(c, input.estimator, warnings));
   const messages = analyses.map((a) => a.skeleton);

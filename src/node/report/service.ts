@@ -22,8 +22,7 @@ import type { Item } from '../core/calibrate';
 import { pageText, previewText } from '../core/content-pages';
 import { PageOutOfRange } from '../core/errors';
 import { itemId, type UsageInput } from '../core/figures';
-import { liveWindow, type StoredMessage } from '../core/request-view';
-import { reportInput, sessionFacts, type MessageHeader, type SessionFacts } from '../core/pipeline';
+import { analysisPlan, reportInput, type MessageHeader, type SessionFacts } from '../core/pipeline';
 import { workspaceContributions } from '../core/workspace-items';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
@@ -31,7 +30,7 @@ import type { MessageRow, MessageStamp, ReadSnapshot, Store } from '../storage/s
 import { latestAcpUsage } from '../usage';
 import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
-import { PARALLEL_MIN_CHARS, TokenPool, tokenizerThreads } from './token-pool';
+import { claimTokenPool, PARALLEL_MIN_CHARS, type TokenPool } from './token-pool';
 import { ReportCache, stampOf, type CachedMessage } from './report-cache';
 
 export interface ReportRequest {
@@ -67,6 +66,8 @@ interface Collected {
   input: Omit<ReportInput, 'itemsLimit'>;
   attribution: AttributionContext;
   facts: SessionFacts;
+  /** The stamp of every message the report read: item text is served only from the same state. */
+  stamps: ReadonlyMap<string, string>;
 }
 
 /** The report, item pages and reader pages of one store, read-only. */
@@ -153,7 +154,17 @@ export class ReportService {
       for (const c of workspaceContributions(collected.input.workspace)) texts.set(c.key, c.texts.join('\n'));
     }
     const ids = [...new Set(items.flatMap((i) => /^messages_v2\/(.+?)\/parts\//.exec(i.sourceRef)?.[1] ?? []))];
-    for (const row of await this.store.messages(ids)) {
+    if (ids.length === 0) return texts;
+    // The rows and their stamps in one snapshot: text is served only from the state the report
+    // described (a message changed since is 410, like a changed report).
+    const { workspaceId, sessionId } = collected.input;
+    const current = await this.store.snapshot(async (read) => ({
+      rows: await read.messages(ids),
+      stamps: sessionId === null ? [] : await read.messageStamps(workspaceId, sessionId),
+    }));
+    const now = new Map(current.stamps.map((s) => [s.id, stampOf(s)]));
+    if (ids.some((id) => now.get(id) !== collected.stamps.get(id))) throw contextChanged();
+    for (const row of current.rows) {
       const analysis = analyzeRow(row, {
         attribution: collected.attribution,
         estimator: chars4Estimator,
@@ -167,9 +178,96 @@ export class ReportService {
     return texts;
   }
 
-  /** Everything the core needs, from one consistent snapshot of the store. */
+  /**
+   * Everything the core needs. What is read comes from one consistent snapshot of the store;
+   * the analysis — seconds of tokenizing for a large cold session — runs after it commits, so
+   * it never holds a read transaction (or, on SQLite, the connection's queue) open.
+   */
   private async collect(request: ReportRequest): Promise<Collected> {
     const estimator = memoized(estimatorFor(request.estimator ?? 'bpe'));
+    const read = await this.read(request, estimator);
+    if (read.kind === 'unchanged')
+      return { ...read.collected, input: { ...read.collected.input, generatedAt: this.now() } };
+    const { cache } = this;
+    const { workspace, sessionId, snapshot, attribution, headers, rows, wants, plan, scope, usage, warnings } = read;
+    const { facts } = plan;
+    // Much live text to tokenize: threads count it while this one attributes.
+    const fresh = wants.flatMap((want, index) => (!want.cached && want.chosen === estimator ? [index] : []));
+    const freshBytes = fresh.reduce((n, i) => n + headers[i]!.size, 0);
+    const pool =
+      estimator.id === 'bpe' && freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
+        ? claimTokenPool()
+        : null;
+    try {
+      const context = { ...attribution, sessionRoots: facts.sessionRoots };
+      // Each message is analysed once; its row is let go at once (a large session's rows are
+      // most of the report's memory).
+      const analyzeAt = (index: number, chosen: Estimator, keepText = false) => {
+        const id = headers[index]!.id;
+        const row = rows.get(id) ?? missingRow(id);
+        rows.delete(id);
+        return analyzeRow(row, {
+          attribution: context,
+          estimator: chosen,
+          targetModel: facts.targetModel,
+          rough: wants[index]!.rough,
+          keepText,
+        });
+      };
+      const precounted = new Map<number, MessageAnalysis>(); // analysed ahead, while threads count
+      let pipelineEstimator: Estimator = estimator;
+      if (pool) {
+        const counted = countOnThreads(
+          pool,
+          estimator,
+          fresh,
+          (index) => analyzeAt(index, uncounted(estimator), true),
+          workspaceContributions(snapshot).flatMap((c) => c.texts),
+        );
+        counted.analyses.forEach((analysis, index) => precounted.set(index, analysis));
+        // While the threads count: the history, with the cheap estimator.
+        wants.forEach((want, index) => {
+          if (!want.cached && !precounted.has(index)) precounted.set(index, analyzeAt(index, want.chosen));
+        });
+        pipelineEstimator = precountedEstimator(estimator, await counted.counts);
+      }
+
+      const input = reportInput({
+        workspaceId: workspace.id,
+        sessionId,
+        generatedAt: this.now(),
+        snapshotId: `snap_${read.digest.slice(0, 24)}`,
+        estimator: pipelineEstimator,
+        historyEstimator: chars4Estimator,
+        workspace: snapshot,
+        headers,
+        plan,
+        usage,
+        warnings: [...warnings, ...headers.flatMap((h) => h.warnings)],
+        analyze: (index) => {
+          const want = wants[index]!;
+          if (want.cached) return want.cached;
+          const header = headers[index]!;
+          const analysis = precounted.get(index) ?? analyzeAt(index, want.chosen);
+          cache.set(scope, header.id, { ...headerEntry(header), analysis });
+          return analysis;
+        },
+      });
+      const collected: Collected = {
+        input,
+        attribution: context,
+        facts,
+        stamps: new Map(headers.map((h) => [h.id, h.stamp])),
+      };
+      cache.remember(`${estimator.id}\u0000${read.digest}`, collected);
+      return collected;
+    } finally {
+      await pool?.close();
+    }
+  }
+
+  /** The reads of a report, in one snapshot: the session, its rows, its usage, the workspace files. */
+  private async read(request: ReportRequest, estimator: Estimator) {
     const { cache, store } = this;
     return store.snapshot(async (read) => {
       const workspace = await read.getWorkspace(request.workspaceId);
@@ -198,106 +296,47 @@ export class ReportService {
         digest.update(stamps.map((s) => `${s.id}:${stampOf(s)}`).join('\n'));
         // Nothing changed since a report of this process: its whole input stands.
         const seen = cache.collected<Collected>(`${estimator.id}\u0000${digest.copy().digest('hex')}`);
-        if (seen) return { ...seen, input: { ...seen.input, generatedAt: this.now() } };
+        if (seen) return { kind: 'unchanged' as const, collected: seen };
         headers = await this.headers(read, root, stamps, rows);
       }
 
-      // Which messages need analysing, and with which estimator: read them in this snapshot.
-      const facts = sessionFacts(headers);
+      // Which messages need analysing, and with which estimator: their rows are read here.
+      const plan = analysisPlan(headers);
       const scope = [
         estimator.id,
         root,
         attribution.skillNames!.join('\u0001'),
-        facts.targetModel ?? '',
-        facts.sessionRoots.join('\u0001'),
+        plan.facts.targetModel ?? '',
+        plan.facts.sessionRoots.join('\u0001'),
       ].join('\u0000');
-      const live = new Set(liveWindow(headers.map(skeleton)).order);
-      const firstCall = headers.findIndex((h) => h.info.role === 'assistant');
       const wants = headers.map((h, index) => {
-        const good = live.has(index) || firstCall < 0 || index < firstCall;
+        const good = plan.good[index]!;
         const chosen: Estimator = good ? estimator : chars4Estimator;
         const cached = cache.get(scope, h.id, h.stamp)?.analysis;
         // A message analysed live keeps its better estimate when it later becomes history.
         const usable = cached && (cached.estimator === chosen.id || cached.estimator === estimator.id) ? cached : null;
         return { chosen, rough: !good, cached: usable };
       });
-      // Much live text to tokenize: threads start counting now, while this one reads and attributes.
-      const fresh = wants.flatMap((want, index) => (!want.cached && want.chosen === estimator ? [index] : []));
-      const freshBytes = fresh.reduce((n, i) => n + headers[i]!.size, 0);
-      const pool =
-        estimator.id === 'bpe' &&
-        tokenizerThreads() > 0 &&
-        freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
-          ? new TokenPool()
-          : null;
-      try {
-        const missing = headers.filter((h, i) => !wants[i]!.cached && !rows.has(h.id)).map((h) => h.id);
-        for (const row of await read.messages(missing)) rows.set(row.id, row);
-        const context = { ...attribution, sessionRoots: facts.sessionRoots };
-        // Each message is analysed once; its row is let go at once (a large session's rows are
-        // most of the report's memory).
-        const analyzeAt = (index: number, chosen: Estimator, keepText = false) => {
-          const id = headers[index]!.id;
-          const row = rows.get(id) ?? missingRow(id);
-          rows.delete(id);
-          return analyzeRow(row, {
-            attribution: context,
-            estimator: chosen,
-            targetModel: facts.targetModel,
-            rough: wants[index]!.rough,
-            keepText,
-          });
-        };
-        const precounted = new Map<number, MessageAnalysis>(); // analysed ahead, while threads count
-        let pipelineEstimator: Estimator = estimator;
-        if (pool) {
-          const counted = countOnThreads(
-            pool,
-            estimator,
-            fresh,
-            (index) => analyzeAt(index, uncounted(estimator), true),
-            workspaceContributions(snapshot).flatMap((c) => c.texts),
-          );
-          counted.analyses.forEach((analysis, index) => precounted.set(index, analysis));
-          // While the threads count: the history, with the cheap estimator.
-          wants.forEach((want, index) => {
-            if (!want.cached && !precounted.has(index)) precounted.set(index, analyzeAt(index, want.chosen));
-          });
-          pipelineEstimator = precountedEstimator(estimator, await counted.counts);
-        }
-
-        const input = reportInput({
-          workspaceId: workspace.id,
-          sessionId,
-          generatedAt: this.now(),
-          snapshotId: '',
-          estimator: pipelineEstimator,
-          historyEstimator: chars4Estimator,
-          workspace: snapshot,
-          headers,
-          usage,
-          warnings: [...warnings, ...headers.flatMap((h) => h.warnings)],
-          analyze: (index) => {
-            const want = wants[index]!;
-            if (want.cached) return want.cached;
-            const header = headers[index]!;
-            const analysis = precounted.get(index) ?? analyzeAt(index, want.chosen);
-            cache.set(scope, header.id, { ...headerEntry(header), analysis });
-            return analysis;
-          },
-        });
-        const hex = digest.digest('hex');
-        input.snapshotId = `snap_${hex.slice(0, 24)}`;
-        const collected: Collected = { input, attribution: context, facts };
-        cache.remember(`${estimator.id}\u0000${hex}`, collected);
-        return collected;
-      } finally {
-        await pool?.close();
-      }
+      const missing = headers.filter((h, i) => !wants[i]!.cached && !rows.has(h.id)).map((h) => h.id);
+      for (const row of await read.messages(missing)) rows.set(row.id, row);
+      return {
+        kind: 'read' as const,
+        workspace,
+        sessionId,
+        snapshot,
+        attribution,
+        headers,
+        rows,
+        wants,
+        plan,
+        scope,
+        usage,
+        warnings,
+        digest: digest.digest('hex'),
+      };
     });
   }
 
-  /** Headers of every message, read only for those the cache does not hold yet. */
   /**
    * Headers of every message: from the memo where the stamp is unchanged, else from the row
    * itself, read whole — a message whose header is not known needs analysing anyway, so its row
@@ -340,12 +379,6 @@ export class ReportService {
     });
   }
 }
-
-const skeleton = (h: MessageHeader): StoredMessage => ({
-  id: h.id,
-  info: h.info,
-  parts: h.compaction ? [h.compaction] : [],
-});
 
 const headerEntry = (h: MessageHeader & { stamp: string }): Omit<CachedMessage, 'analysis'> => ({
   stamp: h.stamp,
@@ -426,10 +459,11 @@ function withRange<T>(work: () => T): T {
   }
 }
 
+const contextChanged = () =>
+  new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
+
 function checkSnapshot(collected: Collected, requested: string | undefined): void {
-  if (requested !== undefined && requested !== collected.input.snapshotId) {
-    throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
-  }
+  if (requested !== undefined && requested !== collected.input.snapshotId) throw contextChanged();
 }
 
 /** The estimator's identity without its work: texts are kept and counted elsewhere. */

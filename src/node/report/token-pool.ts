@@ -51,11 +51,25 @@ function spawn(): Worker {
   );
 }
 
+let active: TokenPool | null = null;
+
+/**
+ * A pool for one large cold report, or null while another report holds the process's pool:
+ * concurrent cold reports never multiply threads (and their memory); the second counts on its
+ * own thread instead.
+ */
+export function claimTokenPool(): TokenPool | null {
+  if (active || tokenizerThreads() === 0) return null;
+  active = new TokenPool();
+  return active;
+}
+
 export class TokenPool {
   private readonly threads: { worker: Worker; busy: Batch | null }[] = [];
   private readonly queue: Batch[] = [];
   private filling = emptyBatch();
   private failure: Error | null = null;
+  private closing = false;
 
   /** Starts the threads now: each loads the tokenizer while the caller reads and attributes. */
   constructor(size = tokenizerThreads()) {
@@ -69,6 +83,10 @@ export class TokenPool {
         this.dispatch();
       });
       thread.worker.on('error', (error) => this.fail(error, thread.busy ? [thread.busy] : []));
+      // A thread that ends without an error (killed, out of memory) must not leave its batch waiting.
+      thread.worker.on('exit', (code) => {
+        if (!this.closing) this.fail(new Error(`tokenizer thread exited (${code})`), thread.busy ? [thread.busy] : []);
+      });
       thread.worker.unref();
       this.threads.push(thread);
     }
@@ -96,6 +114,8 @@ export class TokenPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    if (active === this) active = null;
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
     this.threads.length = 0;
   }
@@ -117,7 +137,10 @@ export class TokenPool {
 
   private fail(error: Error, batches: Batch[]): void {
     this.failure ??= error;
-    for (const batch of [...batches, ...this.queue.splice(0)]) for (const reject of batch.reject) reject(error);
+    const filling = this.filling;
+    this.filling = emptyBatch();
+    for (const batch of [...batches, ...this.queue.splice(0), filling])
+      for (const reject of batch.reject) reject(error);
     for (const thread of this.threads) thread.worker.unref();
   }
 }
