@@ -14,6 +14,7 @@ import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder
 import { ReportCache } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
 import { createApp } from '../../src/node/server/app';
+import { start } from '../../src/node/server/start';
 import { openStore } from '../../src/node/storage/open';
 import { openPostgres } from '../../src/node/storage/postgres/postgres-store';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
@@ -138,6 +139,27 @@ describe('PostgreSQL', () => {
       expect(JSON.stringify([after.sources, after.pending])).toContain('rewritten by another instance');
     } finally {
       await Promise.all([mine.close(), theirs.close()]);
+    }
+  });
+
+  it('starts two instances together on an empty database: one seeds the demo, both serve it', async () => {
+    const url = await createDatabase(inject('postgresUrl'), 'together');
+    const dataDir = mkdtempSync(join(tmpdir(), 'investibook-together-'));
+    const options = { database: url, dataDir, port: 0, build: false, token: 'together-token', log: () => {} };
+    const [a, b] = await Promise.all([start(options), start(options)]);
+    try {
+      for (const server of [a, b]) {
+        const response = await fetch(`${new URL(server.url).origin}/api/workspace/demo`, {
+          headers: { Authorization: 'Bearer together-token' },
+        });
+        expect(response.status).toBe(200);
+      }
+      const store = await openPostgres(url, { readOnly: true, dataDir });
+      expect((await store.listWorkspaces()).map((w) => w.id)).toEqual(['demo']);
+      await store.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

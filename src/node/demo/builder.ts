@@ -58,9 +58,6 @@ export async function seedDemoDatabase(dbPath: string, token: string): Promise<S
 export async function seedDemo(store: Store, token: string): Promise<SeedResult> {
   const relativeRoot = join('workspaces', DEMO_WORKSPACE_ID);
   const root = store.resolveRoot(relativeRoot);
-  rmSync(root, { recursive: true, force: true });
-  ensureFolder(dirname(root));
-  cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
   const sessions: string[] = [];
 
   await store.transaction(async (tx) => {
@@ -108,6 +105,10 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
       createdAt: SESSIONS[SESSIONS.length - 1]!.endsAt + 120_000,
     });
   });
+  // The folder after the rows: an instance that lost the race to seed never touches it.
+  rmSync(root, { recursive: true, force: true });
+  ensureFolder(dirname(root));
+  cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
   return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
 }
 

@@ -52,9 +52,15 @@ export async function start(options: StartOptions) {
   try {
     if (isNew || (!sqlite && (await store.listWorkspaces()).length === 0)) {
       token ??= generateToken();
-      await seedDemo(store, token);
-      rememberToken(dataDir, database, token);
-      log(`Created the demo database at ${sqlite ? database : redact(database)}`);
+      try {
+        await seedDemo(store, token);
+        rememberToken(dataDir, database, token);
+        log(`Created the demo database at ${sqlite ? database : redact(database)}`);
+      } catch (error) {
+        // Several instances starting on one empty database: one seeds, the others find it seeded.
+        if ((await store.listWorkspaces()).length === 0) throw error;
+        if (!options.token) token = undefined;
+      }
     }
     token = await ensureDemoToken(store, dataDir, database, token);
     if (options.build !== false) await buildWebIfStale(log);
@@ -98,7 +104,15 @@ export async function start(options: StartOptions) {
     port,
     token,
     store,
-    close: () => new Promise<void>((done) => server.close(() => void closeStores().then(done))),
+    /**
+     * Stops the agent first (its turns end, saved), then the server (which waits for open
+     * streams: there are none left), then the stores. Never rejects.
+     */
+    close: async () => {
+      await agent.close().catch(() => {});
+      await new Promise<void>((done) => server.close(() => done()));
+      await closeStores().catch(() => {});
+    },
   };
 }
 
