@@ -224,12 +224,25 @@ describe('the database under pressure', () => {
 });
 
 describe('responses', () => {
-  it.each(['', '/messages', '/usage', '/debug/context'])('…%s is never cached', async (path) => {
+  it.each(['', '/messages', '/usage', '/debug/context', '/agent'])('…%s is never cached', async (path) => {
     const response = await fetch(`${origin}/api/workspace/${WS}${path}`, {
       headers: { Authorization: `Bearer ${TOKEN}` },
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('never caches a write’s answer or an error either', async () => {
+    const posted = await fetch(`${origin}/api/workspace/${WS}/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'kept' }),
+    });
+    expect(posted.status).toBe(201);
+    expect(posted.headers.get('cache-control')).toBe('no-store');
+    const missing = await fetch(`${origin}/api/workspace/nope`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
   });
 
   it.each([

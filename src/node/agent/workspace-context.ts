@@ -77,7 +77,8 @@ function evidenceIndex(reader: WorkspaceReader): string[] {
       }
     }
   };
-  walk('evidence', 0);
+  // A linked evidence folder that leaves the workspace is not walked (reader.size says null).
+  if (reader.size('evidence') === 0) walk('evidence', 0);
   const summaryFirst = (p: string) => (/summary/i.test(p) ? 0 : 1);
   return files
     .sort((a, b) => summaryFirst(a.path) - summaryFirst(b.path) || a.path.localeCompare(b.path))

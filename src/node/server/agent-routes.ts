@@ -28,7 +28,7 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
     },
   });
 
-  routes.get('/agent', (c) => c.json(bridge.status(c.get('workspace').id), 200, { 'Cache-Control': 'no-store' }));
+  routes.get('/agent', (c) => c.json(bridge.status(c.get('workspace').id)));
 
   routes.post('/agent/prompt', requireJson, limit, async (c) => {
     const workspace = c.get('workspace');
@@ -49,7 +49,6 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
       throw error;
     }
     const root = store.resolveRoot(workspace.root_path);
-    c.header('Cache-Control', 'no-store');
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {
       let open = true;

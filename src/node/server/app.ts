@@ -70,6 +70,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   });
   app.use('*', allowedHosts(options.allowedHosts ?? []));
+  // No API answer is ever cached, a streamed turn's included (its helper says no-cache).
+  app.use('/api/*', async (c, next) => {
+    await next();
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
 
   app.onError((error, c) => {
     const known = asAppError(error);

@@ -22,17 +22,16 @@ export function debugRoutes(service: ReportService): Hono<AppEnv> {
     snapshotId: c.req.query('snapshot') || undefined,
     page: parsePage(c.req.query('page')),
   });
-  const noStore = { 'Cache-Control': 'no-store' };
 
   routes.use('/debug/context/*', readOnlyMethods);
   routes.use('/debug/context', readOnlyMethods);
   routes.get('/debug/context', async (c) =>
-    c.json(await service.report({ ...base(c), items: parseItems(c.req.query('items')) }), 200, noStore),
+    c.json(await service.report({ ...base(c), items: parseItems(c.req.query('items')) })),
   );
   routes.get('/debug/context/items/:itemId', async (c) =>
-    c.json(await service.itemContent({ ...pinned(c), itemId: c.req.param('itemId') }), 200, noStore),
+    c.json(await service.itemContent({ ...pinned(c), itemId: c.req.param('itemId') })),
   );
-  routes.get('/debug/context/reader', async (c) => c.json(await service.readerPage(pinned(c)), 200, noStore));
+  routes.get('/debug/context/reader', async (c) => c.json(await service.readerPage(pinned(c))));
   return routes;
 }
 

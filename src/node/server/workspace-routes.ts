@@ -32,7 +32,7 @@ export function workspacesRoute(store: Store): Hono<AppEnv> {
     const body: WorkspaceList = {
       workspaces: rows.map((w) => ({ id: w.id, name: w.name, root: store.resolveRoot(w.root_path) })),
     };
-    return c.json(body, 200, { 'Cache-Control': 'no-store' });
+    return c.json(body);
   });
   routes.all('/', () => {
     throw methodNotAllowed('GET');
@@ -45,7 +45,6 @@ export function workspaceRoutes(
   live: (workspaceId: string, sessionId: string) => boolean = () => false,
 ): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const noStore = { 'Cache-Control': 'no-store' };
 
   routes.get('/', async (c) => {
     const workspace = c.get('workspace');
@@ -56,7 +55,7 @@ export function workspaceRoutes(
       defaultSessionId: sessions[0]?.session_id ?? null,
       sessions: sessions.map((s) => ({ id: s.session_id, messageCount: s.message_count, lastActiveAt: s.last_active })),
     };
-    return c.json(body, 200, noStore);
+    return c.json(body);
   });
 
   routes.get('/messages', async (c) => {
@@ -66,7 +65,7 @@ export function workspaceRoutes(
       sessionId,
       messages: sessionId === null ? [] : (await store.listMessages(workspace.id, sessionId)).map(toChatMessage),
     };
-    return c.json(body, 200, noStore);
+    return c.json(body);
   });
 
   routes.post(
@@ -109,7 +108,7 @@ export function workspaceRoutes(
         recordedAt: new Date(latest.recordedAt).toISOString(),
       },
     };
-    return c.json(body, 200, noStore);
+    return c.json(body);
   });
 
   for (const [path, allow] of [

@@ -322,8 +322,10 @@ export function parseWorkspaceContext(text: string): { sections: ContextSection[
 }
 
 export function workspaceContextText(sections: readonly { source: string; label: string; body: string }[]): string {
+  // A body cannot close its section early (a metadata file holding "</section>" would fake the next one).
   const body = sections.map(
-    (s) => `<section source="${s.source}" label="${escapeXml(s.label)}">\n${s.body}\n</section>`,
+    (s) =>
+      `<section source="${s.source}" label="${escapeXml(s.label)}">\n${s.body.replaceAll('</section', '<\\/section')}\n</section>`,
   );
   return `${WORKSPACE_CONTEXT_OPEN}\n${body.join('\n')}\n</workspace-context>`;
 }
