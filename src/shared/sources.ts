@@ -91,9 +91,6 @@ export function isSourceId(value: unknown): value is SourceId {
   return typeof value === 'string' && byId.has(value);
 }
 
-/** A source by id; undefined for an id this build does not know (a newer server's). */
-export const sourceDef = (id: string): SourceDef | undefined => byId.get(id);
-
 /** The label of any source id, known or not. */
 export const sourceLabel = (id: string): string => byId.get(id)?.label ?? id.replaceAll('_', ' ');
 

@@ -4,6 +4,8 @@
  * id/sessionID, `parts` without sessionID/messageID, everything else exactly as OpenCode
  * wrote it. Pure.
  */
+import { isObject } from '../../shared/opencode/format';
+
 export interface ExportedMessage {
   info: Record<string, unknown> & { id: string; sessionID?: string };
   parts: (Record<string, unknown> & { id?: string })[];
@@ -22,9 +24,6 @@ export interface MessageRowInput {
   info: Record<string, unknown>;
   parts: Record<string, unknown>[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Checks the outer shape of an export; throws with a clear message when it is not one. */
 export function parseSessionExport(text: string): SessionExport {

@@ -4,7 +4,7 @@
  * report need is kept; the texts only when asked (content pages, the reader). Pure: the
  * estimator is injected.
  */
-import { isObject, isPruned, parseInfo, parsePart, type Part } from '../../shared/opencode/format';
+import { isPruned, parseInfo, parsePart, type Part } from '../../shared/opencode/format';
 import { fmtBytes } from '../../shared/format';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { attributeMessage, utf8Bytes, type AttributionContext, type Contribution } from './attribute';
@@ -142,6 +142,3 @@ export function toItem(contribution: Contribution, estimator: Estimator, warning
   }
   return { ...rest, tokens };
 }
-
-/** Whether a stored info object names a user message (headers are read before parts). */
-export const isUserInfo = (info: unknown): boolean => isObject(info) && info.role === 'user';

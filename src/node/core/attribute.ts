@@ -7,6 +7,7 @@
  */
 import { fmtBytes } from '../../shared/format';
 import {
+  isObject,
   isWorkspaceContext,
   parseReadCall,
   parseWorkspaceContext,
@@ -379,8 +380,6 @@ class Walker {
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function toolSummary(tool: string, input: Json, path: string | null | undefined): string {
   const pattern = str(input.pattern) ?? str(input.query);

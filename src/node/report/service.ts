@@ -26,6 +26,7 @@ import { analysisPlan, reportInput, type MessageHeader, type SessionFacts } from
 import { workspaceContributions } from '../core/workspace-items';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
+import { columnText } from '../storage/column-text';
 import type { MessageRow, MessageStamp, ReadSnapshot, Store } from '../storage/store';
 import { latestAcpUsage } from '../usage';
 import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
@@ -391,12 +392,12 @@ const headerEntry = (h: MessageHeader & { stamp: string }): Omit<CachedMessage, 
 function headerFromRow(row: MessageRow, stamp: string): CachedMessage {
   const infoWarnings: string[] = [];
   const ref = `messages_v2/${row.id}`;
-  const infoText = columnText(row.info, ref, 'info', infoWarnings);
+  const infoText = columnTextOf(row.info, ref, 'info', infoWarnings);
   const infoJson = parseJson(infoText);
   if (infoJson === undefined && infoWarnings.length === 0) infoWarnings.push(`${ref}: info is not valid JSON`);
   const info = parseInfo(infoJson ?? {}, () => {});
   let compaction: CompactionPart | null = null;
-  const partsText = columnText(row.parts, ref, 'parts', []);
+  const partsText = columnTextOf(row.parts, ref, 'parts', []);
   if (partsText?.includes('"compaction"')) {
     const parts = parseJson(partsText);
     if (Array.isArray(parts)) {
@@ -520,8 +521,8 @@ function countOnThreads(
 function analyzeRow(row: MessageRow, options: AnalyzeOptions): MessageAnalysis {
   const notes: string[] = [];
   const ref = `messages_v2/${row.id}`;
-  const info = parseJson(columnText(row.info, ref, 'info', notes));
-  const parts = parseJson(columnText(row.parts, ref, 'parts', notes));
+  const info = parseJson(columnTextOf(row.info, ref, 'info', notes));
+  const parts = parseJson(columnTextOf(row.parts, ref, 'parts', notes));
   const analysis = analyzeMessage(row.id, info ?? {}, parts ?? null, options);
   if (parts === undefined) {
     analysis.warnings.splice(0, analysis.warnings.length, `${ref}: parts is not valid JSON; skipped`);
@@ -530,16 +531,11 @@ function analyzeRow(row: MessageRow, options: AnalyzeOptions): MessageAnalysis {
   return analysis;
 }
 
-/** A JSON column as text: other writers may store a BLOB or a number where text belongs. */
-function columnText(value: unknown, ref: string, column: string, warnings: string[]): string | null {
-  if (typeof value === 'string') return value;
-  if (value instanceof Uint8Array) {
-    warnings.push(`${ref}: ${column} is stored as a BLOB; read as UTF-8`);
-    return new TextDecoder().decode(value);
-  }
-  if (value !== null && value !== undefined)
-    warnings.push(`${ref}: ${column} is stored as a ${typeof value}, not JSON text`);
-  return null;
+/** A JSON column as text, with a warning naming the message when it is stored oddly. */
+function columnTextOf(value: unknown, ref: string, column: string, warnings: string[]): string | null {
+  const { text, odd } = columnText(value);
+  if (odd) warnings.push(`${ref}: ${column} ${odd}`);
+  return text;
 }
 
 function parseJson(text: string | null): unknown {

@@ -24,8 +24,6 @@ export function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-export const WORKSPACE_NOT_FOUND = errorBody('workspace_not_found', 'Workspace not found');
-
 /** The bearer token of a request: the Authorization header first, then the sign-in cookie. */
 export function requestToken(c: Context): { token: string; via: 'bearer' | 'cookie' } | null {
   const header = c.req.header('authorization');

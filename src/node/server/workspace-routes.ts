@@ -14,6 +14,7 @@ import {
 } from '../../shared/wire';
 import { AppError, methodNotAllowed } from '../errors';
 import { resolveSession } from '../sessions';
+import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
@@ -150,9 +151,11 @@ export function toChatMessage(row: MessageRow): ChatMessage {
   const withWarnings = <T extends object>(message: T) => (warnings.length ? { ...message, warnings } : message);
   let info: unknown;
   let parts: unknown;
+  let partsText: string;
   try {
-    info = JSON.parse(columnText(row.info));
-    parts = JSON.parse(columnText(row.parts));
+    info = JSON.parse(columnText(row.info).text ?? 'null');
+    partsText = columnText(row.parts).text ?? 'null';
+    parts = JSON.parse(partsText);
   } catch {
     return withWarnings({
       ...base,
@@ -178,16 +181,14 @@ export function toChatMessage(row: MessageRow): ChatMessage {
     });
   }
   const shown: Record<string, unknown>[] = [];
+  // Only a row larger than the limit can hold a part larger than it: most rows are never measured.
+  const mayBeLarge = partsText.length > MAX_PART_CHARS;
   parts.forEach((part: unknown, index) => {
     if (typeof part !== 'object' || part === null || Array.isArray(part)) return;
     if (nestsDeeperThan(part)) warnings.push(`part ${index} nests deeper than ${MAX_JSON_DEPTH} levels; not shown`);
-    else if (JSON.stringify(part).length > MAX_PART_CHARS)
+    else if (mayBeLarge && JSON.stringify(part).length > MAX_PART_CHARS)
       warnings.push(`part ${index} is over ${MAX_PART_CHARS / 1024 / 1024} MB; not shown here (/debug counts it)`);
     else shown.push(part as Record<string, unknown>);
   });
   return withWarnings({ ...base, info: info as Record<string, unknown>, parts: shown });
 }
-
-/** A JSON column as text (another writer may have stored a BLOB). */
-const columnText = (value: unknown): string =>
-  value instanceof Uint8Array ? new TextDecoder().decode(value) : String(value);

@@ -3,7 +3,7 @@
  * make messages: tests, the chat's own user messages. Kept beside the reader so the two cannot
  * drift apart: the round trip is tested. Browser-safe.
  */
-import { OPENCODE_TEXT, type Json } from './format';
+import type { Json } from './format';
 
 export interface ToolSpec {
   tool: string;
@@ -95,6 +95,3 @@ export function readOutput(absolutePath: string, lines: readonly string[], offse
   const last = offset + lines.length - 1;
   return `<path>${absolutePath}</path>\n<type>file</type>\n<content>\n${numbered}\n\n(End of file - total ${last} lines)\n</content>`;
 }
-
-/** The synthetic text OpenCode writes before the output of a file attached to a prompt. */
-export const readCallText = (input: Json): string => `${OPENCODE_TEXT.readCall}${JSON.stringify(input)}`;

@@ -364,7 +364,6 @@ export function parseReadCall(text: string): { input: Json | null } | null {
   }
 }
 
-export const isReadOutput = (text: string): boolean => text.trimStart().startsWith('<path>');
 
 /** Nested instructions a read appended (`<system-reminder>` with "Instructions from: PATH"). */
 export interface Reminder {

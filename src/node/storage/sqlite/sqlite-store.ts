@@ -22,6 +22,7 @@ import {
   type UsageRow,
   type WorkspaceRow,
 } from '../store';
+import { columnText } from '../column-text';
 import { migrationSql } from './ddl';
 
 export interface SqliteOptions {
@@ -87,7 +88,7 @@ function migrate(db: Database): void {
 /** A BLOB in a JSON column (another writer's) as the text it holds, so every backend can take it. */
 function textColumns(row: Record<string, unknown>): Record<string, unknown> {
   for (const [key, value] of Object.entries(row)) {
-    if (value instanceof Uint8Array) row[key] = new TextDecoder().decode(value);
+    if (value instanceof Uint8Array) row[key] = columnText(value).text;
   }
   return row;
 }
