@@ -135,7 +135,11 @@ export class WorkspaceReader {
     return { ok: false, reason: why };
   }
 
-  /** Entries of a workspace-relative folder; missing folders are empty. Never follows links. */
+  /**
+   * Entries of a workspace-relative folder; missing folders are empty. The folder itself is
+   * opened as named (callers check a linked folder stays inside: `size`); entries are never
+   * followed, only reported as links.
+   */
   list(relDir: string): { name: string; isDirectory: boolean; isSymlink: boolean }[] {
     if (this.realRoot === null) return [];
     try {

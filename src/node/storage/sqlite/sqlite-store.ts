@@ -1,7 +1,7 @@
 /**
- * The storage interface on an embedded SQLite file (better-sqlite3). Every operation of one
- * connection runs in turn (a small queue): a snapshot or a transaction is a BEGIN…COMMIT that no
- * other caller may slip into. Writes wait for a lock by short synchronous tries with pauses
+ * The storage interface on an embedded SQLite file (better-sqlite3). Snapshots, transactions and
+ * writes of one connection run in turn (a small queue): a snapshot or a transaction is a
+ * BEGIN…COMMIT that no other caller may slip into; plain reads run at once. Writes wait for a lock by short synchronous tries with pauses
  * between them, so a locked database never blocks the event loop for long, and answer
  * `database_busy` after about a second.
  */
