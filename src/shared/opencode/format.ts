@@ -364,7 +364,6 @@ export function parseReadCall(text: string): { input: Json | null } | null {
   }
 }
 
-
 /** Nested instructions a read appended (`<system-reminder>` with "Instructions from: PATH"). */
 export interface Reminder {
   from: string;
