@@ -114,6 +114,19 @@ describe('the agent bridge', () => {
   });
 });
 
+describe('idle agents', () => {
+  it('are stopped after their last turn, and started again by the next prompt', async () => {
+    bridge = new AgentBridge(settings(), fx.store, () => {}, 200);
+    const first = await turn('hello');
+    const sessionId = (first[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(bridge.processId(WS)).toBeDefined();
+    await until(() => bridge.processId(WS) === undefined);
+    const next = await turn('hello again', { sessionId });
+    expect(next[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
+    expect(next.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+});
+
 describe('the prompt route', () => {
   it('refuses to continue a session of another workspace, before anything reaches the agent', async () => {
     bridge = new AgentBridge(settings(), fx.store);

@@ -46,7 +46,12 @@ interface WorkspaceAgent {
   sessions: Set<string>;
   /** Turns in progress, by session. */
   turns: Map<string, Turn>;
+  /** Closes an idle agent process (AGENT_IDLE_MS after its last turn). */
+  idle: NodeJS.Timeout | null;
 }
+
+/** An agent process with no turn for this long is stopped; the next prompt starts it again. */
+export const AGENT_IDLE_MS = 15 * 60_000;
 
 export class TurnInProgress extends Error {
   constructor(readonly sessionId: string) {
@@ -75,6 +80,7 @@ export class AgentBridge {
     private readonly settings: AgentSettings | null,
     private readonly store: Store,
     private readonly log: (line: string) => void = () => {},
+    private readonly idleMs = AGENT_IDLE_MS,
   ) {}
 
   get configured(): boolean {
@@ -139,6 +145,7 @@ export class AgentBridge {
       },
     };
     workspace.turns.set(placeholder, turn);
+    if (workspace.idle) clearTimeout(workspace.idle);
     let promptReached = false;
     let turnSent = false;
     /** The turn's end: its messages saved (read back from the agent, or the user's text alone), then one last event. */
@@ -211,7 +218,22 @@ export class AgentBridge {
       for (const key of [turn.sessionId, placeholder]) {
         if (workspace.turns.get(key) === turn) workspace.turns.delete(key);
       }
+      this.closeWhenIdle(workspace);
     }
+  }
+
+  /** One agent process per workspace in use, not per workspace ever used: idle ones are stopped. */
+  private closeWhenIdle(workspace: WorkspaceAgent): void {
+    if (workspace.idle) clearTimeout(workspace.idle);
+    workspace.idle = setTimeout(() => {
+      workspace.idle = null;
+      if (workspace.turns.size > 0 || !workspace.process) return;
+      const idle = workspace.process;
+      workspace.process = null;
+      workspace.sessions.clear();
+      void idle.close();
+    }, this.idleMs);
+    workspace.idle.unref();
   }
 
   /** The agent process of a workspace, if one runs (operators and tests: its pid). */
@@ -223,6 +245,7 @@ export class AgentBridge {
   async close(): Promise<void> {
     await Promise.all(
       [...this.workspaces.values()].map(async (w) => {
+        if (w.idle) clearTimeout(w.idle);
         const agent = w.process ?? (await w.starting?.catch(() => null));
         await agent?.close();
       }),
@@ -235,7 +258,14 @@ export class AgentBridge {
     if (!found || found.root !== root) {
       // The workspace moved: its agent must run in the new folder.
       void found?.process?.close();
-      found = { root, process: null, starting: null, sessions: new Set(), turns: found?.turns ?? new Map() };
+      found = {
+        root,
+        process: null,
+        starting: null,
+        sessions: new Set(),
+        turns: found?.turns ?? new Map(),
+        idle: null,
+      };
       this.workspaces.set(workspaceId, found);
     }
     return found;
