@@ -280,7 +280,7 @@ export class ReportService {
       const attribution: AttributionContext = {
         root,
         instructionFiles: new Set(snapshot.instructions.map((i) => i.path)),
-        fileSize: (path) => reader.size(path),
+        fileSize: memo((path) => reader.size(path)),
         skillNames: snapshot.skills.map((s) => s.name),
         hash: (text) => createHash('sha1').update(text).digest('base64'),
       };
@@ -465,6 +465,15 @@ const contextChanged = () =>
 
 function checkSnapshot(collected: Collected, requested: string | undefined): void {
   if (requested !== undefined && requested !== collected.input.snapshotId) throw contextChanged();
+}
+
+/** A function of a path, asked once per path per report (tool calls name the same files again and again). */
+function memo<T>(work: (path: string) => T): (path: string) => T {
+  const seen = new Map<string, T>();
+  return (path) => {
+    if (!seen.has(path)) seen.set(path, work(path));
+    return seen.get(path)!;
+  };
 }
 
 /** The estimator's identity without its work: texts are kept and counted elsewhere. */
