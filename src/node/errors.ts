@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'conflict'
   | 'gone'
   | 'unavailable'
+  | 'insufficient_storage'
   | 'failed';
 
 export class AppError extends Error {
@@ -46,7 +47,10 @@ export const usageError = (message: string): AppError => new AppError('usage', '
 export const failed = (code: string, message: string, cause?: unknown): AppError =>
   new AppError('failed', code, message, { cause });
 
-export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 421 | 500 | 503> = {
+export const HTTP_STATUS: Record<
+  ErrorKind,
+  400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 421 | 500 | 503 | 507
+> = {
   usage: 400,
   invalid: 400,
   unauthorized: 401,
@@ -59,6 +63,7 @@ export const HTTP_STATUS: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 409 | 
   unsupported: 415,
   misdirected: 421,
   unavailable: 503,
+  insufficient_storage: 507,
   failed: 500,
 };
 
@@ -67,7 +72,14 @@ export function asAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof ParamError) return new AppError('invalid', error.code, error.message, { cause: error });
   if (error instanceof StoreUnavailable)
-    return new AppError('unavailable', error.code, error.message, { cause: error });
+    return new AppError(
+      error.code === 'disk_full' ? 'insufficient_storage' : 'unavailable',
+      error.code,
+      error.message,
+      {
+        cause: error,
+      },
+    );
   if (error instanceof StoreOpenError) return new AppError('failed', error.code, error.message, { cause: error });
   return null;
 }

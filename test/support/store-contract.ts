@@ -91,6 +91,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
         expect(await store.getWorkspace('w2')).toMatchObject({ root_path: '/abs/two', created_at: 2 });
         expect(store.resolveRoot('/abs/two')).toBe('/abs/two');
         expect(store.resolveRoot('ws/one')).toMatch(/\/ws\/one$/);
+        await expect(store.checkWritable()).resolves.toBeUndefined();
       }),
     );
 
@@ -132,6 +133,33 @@ export function storeContract(name: string, harness: StoreHarness): void {
         expect(String((await store.listMessages('w1', 's'))[0]!.parts)).not.toContain('hijack');
         expect(await store.listMessages('w1', 'other')).toEqual([]);
         expect(await store.listMessages('w2', 's')).toEqual([]);
+      }),
+    );
+
+    it(
+      'knows which workspace a session belongs to: the one whose rows named it first',
+      withStore(async ({ store }) => {
+        await seed(store);
+        expect(await store.sessionOwner('ses_x')).toBeNull();
+        await store.insertUsage({ ...usage('ses_x', 'acp', 10, 50), workspaceId: 'w2' });
+        await store.insertMessage(message('msg_x1', 'ses_x', 100));
+        expect(await store.sessionOwner('ses_x')).toBe('w2');
+        await store.insertMessage(message('msg_y1', 'ses_y', 10));
+        await store.insertUsage({ ...usage('ses_y', 'acp', 10, 10), workspaceId: 'w2' });
+        expect(await store.sessionOwner('ses_y')).toBe('w1');
+      }),
+    );
+
+    it(
+      'deletes a message only in its own workspace and session',
+      withStore(async ({ store }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_1', 's', 1));
+        await store.deleteMessage('w2', 's', 'msg_1');
+        await store.deleteMessage('w1', 'other', 'msg_1');
+        expect(await store.listMessages('w1', 's')).toHaveLength(1);
+        await store.transaction((tx) => tx.deleteMessage('w1', 's', 'msg_1'));
+        expect(await store.listMessages('w1', 's')).toEqual([]);
       }),
     );
 
@@ -207,6 +235,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
         await expect(readOnly.insertMessage(message('msg_ro', 's', 1))).rejects.toThrow();
         expect(await store.listMessages('w1', 's')).toEqual([]);
         await expect(readOnly.ping()).resolves.toBeUndefined();
+        await expect(readOnly.checkWritable()).rejects.toMatchObject({ code: 'database_read_only' });
       }),
     );
 

@@ -82,7 +82,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const headers: Record<string, string> = {};
       if (known.kind === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
       if (known.allow) headers.Allow = known.allow;
-      if (known.kind === 'unavailable') headers['Retry-After'] = '1';
+      if (known.kind === 'unavailable' || known.kind === 'insufficient_storage') headers['Retry-After'] = '1';
       return c.json(errorBody(known.code, known.message), HTTP_STATUS[known.kind], headers);
     }
     // Paths only, never query strings: a sign-in token must not reach a log.

@@ -108,6 +108,16 @@ export const MIGRATIONS: readonly (readonly Migration[])[] = [
       columns: ['workspace_id', 'session_id', 'id', 'time_updated'],
     },
   ],
+  // Which workspace a session belongs to is asked by session id alone (Store.sessionOwner).
+  [
+    { kind: 'index', name: 'messages_v2_by_session', table: 'messages_v2', columns: ['session_id', 'time_created'] },
+    {
+      kind: 'index',
+      name: 'interaction_token_usage_by_session',
+      table: 'interaction_token_usage',
+      columns: ['session_id', 'created_at'],
+    },
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -76,6 +76,11 @@ export interface ReadSnapshot {
   getWorkspace(id: string): Promise<WorkspaceRow | null>;
   listSessions(workspaceId: string): Promise<SessionRow[]>;
   sessionExists(workspaceId: string, sessionId: string): Promise<boolean>;
+  /**
+   * The workspace a session belongs to: the one whose rows named it first (the earliest message
+   * or usage row; ties go to messages, then to the lower workspace id). Null when no row names it.
+   */
+  sessionOwner(sessionId: string): Promise<string | null>;
   /** ACP usage rows of a session, newest first: other sources (evidence_postpass…) never. */
   acpUsageNewestFirst(workspaceId: string, sessionId: string, limit?: number): Promise<UsageRow[]>;
   /** Ids and update stamps of a session's messages, in id order, from the index alone. */
@@ -106,6 +111,8 @@ export interface Store extends ReadSnapshot {
    * moves one: a message of another session or workspace with that id is left as it is.
    */
   upsertMessage(message: NewMessage): Promise<void>;
+  /** Deletes a message of that workspace and session (a kept prompt the agent's own copy replaced); no-op otherwise. */
+  deleteMessage(workspaceId: string, sessionId: string, id: string): Promise<void>;
   insertUsage(usage: NewUsage): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
@@ -122,14 +129,31 @@ export interface Store extends ReadSnapshot {
   insertRows(table: TableName, rows: readonly Record<string, unknown>[]): Promise<void>;
   /** Cheap liveness check (health endpoint). */
   ping(): Promise<void>;
+  /**
+   * Whether a write could succeed now, without writing: the database answers, is not read-only,
+   * and its disk has room. Throws StoreUnavailable saying which (health endpoint).
+   */
+  checkWritable(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The database cannot be used right now (locked, down, unreachable): try again shortly. */
+export type UnavailableCode =
+  /** locked by another writer too long */
+  | 'database_busy'
+  /** down, unreachable, or its file replaced */
+  | 'database_unavailable'
+  /** it did not answer in time (a hung server) */
+  | 'database_timeout'
+  /** it can be read but not written (a read-only disk or replica) */
+  | 'database_read_only'
+  /** its disk is full */
+  | 'disk_full';
+
+/** The database cannot be used right now (locked, down, hung, read-only, full): try again shortly. */
 export class StoreUnavailable extends Error {
   constructor(
     message: string,
-    readonly code: 'database_busy' | 'database_unavailable',
+    readonly code: UnavailableCode,
     options?: { cause?: unknown },
   ) {
     super(message, options);

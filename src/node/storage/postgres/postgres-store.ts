@@ -174,6 +174,18 @@ class PgReads implements ReadSnapshot {
     return rows.length > 0;
   }
 
+  async sessionOwner(sessionId: string): Promise<string | null> {
+    const [row] = await this.query<{ workspace_id: string }>(
+      `SELECT workspace_id FROM (
+           SELECT workspace_id, time_created AS t, 0 AS k FROM messages_v2 WHERE session_id = $1
+           UNION ALL
+           SELECT workspace_id, created_at AS t, 1 AS k FROM interaction_token_usage WHERE session_id = $1
+         ) named ORDER BY t, k, workspace_id LIMIT 1`,
+      [sessionId],
+    );
+    return row?.workspace_id ?? null;
+  }
+
   async acpUsageNewestFirst(workspaceId: string, sessionId: string, limit = 20): Promise<UsageRow[]> {
     return this.query<UsageRow>(
       `SELECT id, workspace_id, session_id, source, context_used, context_size, cost_amount, cost_currency, created_at
@@ -320,6 +332,14 @@ export class PostgresStore extends PgReads implements Store {
     );
   }
 
+  async deleteMessage(workspaceId: string, sessionId: string, id: string): Promise<void> {
+    await this.query('DELETE FROM messages_v2 WHERE id = $1 AND workspace_id = $2 AND session_id = $3', [
+      id,
+      workspaceId,
+      sessionId,
+    ]);
+  }
+
   async insertUsage(u: NewUsage): Promise<void> {
     await this.query(
       `INSERT INTO interaction_token_usage
@@ -406,6 +426,15 @@ export class PostgresStore extends PgReads implements Store {
 
   async ping(): Promise<void> {
     await this.query('SELECT 1');
+  }
+
+  async checkWritable(): Promise<void> {
+    const [row] = await this.query<{ read_only: string }>(
+      "SELECT current_setting('transaction_read_only') AS read_only",
+    );
+    if (row?.read_only === 'on') {
+      throw new StoreUnavailable('the database accepts no writes (read-only)', 'database_read_only');
+    }
   }
 
   async close(): Promise<void> {

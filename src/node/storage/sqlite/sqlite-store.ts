@@ -226,6 +226,17 @@ export class SqliteStore implements Store {
     return row !== undefined;
   }
 
+  async sessionOwner(sessionId: string): Promise<string | null> {
+    const row = this.sql(
+      `SELECT workspace_id FROM (
+           SELECT workspace_id, ${NUMERIC('time_created')} AS t, 0 AS k FROM messages_v2 WHERE session_id = ?
+           UNION ALL
+           SELECT workspace_id, ${NUMERIC('created_at')} AS t, 1 AS k FROM interaction_token_usage WHERE session_id = ?
+         ) ORDER BY t IS NULL, t, k, workspace_id LIMIT 1`,
+    ).get(sessionId, sessionId) as { workspace_id: string } | undefined;
+    return row?.workspace_id ?? null;
+  }
+
   async listMessages(workspaceId: string, sessionId: string): Promise<MessageRow[]> {
     return this.sql(
       `SELECT id, workspace_id, session_id, time_created, time_updated, info, parts
@@ -291,6 +302,12 @@ export class SqliteStore implements Store {
         JSON.stringify(message.info),
         JSON.stringify(message.parts),
       ),
+    deleteMessage: (workspaceId: string, sessionId: string, id: string) =>
+      this.sql('DELETE FROM messages_v2 WHERE id = ? AND workspace_id = ? AND session_id = ?').run(
+        id,
+        workspaceId,
+        sessionId,
+      ),
     insertUsage: (u: NewUsage) =>
       this.sql(
         `INSERT INTO interaction_token_usage
@@ -335,6 +352,8 @@ export class SqliteStore implements Store {
 
   insertMessage = (message: NewMessage) => this.queued(() => this.now.insertMessage(message));
   upsertMessage = (message: NewMessage) => this.queued(() => this.now.insertMessage(message, true));
+  deleteMessage = (workspaceId: string, sessionId: string, id: string) =>
+    this.queued(() => this.now.deleteMessage(workspaceId, sessionId, id));
   insertUsage = (usage: NewUsage) => this.queued(() => this.now.insertUsage(usage));
   insertUser = (id: string, name: string) => this.queued(() => this.now.insertUser(id, name));
   insertTokenHash = (hash: string, userId: string) => this.queued(() => this.now.insertTokenHash(hash, userId));
@@ -385,6 +404,16 @@ export class SqliteStore implements Store {
     this.sql('SELECT 1').get();
   }
 
+  async checkWritable(): Promise<void> {
+    await this.ping();
+    if (this.db.readonly) throw new StoreUnavailable('the database is open read-only', 'database_read_only');
+    // Takes the write lock and lets it go: fails on a read-only file or disk, writes nothing.
+    await this.queued(() => {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec('ROLLBACK');
+    });
+  }
+
   async close(): Promise<void> {
     await this.queue;
     this.db.close();
@@ -399,6 +428,7 @@ function inTransaction(outer: SqliteStore): Store {
   const writes = {
     insertMessage: async (m: NewMessage) => void outer.now.insertMessage(m),
     upsertMessage: async (m: NewMessage) => void outer.now.insertMessage(m, true),
+    deleteMessage: async (w: string, s: string, id: string) => void outer.now.deleteMessage(w, s, id),
     insertUsage: async (u: NewUsage) => void outer.now.insertUsage(u),
     insertUser: async (id: string, name: string) => void outer.now.insertUser(id, name),
     insertTokenHash: async (h: string, u: string) => void outer.now.insertTokenHash(h, u),
