@@ -87,6 +87,8 @@ export async function buildNode(root = PROJECT) {
     // Dependencies are bundled too (resolving ~100 modules at start costs more than parsing one
     // file), except what must stay a package: native addons, lazily required tables, build tools.
     external: EXTERNAL,
+    // ES modules first where a package has both (jsonc-parser's UMD build requires its parts lazily).
+    mainFields: ['module', 'main'],
     // CommonJS dependencies inside an ES module bundle still need `require` for Node built-ins.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -124,7 +124,7 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       // Title generation and pruning run in the background after a turn.
       await settle(1500);
     }
-    const exported = await exportSession({ command: bin, args: ['export', '{session}'] }, sessionId, root, env);
+    const exported = await exportSession({ command: bin, args: ['export', sessionId], cwd: root, env });
     const main = requests.filter((r) => r.kind !== 'title');
     const recording = {
       about:

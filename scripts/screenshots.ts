@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import {
   ensureOpencode,
   opencodeEnv,
+  pinnedAgentSettings,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
 } from '../src/node/agent/opencode-runtime';
@@ -119,14 +120,7 @@ async function liveAgentShot(b: Browser): Promise<void> {
     port: 0,
     token: 'screenshot-token',
     log: () => {},
-    agent: {
-      command: bin,
-      args: ['acp'],
-      env,
-      exporter: { command: bin, args: ['export', '{session}'] },
-      permissions: 'reject',
-      turnTimeoutMs: 120_000,
-    },
+    agent: pinnedAgentSettings(bin, env, join(liveDir, 'agent')),
   });
   try {
     const page = await b.newPage({ viewport: { width: 1200, height: 1000 }, colorScheme: 'light' });

@@ -22,3 +22,26 @@ export function userMessage(workspaceId: string, sessionId: string, text: string
     parts: [{ id: nextId('prt', now), ...part.text(text) }],
   };
 }
+
+/**
+ * The prompt of an agent turn, kept by the server before the agent gets it, so nothing typed is
+ * lost; the agent's own copy replaces it once the turn is saved (`isKeptPrompt` tells them apart).
+ */
+export function keptPrompt(workspaceId: string, sessionId: string, text: string, now = Date.now()): NewMessage {
+  const message = userMessage(workspaceId, sessionId, text, now);
+  return { ...message, info: { ...(message.info as object), investibook: { kept: 'prompt' } } };
+}
+
+export function isKeptPrompt(info: unknown): boolean {
+  const mark = (info as { investibook?: { kept?: unknown } } | null)?.investibook;
+  return mark?.kept === 'prompt';
+}
+
+/** The user's own words in a user message: its first text that is not synthetic. */
+export function promptText(parts: unknown): string | null {
+  if (!Array.isArray(parts)) return null;
+  for (const part of parts as { type?: unknown; text?: unknown; synthetic?: unknown }[]) {
+    if (part?.type === 'text' && typeof part.text === 'string' && part.synthetic !== true) return part.text;
+  }
+  return null;
+}

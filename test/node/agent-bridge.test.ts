@@ -4,32 +4,37 @@
  * one last event, a second turn is never confused with the first. The real runtime's behaviour
  * is tested in test/agent/ with OpenCode itself.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBridge } from '../../src/node/agent/bridge';
 import type { AgentSettings } from '../../src/node/agent/settings';
 import type { AgentEvent } from '../../src/shared/agent';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import { agentSettings } from '../support/agent-settings';
 import { addMessages, createFixture, text, TOKEN, WS, type Fixture } from '../support/fixtures';
+import { PROJECT } from '../support/server-process';
 
 const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
 let fx: Fixture;
 let dir: string;
 let bridge: AgentBridge;
 
-function settings(env: Record<string, string> = {}): AgentSettings {
-  const agentEnv = { ...process.env, FAKE_AGENT_STORE: join(dir, 'agent-store'), ...env };
-  return {
+function settings(env: Record<string, string> = {}, extra: Partial<AgentSettings> = {}): AgentSettings {
+  return agentSettings({
     command: process.execPath,
     args: [FAKE],
-    env: agentEnv,
+    env: { ...process.env, ...env },
     exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
-    permissions: 'reject',
+    stateDir: join(dir, 'agent'),
+    // The fake agent is a script of this project: its folder and the SDK it imports, read-only.
+    sandboxRead: [dirname(FAKE), join(PROJECT, 'node_modules')],
+    hidden: [fx.dbPath],
     turnTimeoutMs: 20_000,
-  };
+    ...extra,
+  });
 }
 
 beforeEach(() => {
@@ -81,14 +86,23 @@ describe('the agent bridge', () => {
 
   it('ends a turn whose saving fails with one error, after one attempt to read it back', async () => {
     bridge = new AgentBridge(settings(), fx.store);
-    const first = await turn('hello');
-    const sessionId = (first[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
-    // The database file goes away: every write now answers database_unavailable.
+    let started = false;
+    const pending = turn('please hang', { during: (e) => (started ||= e.type === 'turn') });
+    await until(() => started);
+    // The database file goes away mid-turn: every write now answers database_unavailable.
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${fx.dbPath}${suffix}`, { force: true });
-    const events = await turn('and again', { sessionId });
+    await bridge.cancel(WS, bridge.status(WS).running[0]!.sessionId);
+    const events = await pending;
     const last = events.at(-1)!;
     expect(last).toMatchObject({ type: 'error', code: 'not_saved' });
     expect(events.filter((e) => e.type === 'error' || e.type === 'done')).toHaveLength(1);
+  });
+
+  it('refuses a turn whose prompt cannot be stored, before the agent starts', async () => {
+    bridge = new AgentBridge(settings(), fx.store);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${fx.dbPath}${suffix}`, { force: true });
+    await expect(turn('lost?')).rejects.toMatchObject({ code: 'database_unavailable' });
+    expect(bridge.processId(WS)).toBeUndefined();
   });
 
   it('keeps the text when the agent dies mid-turn and the export cannot read it back', async () => {
@@ -111,6 +125,35 @@ describe('the agent bridge', () => {
     expect(bridge.status(WS).running.map((r) => r.sessionId)).toContain('ses_elsewhere');
     expect(await bridge.cancel(WS, 'ses_elsewhere')).toBe(true);
     expect((await second).at(-1)).toEqual({ type: 'done', stopReason: 'cancelled' });
+  });
+});
+
+describe('the sandbox', () => {
+  it('is required: where none can be made the agent does not start, and the chat is told why', async () => {
+    bridge = new AgentBridge(settings({}, { bwrap: '/nonexistent/bwrap' }), fx.store);
+    const events = await turn('are you confined?');
+    const error = events.find((e) => e.type === 'error');
+    expect(error).toMatchObject({ code: 'sandbox_unavailable' });
+    expect((error as { message: string }).message).toMatch(/not installed.*INVESTIBOOK_AGENT_SANDBOX=off/s);
+    expect(bridge.processId(WS)).toBeUndefined();
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(await texts(sessionId)).toContain('are you confined?');
+  });
+
+  it('can be turned off by the operator, explicitly', async () => {
+    bridge = new AgentBridge(settings({}, { bwrap: '/nonexistent/bwrap', sandbox: 'off' }), fx.store);
+    const events = await turn('hello');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('refuses to start an agent whose workspace folder holds investibook’s data', async () => {
+    bridge = new AgentBridge(settings({}, { hidden: [join(fx.root, 'investibook.db')] }), fx.store);
+    writeFileSync(join(fx.root, 'investibook.db'), '');
+    const events = await turn('hello');
+    expect(events.find((e) => e.type === 'error')).toMatchObject({
+      code: 'sandbox_unavailable',
+      message: expect.stringContaining('investibook.db'),
+    });
   });
 });
 

@@ -16,37 +16,50 @@ import { parseWorkspaceContext } from '../../src/shared/opencode/format';
 import { workspaceContext } from '../../src/node/agent/workspace-context';
 import { createFixture, TOKEN, WS, type Fixture } from '../support/fixtures';
 
+const CONTEXT = { dataDir: '/srv/data' };
 let fx: Fixture | undefined;
 afterEach(() => fx?.cleanup());
 
 describe('agent settings', () => {
   it('come from INVESTIBOOK_AGENT_COMMAND, with OpenCode’s export as the default reader', () => {
-    expect(agentSettingsFromEnv({})).toBeNull();
-    const settings = agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: '"/opt/open code/opencode" acp' })!;
+    expect(agentSettingsFromEnv({}, CONTEXT)).toBeNull();
+    const settings = agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: '"/opt/open code/opencode" acp' }, CONTEXT)!;
     expect(settings).toMatchObject({
       command: '/opt/open code/opencode',
       args: ['acp'],
       exporter: { command: '/opt/open code/opencode', args: ['export', '{session}'] },
       permissions: 'reject',
+      workspacePermissions: 'tighten',
+      sandbox: 'bwrap',
+      stateDir: '/srv/data/agent',
       turnTimeoutMs: 600_000,
     });
-    expect(agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: 'my-agent --stdio' })!.exporter).toBeNull();
+    expect(agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: 'my-agent --stdio' }, CONTEXT)!.exporter).toBeNull();
     expect(
-      agentSettingsFromEnv({
-        INVESTIBOOK_AGENT_COMMAND: 'my-agent',
-        INVESTIBOOK_AGENT_EXPORT_COMMAND: 'my-agent dump {session}',
-        INVESTIBOOK_AGENT_PERMISSIONS: 'allow',
-      }),
+      agentSettingsFromEnv(
+        {
+          INVESTIBOOK_AGENT_COMMAND: 'my-agent',
+          INVESTIBOOK_AGENT_EXPORT_COMMAND: 'my-agent dump {session}',
+          INVESTIBOOK_AGENT_PERMISSIONS: 'allow',
+        },
+        CONTEXT,
+      ),
     ).toMatchObject({ exporter: { command: 'my-agent', args: ['dump', '{session}'] }, permissions: 'allow' });
   });
 
   it.each([
     [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp | tee log' }, /plain command line/],
-    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_PERMISSIONS: 'maybe' }, /"allow" or "reject"/],
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_PERMISSIONS: 'maybe' }, /"reject" or "allow"/],
     [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_TURN_TIMEOUT_MS: '-5' }, /positive number/],
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_SANDBOX: 'maybe' }, /"bwrap" or "off"/],
+    [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_SANDBOX_READ: 'rel/dir' }, /absolute paths/],
+    [
+      { INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS: 'x' },
+      /"tighten" or "widen"/,
+    ],
   ])('refuse %j in one clear sentence', (env, message) => {
-    expect(() => agentSettingsFromEnv(env)).toThrow(AgentSettingsError);
-    expect(() => agentSettingsFromEnv(env)).toThrow(message);
+    expect(() => agentSettingsFromEnv(env, CONTEXT)).toThrow(AgentSettingsError);
+    expect(() => agentSettingsFromEnv(env, CONTEXT)).toThrow(message);
   });
 
   it('never hand the agent investibook’s own secrets', () => {

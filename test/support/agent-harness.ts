@@ -3,14 +3,16 @@
  * the scripted model, and the pinned OpenCode over ACP as the agent — all real, on loopback.
  */
 import { serve, type ServerType } from '@hono/node-server';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentBridge } from '../../src/node/agent/bridge';
+import { sha256Hex } from '../../src/node/auth';
 import {
   ensureOpencode,
   opencodeEnv,
+  pinnedAgentSettings,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
 } from '../../src/node/agent/opencode-runtime';
@@ -24,24 +26,42 @@ import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqli
 import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
 
 export const AGENT_TOKEN = 'agent-test-token';
+export const OTHER_AGENT_TOKEN = 'agent-test-token-other';
+export const OTHER_WS = 'other';
 
-export interface AgentHarness {
-  origin: string;
-  root: string;
-  dbPath: string;
-  store: SqliteStore;
-  requests: RecordedRequest[];
-  bridge: AgentBridge;
+export interface AgentClient {
   /** Sends a prompt and reads the whole turn; `during` sees each event as it arrives. */
   prompt: (
     text: string,
     options?: { sessionId?: string; during?: (event: AgentEvent) => void },
   ) => Promise<{ status: number; events: AgentEvent[] }>;
+  /** A request to the workspace's API as its member. */
   api: (path: string, init?: RequestInit) => Promise<Response>;
+}
+
+export interface AgentHarness extends AgentClient {
+  /** The harness's own folder: the database, the workspaces, the agent's state. */
+  dir: string;
+  origin: string;
+  root: string;
+  /** The second workspace's folder (with `second`). */
+  otherRoot: string;
+  dbPath: string;
+  store: SqliteStore;
+  requests: RecordedRequest[];
+  bridge: AgentBridge;
+  /** The second workspace, as its own member (with `second`). */
+  other: AgentClient;
   close: () => Promise<void>;
 }
 
 export interface HarnessOptions {
+  /** The demo workspace without its opencode.json (OpenCode's and the server's defaults only). */
+  plain?: boolean;
+  /** The server's answer to the agent's permission requests (default: reject). */
+  permissions?: 'allow' | 'reject';
+  /** A second workspace (`other`, its own folder) and its own member (OTHER_AGENT_TOKEN). */
+  second?: boolean;
   /** Extra turns before the demo's own (first match wins), for the workspace folder given. */
   turns?: (root: string) => Script['turns'];
   /** Point OpenCode at this model URL instead of the scripted model (a dead one, say). */
@@ -56,6 +76,24 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const dir = mkdtempSync(join(tmpdir(), 'investibook-agent-'));
   const dbPath = join(dir, 'investibook.db');
   const { root } = await seedDemoDatabase(dbPath, AGENT_TOKEN);
+  if (options.plain) rmSync(join(root, 'opencode.json'));
+  const otherRoot = join(dir, 'workspaces', OTHER_WS);
+  if (options.second) {
+    cpSync(root, otherRoot, { recursive: true });
+    const seed = openSqlite(dbPath);
+    await seed.transaction(async (tx) => {
+      await tx.insertUser('usr_other', 'Other team');
+      await tx.insertTokenHash(sha256Hex(OTHER_AGENT_TOKEN), 'usr_other');
+      await tx.insertWorkspace({
+        id: OTHER_WS,
+        name: 'Another team',
+        root_path: `workspaces/${OTHER_WS}`,
+        created_at: 1,
+      });
+      await tx.addMember(OTHER_WS, 'usr_other');
+    });
+    await seed.close();
+  }
   const script = liveDemoScript(root);
   script.turns.unshift(...(options.turns?.(root) ?? []));
   const requests: RecordedRequest[] = [];
@@ -68,12 +106,12 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   writeScriptedConfig(env, { baseURL: options.modelUrl ?? model.url });
   const command = options.command ?? bin;
   const settings: AgentSettings = {
+    ...pinnedAgentSettings(bin, env, join(dir, 'agent'), {
+      turnTimeoutMs: options.turnTimeoutMs ?? 90_000,
+      permissions: options.permissions ?? 'reject',
+    }),
     command,
-    args: ['acp'],
-    env,
-    exporter: { command: bin, args: ['export', '{session}'] },
-    permissions: 'reject',
-    turnTimeoutMs: options.turnTimeoutMs ?? 90_000,
+    hidden: [dbPath],
   };
   const store = openSqlite(dbPath);
   const reportStore = openSqlite(dbPath, { readOnly: true });
@@ -83,48 +121,34 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const headers = { Authorization: `Bearer ${AGENT_TOKEN}`, 'Content-Type': 'application/json' };
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${origin}/api/workspace/${DEMO_WORKSPACE_ID}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+  const client = (workspaceId: string, token: string): AgentClient => {
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${origin}/api/workspace/${workspaceId}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+    return {
+      api,
+      async prompt(text, { sessionId, during } = {}) {
+        const response = await api('/agent/prompt', {
+          method: 'POST',
+          body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
+        });
+        return readTurn(response, during);
+      },
+    };
+  };
+  const main = client(DEMO_WORKSPACE_ID, AGENT_TOKEN);
 
   return {
+    dir,
     origin,
     root,
+    otherRoot,
     dbPath,
     store,
     requests,
     bridge,
-    api,
-    async prompt(text, { sessionId, during } = {}) {
-      const response = await api('/agent/prompt', {
-        method: 'POST',
-        body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
-      });
-      const events: AgentEvent[] = [];
-      if (!response.ok || !response.body) return { status: response.status, events };
-      const decoder = new TextDecoder();
-      let buffer = '';
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          for (const line of block.split('\n')) {
-            if (!line.startsWith('data:')) continue;
-            const event = parseAgentEvent(line.slice(5).trim());
-            if (event) {
-              events.push(event);
-              during?.(event);
-            }
-          }
-        }
-      }
-      return { status: response.status, events };
-    },
+    ...main,
+    other: client(OTHER_WS, OTHER_AGENT_TOKEN),
     async close() {
       await new Promise((done) => server.close(done));
       await bridge.close();
@@ -134,4 +158,39 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The events of a turn streamed as Server-Sent Events; `during` sees each as it arrives. */
+export async function readTurn(
+  response: Response,
+  during?: (event: AgentEvent) => void,
+): Promise<{ status: number; events: AgentEvent[] }> {
+  const events: AgentEvent[] = [];
+  if (!response.ok || !response.body) return { status: response.status, events };
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        for (const line of block.split('\n')) {
+          if (!line.startsWith('data:')) continue;
+          const event = parseAgentEvent(line.slice(5).trim());
+          if (event) {
+            events.push(event);
+            during?.(event);
+          }
+        }
+      }
+    }
+  } catch {
+    // the server went away mid-turn: what arrived is the answer
+  }
+  return { status: response.status, events };
 }

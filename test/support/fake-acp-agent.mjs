@@ -2,14 +2,15 @@
 // ACP over stdio with the same SDK; behaviour is chosen by words of the prompt:
 //   "slow-start"  session/new takes 1.5 s    "hang"  the prompt never ends until cancelled
 //   "crash"       the process exits mid-turn  anything else: a short reply and a usage_update
-// Sessions are written to $FAKE_AGENT_STORE/<id>.json in OpenCode's export shape, so
+// Sessions are written to $XDG_DATA_HOME/fake-agent/<id>.json (the workspace's own agent
+// storage, as the server sets it) in OpenCode's export shape, so
 // `node fake-acp-agent.mjs export <id>` can read them back like `opencode export`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 
-const store = process.env.FAKE_AGENT_STORE;
+const store = join(process.env.XDG_DATA_HOME, 'fake-agent');
 mkdirSync(store, { recursive: true });
 const file = (id) => join(store, `${id}.json`);
 

@@ -13,12 +13,14 @@
  * event; the server keeps running and the next prompt starts the agent again.
  */
 import type { ContentBlock, RequestPermissionRequest, SessionUpdate } from '@agentclientprotocol/sdk';
-import { relative, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import type { AgentEvent, AgentStatus } from '../../shared/agent';
-import type { Store } from '../storage/store';
+import type { NewMessage, Store } from '../storage/store';
 import { acpUsageRow } from '../usage';
-import { newSessionId, userMessage } from '../user-message';
+import { isKeptPrompt, keptPrompt, newSessionId, promptText } from '../user-message';
 import { AcpProcess, AgentProcessError, allowPermission, rejectPermission } from './acp-process';
+import { launch, SandboxError, withoutSecrets } from './confinement';
+import { ProgramNotFound } from './sandbox';
 import { exportSession } from './export-session';
 import { messageRows, type SessionExport } from './opencode-export';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
@@ -35,10 +37,21 @@ export interface TurnRequest {
 interface Turn {
   sessionId: string;
   startedAt: Date;
+  /** Stop was asked for (possibly before the agent had the prompt). */
+  stopped: boolean;
   cancel: () => Promise<void>;
 }
 
+/** A turn whose prompt is kept and whose session is taken, not yet run. */
+export interface AcceptedTurn {
+  request: TurnRequest;
+  kept: NewMessage;
+  turn: Turn;
+  turnId: string;
+}
+
 interface WorkspaceAgent {
+  id: string;
   root: string;
   process: AcpProcess | null;
   starting: Promise<AcpProcess> | null;
@@ -118,8 +131,47 @@ export class AgentBridge {
    * never throws into here). Resolves when the turn is over and persisted.
    */
   async runTurn(request: TurnRequest, emit: (event: AgentEvent) => void): Promise<void> {
+    await this.run(await this.keepPrompt(request), emit);
+  }
+
+  /**
+   * Takes the session for a new turn and persists its prompt before anything else happens, so
+   * that nothing typed is lost whatever follows (the agent failing, the server killed): under the
+   * asked session, or a provisional one until the agent names its own. The agent's own copy
+   * replaces it when the turn is saved. Throws when the session is busy or the prompt cannot be
+   * stored (the route answers before streaming).
+   */
+  async keepPrompt(request: TurnRequest): Promise<AcceptedTurn> {
+    if (!this.settings) throw new Error('no agent configured');
+    const workspace = this.workspace(request.workspaceId, request.root);
+    this.checkFree(request.workspaceId, request.sessionId);
+    const turnId = `turn_${Date.now().toString(36)}_${++turnCounter}`;
+    // Held under the asked session until the real one is known, so a second prompt waits.
+    const turn: Turn = {
+      sessionId: request.sessionId ?? turnId,
+      startedAt: new Date(),
+      stopped: false,
+      cancel: async () => {
+        turn.stopped = true;
+      },
+    };
+    workspace.turns.set(turn.sessionId, turn);
+    try {
+      const kept = keptPrompt(request.workspaceId, request.sessionId ?? newSessionId(), request.text);
+      await this.store.insertMessage(kept);
+      return { request, kept, turn, turnId };
+    } catch (error) {
+      if (workspace.turns.get(turn.sessionId) === turn) workspace.turns.delete(turn.sessionId);
+      throw error;
+    }
+  }
+
+  /** Runs an accepted turn (its prompt kept): see runTurn. */
+  async run(accepted: AcceptedTurn, emit: (event: AgentEvent) => void): Promise<void> {
     const settings = this.settings;
     if (!settings) throw new Error('no agent configured');
+    const { request, turn, turnId } = accepted;
+    let { kept } = accepted;
     const send = (event: AgentEvent) => {
       try {
         emit(event);
@@ -128,31 +180,21 @@ export class AgentBridge {
       }
     };
     const workspace = this.workspace(request.workspaceId, request.root);
-    this.checkFree(request.workspaceId, request.sessionId);
-    const turnId = `turn_${Date.now().toString(36)}_${++turnCounter}`;
-    const startedAt = new Date();
-    // Held under the asked session until the real one is known, so a second prompt waits.
-    const placeholder = request.sessionId ?? turnId;
-    let cancelled = false;
+    const placeholder = turn.sessionId;
     let agent: AcpProcess | null = null;
     let sessionId: string | null = null;
-    const turn: Turn = {
-      sessionId: placeholder,
-      startedAt,
-      cancel: async () => {
-        cancelled = true;
-        if (agent && sessionId) await agent.cancel(sessionId).catch(() => {});
-      },
+    turn.cancel = async () => {
+      turn.stopped = true;
+      if (agent && sessionId) await agent.cancel(sessionId).catch(() => {});
     };
-    workspace.turns.set(placeholder, turn);
     if (workspace.idle) clearTimeout(workspace.idle);
     let promptReached = false;
     let turnSent = false;
-    /** The turn's end: its messages saved (read back from the agent, or the user's text alone), then one last event. */
+    /** The turn's end: the agent's record of it saved (the kept prompt stays when there is none), then one last event. */
     const finish = async (last: AgentEvent) => {
       try {
-        if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, startedAt, send);
-        else await this.keepUserText(request, sessionId ?? request.sessionId ?? newSessionId(), send);
+        if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, kept, send);
+        else send({ type: 'saved', messages: 1 });
         send(last);
       } catch (error) {
         // Saving failed (the database is busy or gone): the chat is told; the turn still ends.
@@ -164,6 +206,7 @@ export class AgentBridge {
       agent = await this.process(workspace, settings);
       const opened = await this.openSession(agent, workspace, request.sessionId);
       sessionId = opened.sessionId;
+      if (sessionId !== kept.sessionId) kept = await this.moveKept(kept, sessionId);
       if (sessionId !== placeholder) {
         if (workspace.turns.get(placeholder) === turn) workspace.turns.delete(placeholder);
         turn.sessionId = sessionId;
@@ -177,7 +220,7 @@ export class AgentBridge {
         ...(opened.note ? { note: opened.note } : {}),
       });
       turnSent = true;
-      if (cancelled) {
+      if (turn.stopped) {
         // Stopped before the agent got the prompt: the text is kept all the same.
         await finish({ type: 'done', stopReason: 'cancelled' });
         return;
@@ -208,7 +251,7 @@ export class AgentBridge {
       // The agent could not be started, or the session not opened: the prompt never reached it.
       const problem = describe(error);
       this.log(`agent turn failed in workspace ${request.workspaceId}: ${problem.message}`);
-      sessionId ??= request.sessionId ?? newSessionId();
+      sessionId ??= kept.sessionId;
       // The chat learns which session its message is kept in, even when the agent never opened one.
       if (!turnSent) send({ type: 'turn', turnId, sessionId, newSession: !request.sessionId });
       await finish({ type: 'error', ...problem });
@@ -220,6 +263,16 @@ export class AgentBridge {
       }
       this.closeWhenIdle(workspace);
     }
+  }
+
+  /** The kept prompt, moved from its provisional session to the one the agent opened. */
+  private async moveKept(kept: NewMessage, sessionId: string): Promise<NewMessage> {
+    const moved = { ...kept, sessionId };
+    await this.store.transaction(async (tx) => {
+      await tx.deleteMessage(kept.workspaceId, kept.sessionId, kept.id);
+      await tx.insertMessage(moved);
+    });
+    return moved;
   }
 
   /** One agent process per workspace in use, not per workspace ever used: idle ones are stopped. */
@@ -259,6 +312,7 @@ export class AgentBridge {
       // The workspace moved: its agent must run in the new folder.
       void found?.process?.close();
       found = {
+        id: workspaceId,
         root,
         process: null,
         starting: null,
@@ -277,15 +331,15 @@ export class AgentBridge {
     if (!workspace.starting) {
       workspace.process = null;
       workspace.sessions.clear();
-      workspace.starting = AcpProcess.start({
-        command: settings.command,
-        args: settings.args,
-        cwd: workspace.root,
-        env: agentEnv(settings.env),
-        onPermission: (request) => this.answerPermission(settings, request),
-        onStderr: () => {},
-        ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
-      })
+      workspace.starting = this.launch(settings, workspace, { command: settings.command, args: settings.args })
+        .then((how) =>
+          AcpProcess.start({
+            ...how,
+            onPermission: (request) => this.answerPermission(settings, request),
+            onStderr: () => {},
+            ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
+          }),
+        )
         .then((started) => {
           workspace.process = started;
           return started;
@@ -295,6 +349,24 @@ export class AgentBridge {
         });
     }
     return workspace.starting;
+  }
+
+  /**
+   * How a program runs as this workspace's agent (confinement.ts): its own state, the server's
+   * permission defaults, the sandbox — which must hide every other workspace's folder.
+   */
+  private async launch(
+    settings: AgentSettings,
+    workspace: WorkspaceAgent,
+    program: { command: string; args: readonly string[] },
+  ) {
+    const others = (await this.store.listWorkspaces())
+      .filter((w) => w.id !== workspace.id)
+      .map((w) => resolve(this.store.resolveRoot(w.root_path)))
+      .filter((root) => root !== workspace.root);
+    const how = launch(settings, { id: workspace.id, root: workspace.root, others }, program);
+    for (const warning of how.warnings) this.log(warning);
+    return how;
   }
 
   /** Continues the asked session when the agent has it (loading it after a restart), else a new one. */
@@ -311,7 +383,7 @@ export class AgentBridge {
         workspace.sessions.add(asked);
         return { sessionId: asked, isNew: false };
       } catch {
-        note = `The agent does not have session ${asked} (it was recorded elsewhere, or its storage was reset): this turn starts a new session.`;
+        note = `The agent does not have this conversation (it was recorded elsewhere, or the agent's storage was reset): this turn starts a new one.`;
       }
     }
     const sessionId = await agent.newSession(workspace.root);
@@ -375,51 +447,50 @@ export class AgentBridge {
 
   /**
    * The session as OpenCode recorded it, upserted message by message (a message grows as a turn
-   * goes on, so rows are replaced by id). The user's text is kept even when the export lacks it.
+   * goes on, so rows are replaced by id), in one transaction with the kept prompts its own user
+   * messages now stand for: a prompt is never shown twice, and stays when the agent has no copy.
    */
   private async persist(
     settings: AgentSettings,
     workspace: WorkspaceAgent,
     request: TurnRequest,
     sessionId: string,
-    startedAt: Date,
+    kept: NewMessage,
     send: (e: AgentEvent) => void,
   ): Promise<void> {
     if (!settings.exporter) {
-      await this.keepUserText(request, sessionId, send);
+      send({ type: 'saved', messages: 1 });
       return;
     }
     let exported: SessionExport;
     try {
-      exported = await exportSession(settings.exporter, sessionId, workspace.root, agentEnv(settings.env));
+      const how = await this.launch(settings, workspace, {
+        command: settings.exporter.command,
+        args: settings.exporter.args.map((arg) => arg.replaceAll('{session}', sessionId)),
+      });
+      exported = await exportSession(how);
     } catch (error) {
       this.log(`session ${sessionId} could not be read back: ${describe(error).message}`);
-      await this.keepUserText(request, sessionId, send);
+      send({ type: 'saved', messages: 1 });
       return;
     }
     const rows = messageRows(exported);
+    const theirs = new Set(
+      rows.flatMap((row) => ((row.info as { role?: unknown }).role === 'user' ? [promptText(row.parts)] : [])),
+    );
+    let replaced = 0;
     await this.store.transaction(async (tx) => {
       for (const row of rows) await tx.upsertMessage({ ...row, workspaceId: request.workspaceId, sessionId });
+      // This turn's prompt, and any a crash left behind, once the agent's record holds them.
+      for (const stored of await tx.listMessages(request.workspaceId, sessionId)) {
+        const parts = JSON.parse(String(stored.parts)) as unknown[];
+        if (!isKeptPrompt(JSON.parse(String(stored.info)))) continue;
+        if (!theirs.has(promptText(parts))) continue;
+        await tx.deleteMessage(request.workspaceId, sessionId, stored.id);
+        if (stored.id === kept.id) replaced++;
+      }
     });
-    const since = startedAt.getTime() - 1000;
-    const hasPrompt = exported.messages.some(
-      (m) =>
-        m.info.role === 'user' &&
-        Number((m.info.time as { created?: number } | undefined)?.created ?? 0) >= since &&
-        m.parts.some((p) => p.type === 'text' && p.text === request.text),
-    );
-    if (!hasPrompt) await this.store.insertMessage(userMessage(request.workspaceId, sessionId, request.text));
-    send({ type: 'saved', messages: rows.length + (hasPrompt ? 0 : 1) });
-  }
-
-  /** The user's text as a message of its own: the agent never got it. */
-  private async keepUserText(request: TurnRequest, sessionId: string, send: (e: AgentEvent) => void) {
-    try {
-      await this.store.insertMessage(userMessage(request.workspaceId, sessionId, request.text));
-      send({ type: 'saved', messages: 1 });
-    } catch (error) {
-      this.log(`the user's message could not be stored: ${describe(error).message}`);
-    }
+    send({ type: 'saved', messages: rows.length + 1 - replaced });
   }
 
   private async withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
@@ -441,13 +512,18 @@ export class AgentBridge {
 }
 
 /** The server's environment for the agent, without investibook's own secrets. */
-export function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('INVESTIBOOK_')));
-}
+export const agentEnv = withoutSecrets;
 
 /** An error as the chat shows it: a code and one sentence. */
 function describe(error: unknown): { code: string; message: string } {
   if (error instanceof TurnTimeout) return { code: error.code, message: error.message };
+  if (error instanceof ProgramNotFound)
+    return { code: 'agent_not_found', message: `${error.message} — check INVESTIBOOK_AGENT_COMMAND` };
+  if (error instanceof SandboxError)
+    return {
+      code: error.code,
+      message: `${error.message}. The agent runs only in a sandbox; an operator who accepts the risk can set INVESTIBOOK_AGENT_SANDBOX=off.`,
+    };
   if (error instanceof AgentProcessError) {
     const hint = error.code === 'agent_not_found' ? ' — check INVESTIBOOK_AGENT_COMMAND' : '';
     return { code: error.code, message: `${error.message}${hint}` };

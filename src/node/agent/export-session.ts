@@ -16,24 +16,23 @@ export interface ExportCommand {
   args: readonly string[];
 }
 
-export async function exportSession(
-  exporter: ExportCommand,
-  sessionId: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
-): Promise<SessionExport> {
+/** The export program as it runs: its arguments filled in (the session id), where and how. */
+export interface ExportRun {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export async function exportSession(run: ExportRun, timeoutMs = 60_000): Promise<SessionExport> {
+  const { command, args, cwd, env } = run;
   const dir = mkdtempSync(join(tmpdir(), 'investibook-export-'));
   const file = join(dir, 'export.json');
   const fd = openSync(file, 'w');
   let stderr = '';
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(
-        exporter.command,
-        exporter.args.map((arg) => arg.replaceAll('{session}', sessionId)),
-        { cwd, env, stdio: ['ignore', fd, 'pipe'] },
-      );
+      const child = spawn(command, [...args], { cwd, env, stdio: ['ignore', fd, 'pipe'] });
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
       child.once('error', (error) => {
@@ -46,7 +45,7 @@ export async function exportSession(
         else
           reject(
             new Error(
-              `${exporter.command} export ${signal ? `was stopped (${signal})` : `exited with ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`,
+              `${command} export ${signal ? `was stopped (${signal})` : `exited with ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`,
             ),
           );
       });

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../project';
+import type { AgentSettings } from './settings';
 
 export const OPENCODE_VERSION = '1.18.33';
 const CACHE_DIR = join(PROJECT_ROOT, '.cache', 'opencode');
@@ -121,4 +122,32 @@ export function writeScriptedConfig(env: NodeJS.ProcessEnv, config: ScriptedProv
   const path = join(dir, 'opencode.json');
   writeFileSync(path, `${JSON.stringify(body, null, 2)}\n`);
   return path;
+}
+
+/**
+ * The pinned OpenCode as the server's agent (demo, screenshots, tests): `opencode acp`, its own
+ * export, the production defaults — sandboxed, asking before anything but reads, the workspace
+ * config only tightening, every request refused.
+ */
+export function pinnedAgentSettings(
+  bin: string,
+  env: NodeJS.ProcessEnv,
+  stateDir: string,
+  overrides: Partial<AgentSettings> = {},
+): AgentSettings {
+  return {
+    command: bin,
+    args: ['acp'],
+    env,
+    exporter: { command: bin, args: ['export', '{session}'] },
+    permissions: 'reject',
+    workspacePermissions: 'tighten',
+    sandbox: 'bwrap',
+    bwrap: 'bwrap',
+    sandboxRead: [],
+    stateDir,
+    hidden: [],
+    turnTimeoutMs: 120_000,
+    ...overrides,
+  };
 }

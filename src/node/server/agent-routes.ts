@@ -40,15 +40,19 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
         bridge.status(workspace.id).hint ?? 'No agent is attached',
       );
     }
-    // A session of another workspace is not this one's to continue (the agent's storage is shared).
+    // A session of another workspace answers like one that does not exist.
     if (request.sessionId) await resolveSession(store, workspace.id, request.sessionId, bridge.isLive);
+    const root = store.resolveRoot(workspace.root_path);
+    const turn = { workspaceId: workspace.id, root, text: request.text, sessionId: request.sessionId };
+    let kept;
     try {
-      bridge.checkFree(workspace.id, request.sessionId);
+      // The prompt is stored before anything is streamed: a database that cannot take it
+      // answers here (503, 507), and the chat keeps the text.
+      kept = await bridge.keepPrompt(turn);
     } catch (error) {
       if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
       throw error;
     }
-    const root = store.resolveRoot(workspace.root_path);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {
       let open = true;
@@ -65,7 +69,7 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
             open = false;
           });
       };
-      await bridge.runTurn({ workspaceId: workspace.id, root, text: request.text, sessionId: request.sessionId }, emit);
+      await bridge.run(kept, emit);
       await writing;
     });
   });

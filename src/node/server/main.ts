@@ -8,7 +8,7 @@ import { FolderError } from '../fs-safe';
 import { StoreOpenError, StoreUnavailable } from '../storage/store';
 import { agentSettingsFromEnv, type AgentSettings } from '../agent/settings';
 import { parseAllowedHosts } from './guards';
-import { start } from './start';
+import { dataDirFor, start } from './start';
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`investibook: ${message}\n`);
@@ -23,9 +23,11 @@ export interface MainOverrides {
 export async function main(env: NodeJS.ProcessEnv = process.env, overrides: MainOverrides = {}): Promise<void> {
   const port = Number(env.PORT || 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, not "${env.PORT}"`, 2);
+  const database = env.INVESTIBOOK_DATABASE_URL || env.INVESTIBOOK_DB || './data/investibook.db';
+  const dataDir = env.INVESTIBOOK_DATA_DIR || undefined;
   let agent: AgentSettings | null;
   try {
-    agent = agentSettingsFromEnv(env);
+    agent = agentSettingsFromEnv(env, { dataDir: dataDirFor(database, dataDir) });
     if (agent && overrides.agentEnv) agent = { ...agent, env: overrides.agentEnv };
   } catch (error) {
     fail((error as Error).message, 2);
@@ -33,9 +35,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env, overrides: Main
   let running: Awaited<ReturnType<typeof start>>;
   try {
     running = await start({
-      database: env.INVESTIBOOK_DATABASE_URL || env.INVESTIBOOK_DB || './data/investibook.db',
+      database,
       reportDatabase: env.INVESTIBOOK_REPORT_DATABASE_URL || undefined,
-      dataDir: env.INVESTIBOOK_DATA_DIR || undefined,
+      dataDir,
       host: env.HOST || undefined,
       allowedHosts: parseAllowedHosts(env.INVESTIBOOK_ALLOWED_HOSTS),
       agent,

@@ -38,11 +38,16 @@ export interface StartOptions {
   log?: (line: string) => void;
 }
 
+/** The folder of investibook's data: INVESTIBOOK_DATA_DIR, else the SQLite file's, else ./data. */
+export function dataDirFor(database: string, dataDir?: string): string {
+  return resolve(dataDir ?? (isDatabaseUrl(database) ? 'data' : dirname(resolve(database))));
+}
+
 export async function start(options: StartOptions) {
   const log = options.log ?? ((line: string) => console.log(line));
   const sqlite = !isDatabaseUrl(options.database);
   const database = sqlite ? resolve(options.database) : options.database;
-  const dataDir = resolve(options.dataDir ?? (sqlite ? dirname(database) : 'data'));
+  const dataDir = dataDirFor(database, options.dataDir);
   const isNew = sqlite && !existsSync(database);
   if (sqlite) ensureFolder(dirname(database));
   let token = options.token;
@@ -70,7 +75,14 @@ export async function start(options: StartOptions) {
     throw error;
   }
 
-  const agent = new AgentBridge(options.agent ?? null, store, (line) => console.error(line));
+  // The agent never sees the database or the sign-in token, whatever its sandbox binds.
+  const secrets = [
+    ...(sqlite ? [database, `${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
+    ...(options.reportDatabase && !isDatabaseUrl(options.reportDatabase) ? [resolve(options.reportDatabase)] : []),
+    tokenFile(dataDir, database),
+  ];
+  const agentSettings = options.agent ? { ...options.agent, hidden: [...options.agent.hidden, ...secrets] } : null;
+  const agent = new AgentBridge(agentSettings, store, (line) => console.error(line));
   const app = createApp({
     store,
     reportStore,
