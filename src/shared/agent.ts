@@ -7,6 +7,7 @@
  * Clients must ignore event types they do not know (a newer server may send more).
  */
 import { z } from 'zod/mini';
+import { sessionIdSchema } from './wire';
 
 export const agentStatusSchema = z.object({
   /** Whether an agent is configured for this server (INVESTIBOOK_AGENT_COMMAND, npm run demo:agent). */
@@ -23,11 +24,11 @@ export const MAX_PROMPT_CHARS = 100_000;
 export const agentPromptRequestSchema = z.object({
   text: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PROMPT_CHARS)),
   /** The chat session to continue; absent: a new session. */
-  sessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  sessionId: z.optional(sessionIdSchema),
 });
 export type AgentPromptRequest = z.infer<typeof agentPromptRequestSchema>;
 
-export const agentCancelRequestSchema = z.object({ sessionId: z.string().check(z.minLength(1), z.maxLength(200)) });
+export const agentCancelRequestSchema = z.object({ sessionId: sessionIdSchema });
 
 export const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 

@@ -72,9 +72,20 @@ export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
 
 export const MAX_MESSAGE_TEXT = 100_000;
 
+/**
+ * A session id a client names (OpenCode's are `ses_…`): 1–200 characters, none of them a control
+ * character — a NUL could never be stored by every database alike.
+ */
+export const sessionIdSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(200),
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  z.regex(/^[^\u0000-\u001f\u007f]*$/, 'a session id has no control characters'),
+);
+
 export const appendMessageRequestSchema = z.object({
   text: z.string().check(z.trim(), z.minLength(1, 'text must not be empty'), z.maxLength(MAX_MESSAGE_TEXT)),
-  sessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  sessionId: z.optional(sessionIdSchema),
 });
 export type AppendMessageRequest = z.infer<typeof appendMessageRequestSchema>;
 

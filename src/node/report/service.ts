@@ -55,6 +55,11 @@ export interface ServiceOptions extends ReadOptions {
   parallelMinChars?: number;
   /** Sessions that exist though nothing is stored yet (the live agent's, mid-turn). */
   live?: (workspaceId: string, sessionId: string) => boolean;
+  /**
+   * The primary database when reports read a replica: a session the replica does not have yet
+   * but the primary does answers 503 replica_behind, never 404.
+   */
+  primary?: Pick<ReadSnapshot, 'sessionOwner'>;
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -273,7 +278,7 @@ export class ReportService {
     return store.snapshot(async (read) => {
       const workspace = await read.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
-      const sessionId = await resolveSession(read, workspace.id, request.sessionId, this.options.live);
+      const sessionId = await this.session(read, workspace.id, request.sessionId);
       const root = store.resolveRoot(workspace.root_path);
       const reader = new WorkspaceReader(root, this.options);
       const snapshot = readWorkspace(reader);
@@ -336,6 +341,24 @@ export class ReportService {
         digest: digest.digest('hex'),
       };
     });
+  }
+
+  /** The session asked for (see resolveSession), telling a replica that lags from a session that is not there. */
+  private async session(read: ReadSnapshot, workspaceId: string, requested: string | undefined) {
+    try {
+      return await resolveSession(read, workspaceId, requested, this.options.live);
+    } catch (error) {
+      const primary = this.options.primary;
+      if (requested && primary && primary !== this.store && (await primary.sessionOwner(requested)) === workspaceId) {
+        throw new AppError(
+          'unavailable',
+          'replica_behind',
+          'The report database has not caught up with this session yet: try again in a moment',
+          { cause: error },
+        );
+      }
+      throw error;
+    }
   }
 
   /**

@@ -91,7 +91,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   const agent = options.agent ?? new AgentBridge(null, store);
-  const service = new ReportService(options.reportStore, { cache: new ReportCache(), live: agent.isLive });
+  const service = new ReportService(options.reportStore, {
+    cache: new ReportCache(),
+    live: agent.isLive,
+    primary: store,
+  });
   app.use('/api/*', requireUser(store));
   app.route('/api/workspaces', workspacesRoute(store));
   app.use('/api/workspace/:id', requireWorkspace(store));

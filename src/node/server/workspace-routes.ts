@@ -13,7 +13,7 @@ import {
   type WorkspaceList,
 } from '../../shared/wire';
 import { AppError, methodNotAllowed } from '../errors';
-import { resolveSession } from '../sessions';
+import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, Store } from '../storage/store';
@@ -81,6 +81,7 @@ export function workspaceRoutes(
     async (c) => {
       const workspace = c.get('workspace');
       const request = await jsonBody(c, appendMessageRequestSchema);
+      if (request.sessionId) await claimSession(store, workspace.id, request.sessionId);
       const sessionId = request.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? newSessionId();
       const row = userMessage(workspace.id, sessionId, request.text);
       await store.insertMessage(row);
