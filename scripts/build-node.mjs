@@ -19,7 +19,7 @@ const ENTRIES = {
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
 };
-const ENCODINGS = ['o200k_base', 'cl100k_base'];
+const ENCODINGS = ['o200k_base', 'cl100k_base', 'claude'];
 const EXTERNAL = [
   'better-sqlite3',
   'pg',

@@ -46,7 +46,7 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
   const tmp = mkdtempSync(join(tmpdir(), `investibook-record-${scenario.name}-`));
   const root = join(tmp, 'ws');
   if (scenario.workspace === 'demo') cpSync(join(PROJECT_ROOT, 'demo', 'workspace'), root, { recursive: true });
-  else buildRecordingWorkspace(root);
+  else buildRecordingWorkspace(root, scenario.workspace);
   const digest = treeDigest(root);
   const requests: RecordedRequest[] = [];
   const model = await startScriptedModel({
@@ -59,9 +59,15 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       if (keep) writeFileSync(join(keep, `${scenario.name}-${request.seq}.json`), JSON.stringify(request, null, 1));
     },
     ...(scenario.tokenizer ? { encoding: scenario.tokenizer } : {}),
+    ...(scenario.family ? { family: scenario.family } : {}),
   });
   const env = opencodeEnv(join(tmp, 'home'));
-  const config = { baseURL: model.url, contextLimit: scenario.contextLimit, prune: scenario.prune };
+  const config = {
+    baseURL: model.url,
+    contextLimit: scenario.contextLimit,
+    prune: scenario.prune,
+    ...(scenario.modelId ? { modelId: scenario.modelId } : {}),
+  };
   writeScriptedConfig(env, config);
   const agent = await AcpProcess.start({
     command: bin,
@@ -84,7 +90,9 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       const blocks: ContentBlock[] = [{ type: 'text', text: spec.text }];
       if (spec.context) blocks.push({ type: 'text', text: spec.context, annotations: { audience: ['assistant'] } });
       for (const image of spec.images ?? []) {
-        const data = readFileSync(join(PROJECT_ROOT, image)).toString('base64');
+        const data = (
+          image.startsWith('ws:') ? readFileSync(join(root, image.slice(3))) : readFileSync(join(PROJECT_ROOT, image))
+        ).toString('base64');
         // A pasted screenshot: only its name travels with it.
         blocks.push({ type: 'image', data, mimeType: 'image/png', uri: `file:///${image.split('/').pop()}` });
       }
@@ -137,11 +145,18 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       config: {
         contextLimit: config.contextLimit ?? 200_000,
         prune: config.prune ?? false,
-        tokenizer: scenario.tokenizer ?? 'o200k_base',
+        tokenizer: scenario.family?.encoding ?? scenario.tokenizer ?? 'o200k_base',
+        ...(scenario.family ? { family: scenario.family } : {}),
       },
       sessionId,
       acp: { usageUpdates, promptResults },
-      requests: requests.map((r) => ({ seq: r.seq, kind: r.kind, messages: r.body.messages.length, usage: r.usage })),
+      requests: requests.map((r) => ({
+        seq: r.seq,
+        kind: r.kind,
+        messages: r.body.messages.length,
+        usage: r.usage,
+        charged: r.charged,
+      })),
       lastRequest: main.at(-1)?.body ?? null,
       export: exported,
     };

@@ -190,6 +190,19 @@ export const suggestionSchema = z.object({
 });
 export type Suggestion = z.infer<typeof suggestionSchema>;
 
+/** The kinds of remainder row; a client shows one it does not know by its label. */
+export const REMAINDER_KINDS = ['hidden_reasoning', 'after_last_call', 'left_since_call', 'unexplained'] as const;
+
+export const remainderRowSchema = z.object({
+  kind: z.string(),
+  label: z.string(),
+  tokens: z.int(),
+  percentOfUsed: z.nullable(z.number()),
+  /** Why these tokens are here, in words: where the figure comes from. */
+  reason: z.string(),
+});
+export type RemainderRow = z.infer<typeof remainderRowSchema>;
+
 export const calibrationSchema = z.object({
   /**
    * measured: per-call provider counts explain the total; scaled: there are none, so estimates
@@ -206,16 +219,44 @@ export const calibrationSchema = z.object({
   totalIsCompaction: z.optional(z.boolean()),
   /** System prompt, environment and tool schemas: the prompt beyond what the server can see. */
   runtimeOverhead: z.nullable(z.int()),
-  /** Calls whose growth showed the overhead changed (new tools, new instructions). */
+  /** Calls where the runtime was measured again, with the change (deprecated: see `runtime`). */
   overheadChanges: z.array(z.object({ messageId: z.string(), delta: z.int() })),
-  /** Part of the total in no source: left since the reference call, or unexplained. */
+  /**
+   * Where OpenCode's own prompt and tool schemas were measured (the first call) and measured
+   * again, with what the rows show changed ("another model", "instructions changed on disk"…).
+   */
+  runtime: z.optional(
+    z.object({
+      changes: z.array(z.object({ call: z.int(), messageId: z.string(), delta: z.int(), reason: z.string() })),
+    }),
+  ),
+  /**
+   * What the provider does with reasoning, as the session's counts show it (null: they did not
+   * ask): keeps hidden reasoning in later prompts, drops it at a new user message, receives the
+   * visible reasoning sent back, counts that only for the current turn.
+   */
+  reasoning: z.optional(
+    z.object({
+      keepsHidden: z.nullable(z.boolean()),
+      dropsHiddenAtTurn: z.nullable(z.boolean()),
+      receivesVisible: z.nullable(z.boolean()),
+      visibleCurrentTurnOnly: z.nullable(z.boolean()),
+    }),
+  ),
+  /** measured calls exist but contradict the total (none equals it, and it is not newer): figures scaled. */
+  scaledBecause: z.optional(z.string()),
+  /** Part of the total in no source: the remainder rows (`remainder`), summed and by kind. */
   unattributed: z.object({
     tokens: z.int(),
     /** In the reference call, gone since (pruned or compacted after it). */
     leftSinceCall: z.int(),
     leftReason: z.nullable(z.enum(['pruned', 'compacted', 'both'])),
-    /** The total minus the reference call's prompt. */
+    /** What no item, image, hidden reasoning or runtime change explains. */
     unexplained: z.int(),
+    /** Hidden reasoning the provider kept in the prompt (measured). */
+    hiddenReasoning: z.optional(z.int()),
+    /** The total is newer than every persisted call: the gap, shared by what was added since. */
+    afterLastCall: z.optional(z.int()),
   }),
 });
 export type CalibrationSummary = z.infer<typeof calibrationSchema>;
@@ -230,7 +271,14 @@ export const pendingSchema = z.object({
 export type PendingContext = z.infer<typeof pendingSchema>;
 
 /** The events a timeline point may carry today; clients must tolerate others (a newer server's). */
-export const TIMELINE_EVENTS = ['compaction', 'pruning', 'skill', 'overhead_change'] as const;
+export const TIMELINE_EVENTS = [
+  'compaction',
+  'pruning',
+  'skill',
+  'overhead_change',
+  'hidden_reasoning',
+  'unexplained',
+] as const;
 export type TimelineEvent = (typeof TIMELINE_EVENTS)[number];
 
 export const timelinePointSchema = z.object({
@@ -240,6 +288,17 @@ export const timelinePointSchema = z.object({
   promptTokens: z.int(),
   runtimeOverhead: z.int(),
   bySource: z.record(z.string(), z.int()),
+  /** Hidden reasoning the provider kept in this prompt, and what nothing explains (carried). */
+  hiddenReasoning: z.optional(z.int()),
+  unexplained: z.optional(z.int()),
+  /** The model called, and the tokenizer whose estimates shared its growth. */
+  model: z.optional(z.nullable(z.string())),
+  tokenizer: z.optional(z.string()),
+  /** What the call added: its new items' estimate, and the hidden reasoning its prompt gained. */
+  addedEstimate: z.optional(z.int()),
+  hiddenAdded: z.optional(z.int()),
+  /** What its prompt lost besides: earlier reasoning the provider dropped at this user message. */
+  dropped: z.optional(z.int()),
   /** The largest items the call added; `measured` when their tokens are the measured growth. */
   added: z.array(
     z.object({ label: z.string(), source: z.string(), tokens: z.int(), measured: z.optional(z.boolean()) }),
@@ -321,6 +380,11 @@ export const contextReportSchema = z.object({
   window: z.optional(z.nullable(contextWindowSchema)),
   /** Every known source, in table order (contract §3: all nine, even when empty). */
   sources: z.array(reportSourceSchema),
+  /**
+   * What the sources cannot hold, each with its reason (contract §4): Σ sources[].scaledTokens +
+   * Σ remainder[].tokens = actual.contextUsed. Empty rows are left out.
+   */
+  remainder: z.optional(z.array(remainderRowSchema)),
   duplicates: z.object({
     files: z.int(),
     extraReads: z.int(),

@@ -57,7 +57,7 @@ describe('estimators', () => {
 
   it('memoizes long texts within one report', () => {
     let calls = 0;
-    const counting: Estimator = { id: 'chars4', method: 'x', count: (t) => (calls++, t.length) };
+    const counting: Estimator = { id: 'chars4', key: 'x', method: 'x', count: (t) => (calls++, t.length) };
     const memo = memoized(counting, 10);
     const long = 'x'.repeat(50);
     expect([memo.count(long), memo.count(long), memo.count('short'), memo.count('short')]).toEqual([50, 50, 5, 5]);

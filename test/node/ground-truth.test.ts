@@ -11,7 +11,8 @@ import { SOURCE_IDS, contextReportSchema } from '../../src/shared/wire';
 import { RECORDING_CONFIG } from '../recording/workspace';
 import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
 import { groundTruth } from '../support/ground-truth';
-import { loadRecording, recordingNames, seedRecording } from '../support/recordings';
+import { familyCounting } from '../../src/node/scripted-model/server';
+import { lastCharged, loadRecording, recordingNames, seedRecording } from '../support/recordings';
 
 let fx: Fixture | undefined;
 afterEach(() => fx?.cleanup());
@@ -48,7 +49,8 @@ describe('ground truth: the report against the recorded requests of the real Ope
         localRoot: fx.root,
         // Both workspaces name the same instruction file in their opencode.json.
         instructionFiles: ['AGENTS.md', ...RECORDING_CONFIG.instructions],
-        encoding: recording.config.tokenizer,
+        rules: familyCounting(recording.config.family, recording.config.tokenizer),
+        hidden: lastCharged(recording).hidden,
       });
       // The agent's total is the last call's prompt: the request the truth is made from.
       expect(report.actual?.contextUsed).toBe(truth.total);
@@ -62,9 +64,21 @@ describe('ground truth: the report against the recorded requests of the real Ope
       }
       const overhead = report.calibration!.runtimeOverhead!;
       expect(Math.abs(overhead - truth.runtimeOverhead) / truth.runtimeOverhead).toBeLessThanOrEqual(0.05);
+      // Hidden reasoning the provider kept: measured apart, within 2 points too; nothing else left over.
+      const remainder = new Map((report.remainder ?? []).map((r) => [r.kind, r]));
+      const hidden = remainder.get('hidden_reasoning')?.percentOfUsed ?? 0;
+      expect(
+        Math.abs(hidden - truth.hiddenPercent),
+        `hidden: report ${hidden}%, truth ${truth.hiddenPercent}%`,
+      ).toBeLessThanOrEqual(2);
+      expect(remainder.get('unexplained')?.tokens ?? 0).toBe(0);
       const sum =
-        report.sources.reduce((n, s) => n + (s.scaledTokens ?? 0), 0) + report.calibration!.unattributed.tokens;
+        report.sources.reduce((n, s) => n + (s.scaledTokens ?? 0), 0) +
+        (report.remainder ?? []).reduce((n, r) => n + r.tokens, 0);
       expect(sum).toBe(report.actual!.contextUsed);
+      expect(report.calibration!.unattributed.tokens).toBe(
+        report.actual!.contextUsed - sum + report.calibration!.unattributed.tokens,
+      );
     });
   }
 });

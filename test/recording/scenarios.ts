@@ -6,13 +6,15 @@
  * (tool and provider errors, a cancelled turn, attached files).
  */
 import type { Script, ScriptedStep } from '../../src/node/scripted-model/script';
+import type { ScriptedFamily } from '../../src/node/scripted-model/server';
+import type { RecordingWorkspace } from './workspace';
 import { DEMO_SCENARIOS } from './demo-scenarios';
 
 export interface PromptSpec {
   text: string;
   /** Workspace files or folders attached to the prompt (ACP resource links). */
   attach?: string[];
-  /** PNG files (paths from the project root) attached as ACP image blocks. */
+  /** PNG files (paths from the project root, or `ws:PATH` in the workspace) attached as ACP image blocks. */
   images?: string[];
   /** Text only the agent reads (ACP annotations audience: assistant → a synthetic part). */
   context?: string;
@@ -25,12 +27,16 @@ export interface Scenario {
   description: string;
   /** Where the recording goes: a test fixture, or the demo's seed. */
   output: 'fixtures' | 'demo';
-  /** The recording workspace (open permissions, a large log), or the demo's own. */
-  workspace: 'recording' | 'demo';
+  /** The recording workspace (open permissions, a large log; with a screenshot), or the demo's own. */
+  workspace: RecordingWorkspace;
   contextLimit?: number;
   prune?: boolean;
   /** The encoding the scripted model counts prompts with (default o200k_base). */
   tokenizer?: 'o200k_base' | 'cl100k_base';
+  /** How the scripted model behaves like a provider family (hidden reasoning, vision, …). */
+  family?: ScriptedFamily;
+  /** The main model's id (default `scripted`; `claude-scripted` is a Claude model to OpenCode). */
+  modelId?: string;
   /** Shell commands the operator refuses when the agent asks (the rest are allowed). */
   refuse?: RegExp;
   prompts: (string | PromptSpec)[];
@@ -63,6 +69,14 @@ const base = (turns: Script['turns']): Script => ({
 });
 
 const answer = (text: string): ScriptedStep => ({ text });
+
+/** Reasoning a local model shows at length (a few hundred tokens each). */
+const LONG_REASONING = [
+  'Let me think about this step by step. The incident is about payment requests timing out on the production TiDB cluster. The first thing to establish is which component is slow: TiDB itself, TiKV, or PD. The evidence summary usually lists what was collected and where, so reading it first tells me which files exist and which are worth reading in full. After that the cluster overview gives the topology: how many TiKV stores, which versions, and where the leaders are. Only then does it make sense to look at the slow-query log, because without the topology I cannot tell whether one store is overloaded or the whole cluster is. I will also keep in mind that the alerts may have fired in a particular order, which would tell me the direction of causality.',
+  'Now that I have the summary, the next question is topology. A hot region would show as one store with many more read requests than the others, while a plan change would show on every store at once. The cluster overview should list six TiKV stores. If store 4 is the one with the highest read flow and the serverIsBusy errors only come from store 4, that points strongly at a read hotspot rather than a plan regression. I should check the region distribution and leader balance, because an unbalanced leader placement can create a hotspot even with uniform traffic. The metrics file would confirm the gRPC latency per store.',
+  'Putting it together: the summary says the slow queries are all on merchant_limits, the cluster overview shows store 4 carrying the hot leaders, and the timing lines up with the first alert. The most likely cause is a read hotspot on store 4, created by many merchants querying their limits at the same time after the 02:10 batch job started. The fix would be to split the hot region and let PD rebalance the leaders, and in the longer term to cache the limits in the payment service so every request does not hit the same keys.',
+  'The alerts will tell me which symptom appeared first. If the TiKV busy alert fired before the TiDB latency alert, the storage layer is the origin and TiDB is only suffering from it. If the TiDB alert came first, something in the SQL layer changed, such as a plan or a connection storm. I expect TiKV_server_is_busy on store 4 to come first, two minutes before the payment p99 alert, which would confirm the hotspot theory from the earlier reasoning.',
+];
 
 const FRESH_PROMPT =
   'INC-4821: payment requests time out on prod-pay-tidb-hz1. Investigate and tell me the likely cause.';
@@ -294,6 +308,171 @@ export const SCENARIOS: Scenario[] = [
     tokenizer: 'cl100k_base',
     prompts: [FRESH_PROMPT],
     script: (root) => SCENARIOS[0]!.script(root),
+  },
+  {
+    name: 'hidden-reasoning-turn',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A provider that reasons out of sight like OpenAI’s: it reports reasoning tokens behind short summaries, keeps them in the prompt for the rest of the turn and drops them at the next user message.',
+    family: { hiddenReasoning: 'turn' },
+    prompts: [
+      'INC-4821: work out why payments time out, and think it through carefully.',
+      'Which store holds the hot region?',
+      'Check the incident record, then summarise in two lines.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'work out why payments time out',
+          steps: [
+            {
+              reasoning: 'Start from the evidence summary.',
+              hidden: 1800,
+              tools: [read(root, 'evidence/evidence_summary_for_agent.txt')],
+            },
+            { hidden: 2400, tools: [read(root, 'meta/cluster.json'), read(root, 'meta/alerts.json')] },
+            { reasoning: 'The slow log next.', hidden: 1200, tools: [read(root, 'evidence/slow-query.log')] },
+            {
+              hidden: 3000,
+              text: 'A read hotspot on store 4: merchant_limits lookups above 2 s from 02:10 UTC, TiKV busy on store 4 only.',
+            },
+          ],
+        },
+        {
+          when: 'Which store holds the hot region',
+          steps: [
+            { hidden: 900, tools: [read(root, 'evidence/pd-hot-regions.txt')] },
+            { hidden: 600, text: 'Store 4 leads every hot read region in the PD dump.' },
+          ],
+        },
+        {
+          when: 'Check the incident record',
+          steps: [
+            {
+              reasoning: 'The issue record has the customer impact.',
+              hidden: 700,
+              tools: [read(root, 'meta/issue.json')],
+            },
+            { text: 'Payments time out for tier-1 merchants: a read hotspot on TiKV store 4 since 02:10 UTC.' },
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'hidden-reasoning-session',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A Claude model (to OpenCode) on a provider like Anthropic’s: its own tokenizer, long thinking shown as a short summary and counted only inside the output, kept in every later prompt of the session.',
+    modelId: 'claude-scripted',
+    family: { encoding: 'claude', hiddenReasoning: 'session', reportsReasoningTokens: false },
+    prompts: [
+      'INC-4821: what do the evidence summary and the cluster say? Think hard.',
+      'Now the slow-query log: what stands out?',
+      'Draft the incident note.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'what do the evidence summary and the cluster say',
+          steps: [
+            {
+              reasoning: 'Summary of my thinking: read the summary and the cluster overview first.',
+              hidden: 2500,
+              tools: [read(root, 'evidence/evidence_summary_for_agent.txt'), read(root, 'meta/cluster.json')],
+            },
+            {
+              reasoning: 'Summary of my thinking: store 4 stands out everywhere.',
+              hidden: 6000,
+              text: 'The summary points at merchant_limits slow queries; the cluster has six TiKV stores and store 4 is the busy one.',
+            },
+          ],
+        },
+        {
+          when: 'Now the slow-query log',
+          steps: [
+            {
+              reasoning: 'Summary of my thinking: the slow log will show the statement.',
+              hidden: 1500,
+              tools: [read(root, 'evidence/slow-query.log')],
+            },
+            { hidden: 800, text: 'One statement dominates: SELECT … FROM merchant_limits, above 2 s from 02:10 UTC.' },
+          ],
+        },
+        {
+          when: 'Draft the incident note',
+          steps: [
+            {
+              reasoning: 'Summary of my thinking: keep it to the timeline.',
+              hidden: 1200,
+              tools: [read(root, 'meta/issue.json')],
+            },
+            { text: 'INC-4821 — 02:10 UTC merchant_limits slow; 02:14 TiKV store 4 busy; 02:16 payment p99 alert.' },
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'reasoning-not-received',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A local model that shows its reasoning but never counts reasoning sent back with earlier messages: what it showed is not in its context.',
+    family: { receivesReasoning: false },
+    prompts: ['INC-4821: reason step by step about the evidence and the cluster.', 'And the alerts?'],
+    script: (root) =>
+      base([
+        {
+          when: 'reason step by step about the evidence',
+          steps: [
+            { reasoning: LONG_REASONING[0], tools: [read(root, 'evidence/evidence_summary_for_agent.txt')] },
+            { reasoning: LONG_REASONING[1], tools: [read(root, 'meta/cluster.json')] },
+            {
+              reasoning: LONG_REASONING[2],
+              text: 'Store 4 is the hot store; merchant_limits lookups are the slow ones.',
+            },
+          ],
+        },
+        {
+          when: 'And the alerts',
+          steps: [
+            { reasoning: LONG_REASONING[3], tools: [read(root, 'meta/alerts.json')] },
+            { reasoning: LONG_REASONING[0], text: 'TiKV_server_is_busy on store 4 fired first, at 02:14 UTC.' },
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'vision',
+    output: 'fixtures',
+    workspace: 'recording-images',
+    description:
+      'A Claude model on a provider like Anthropic’s — its own tokenizer, images charged by its published vision rule: a screenshot pasted into the prompt, and the same screenshot read from the evidence folder by a tool.',
+    modelId: 'claude-scripted',
+    family: { encoding: 'claude', vision: 'anthropic' },
+    prompts: [
+      {
+        text: 'INC-4821: here is the Grafana panel I saw. What does it show?',
+        images: ['ws:evidence/screenshots/tikv-grpc-p99.png'],
+      },
+      'Read evidence/screenshots/tikv-grpc-p99.png and the TiKV metrics, and compare them.',
+    ],
+    script: (root) =>
+      base([
+        {
+          when: 'here is the Grafana panel',
+          steps: [answer('The panel shows TiKV gRPC p99 rising from 02:09 UTC, on one store only.')],
+        },
+        {
+          when: 'Read evidence/screenshots',
+          steps: [
+            { tools: [read(root, 'evidence/screenshots/tikv-grpc-p99.png')] },
+            { tools: [read(root, 'evidence/metrics/tikv_grpc_p99.json', { limit: 200 })] },
+            answer('The screenshot and the metrics agree: store 4’s gRPC p99 jumps at 02:09 UTC.'),
+          ],
+        },
+      ]),
   },
   ...DEMO_SCENARIOS,
 ];

@@ -5,6 +5,7 @@
  * a notes file the agent edits. Deterministic, so tests rebuild exactly what was recorded.
  */
 import { createHash } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PROJECT_ROOT } from '../../src/node/project';
@@ -49,14 +50,53 @@ export const NOTES = `# Findings (draft)
 - Hypothesis: hot region on store 4.
 `;
 
-/** Writes the recording workspace into `dir` (which must be empty or absent). */
-export function buildRecordingWorkspace(dir: string): void {
+/**
+ * A dashboard screenshot, the same bytes every time: an RGB PNG of the given size (bands of
+ * colour, deflated), for the sessions that show the model an image.
+ */
+export function screenshotPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) {
+      const band = Math.floor((x + y) / 64) % 3;
+      rows.set(band === 0 ? [24, 32, 48] : band === 1 ? [70, 130, 180] : [230, 120, 40], row + 1 + x * 3);
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export type RecordingWorkspace = 'recording' | 'recording-images' | 'demo';
+
+/** Writes a recording workspace into `dir` (which must be empty or absent). */
+export function buildRecordingWorkspace(dir: string, kind: Exclude<RecordingWorkspace, 'demo'> = 'recording'): void {
   mkdirSync(dir, { recursive: true });
   cpSync(DEMO_WORKSPACE, dir, { recursive: true });
   writeFileSync(join(dir, 'opencode.json'), `${JSON.stringify(RECORDING_CONFIG, null, 2)}\n`);
   mkdirSync(join(dir, 'notes'), { recursive: true });
   writeFileSync(join(dir, 'notes', 'findings.md'), NOTES);
   writeFileSync(join(dir, 'evidence', 'app.log'), applicationLog());
+  if (kind === 'recording-images') {
+    mkdirSync(join(dir, 'evidence', 'screenshots'), { recursive: true });
+    writeFileSync(join(dir, 'evidence', 'screenshots', 'tikv-grpc-p99.png'), screenshotPng(1400, 800));
+  }
 }
 
 /** A digest of every file of a workspace tree: recordings name the tree they ran in. */

@@ -5,6 +5,7 @@
  */
 import { analyzeMessage } from '../../src/node/core/analyze';
 import { buildReport } from '../../src/node/core/build-report';
+import { familyRules } from '../../src/node/core/providers';
 import { reportInput } from '../../src/node/core/pipeline';
 import type { WorkspaceSnapshot } from '../../src/node/core/workspace-items';
 import { chars4Estimator, type Estimator } from '../../src/node/report/estimator';
@@ -68,6 +69,7 @@ export function coreReport(input: CoreInput): ContextReport {
         attribution: { ...attribution, sessionRoots: facts.sessionRoots },
         estimator: chosen,
         targetModel: facts.targetModel,
+        family: familyRules(facts.family),
         rough: facts.rough,
       }),
     usage: input.usage ?? null,

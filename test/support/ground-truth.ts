@@ -8,7 +8,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'shell-quote';
-import { encodingCounter, type Encoding } from '../../src/node/report/estimator';
 import {
   MESSAGE_FRAMING_TOKENS,
   messagePieces,
@@ -18,6 +17,7 @@ import {
   toolSchemaTokens,
   type ChatMessage,
   type ChatRequest,
+  type CountingRules,
   type TokenCounter,
 } from '../../src/node/scripted-model/prompt-tokens';
 import { SOURCE_IDS, type SourceId } from '../../src/shared/wire';
@@ -27,7 +27,10 @@ export interface Truth {
   bySource: Record<SourceId, number>;
   /** The system prompt beyond instructions and skills, the tool schemas, framing and priming. */
   runtimeOverhead: number;
+  /** Hidden reasoning the provider kept and counted (in no source). */
+  hidden: number;
   percent: Record<SourceId, number>;
+  hiddenPercent: number;
 }
 
 interface Where {
@@ -36,8 +39,10 @@ interface Where {
   /** The same workspace now, to size files named by shell commands. */
   localRoot: string;
   instructionFiles: string[];
-  /** The tokenizer the recording's model counted with. */
-  encoding: Encoding;
+  /** How the recording's model counted: its tokenizer, vision rule, whether it received reasoning. */
+  rules: CountingRules;
+  /** Hidden reasoning the model charged on top of the request's visible text. */
+  hidden?: number;
 }
 
 function sourceOfPath(path: string, where: Where): SourceId | null {
@@ -82,10 +87,12 @@ const CATALOG_START = 'Skills provide specialized instructions and workflows for
 const CATALOG_END = '</available_skills>';
 
 export function groundTruth(request: ChatRequest, where: Where): Truth {
-  const count = encodingCounter(where.encoding);
+  const { rules } = where;
+  const count = rules.count;
   const bySource = Object.fromEntries(SOURCE_IDS.map((id) => [id, 0])) as Record<SourceId, number>;
-  let overhead = REPLY_PRIMING_TOKENS + toolSchemaTokens(request.tools, count);
+  let overhead = REPLY_PRIMING_TOKENS + toolSchemaTokens(request.tools, rules);
   const callSource = new Map<string, SourceId>();
+  let lastTool: SourceId = 'unknown_tool_payload';
 
   for (const message of request.messages) {
     if (message.role === 'system') {
@@ -93,19 +100,30 @@ export function groundTruth(request: ChatRequest, where: Where): Truth {
       continue;
     }
     const pieces = messagePieces(message);
-    const sources = pieces.map((piece) => sourceOfPiece(message, piece, where, callSource));
+    // An image: the file its read names (an attached file), the tool whose result it was (moved
+    // into a user message by OpenCode for providers that take no media in tool results), else an attachment.
+    const fromTool = message.role === 'user' && pieces[0]?.text.startsWith('Attached media from tool result');
+    let readSource: SourceId | null = null;
+    const sources = pieces.map((piece) => {
+      if (piece.kind === 'media') return fromTool ? lastTool : (readSource ?? 'attachment_metadata');
+      const source = sourceOfPiece(message, piece, where, callSource);
+      if (message.role === 'user' && /^Called the Read tool/.test(piece.text)) readSource = source;
+      return source;
+    });
+    if (message.role === 'tool') lastTool = sources[0] ?? lastTool;
     bySource[sources[0] ?? 'conversation'] += MESSAGE_FRAMING_TOKENS;
-    pieces.forEach((piece, k) => (bySource[sources[k]!] += pieceTokens(piece, count)));
+    pieces.forEach((piece, k) => (bySource[sources[k]!] += pieceTokens(piece, rules)));
   }
-  const total = promptTokens(request, count);
-  const counted = overhead + Object.values(bySource).reduce((a, b) => a + b, 0);
+  const hidden = where.hidden ?? 0;
+  const total = promptTokens(request, rules) + hidden;
+  const counted = overhead + hidden + Object.values(bySource).reduce((a, b) => a + b, 0);
   if (counted !== total) throw new Error(`ground truth split ${counted} tokens of ${total}`);
   bySource.agent_instructions += overhead;
   const percent = Object.fromEntries(SOURCE_IDS.map((id) => [id, (bySource[id] / total) * 100])) as Record<
     SourceId,
     number
   >;
-  return { total, bySource, runtimeOverhead: overhead, percent };
+  return { total, bySource, runtimeOverhead: overhead, hidden, percent, hiddenPercent: (hidden / total) * 100 };
 }
 
 /** Instruction blocks and the skill catalog out of the system prompt; returns the rest's tokens. */

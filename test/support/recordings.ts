@@ -9,9 +9,9 @@ import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
 import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
-import type { ReportedUsage } from '../../src/node/scripted-model/server';
+import type { ReportedUsage, ScriptedFamily } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
-import { buildRecordingWorkspace, treeDigest } from '../recording/workspace';
+import { buildRecordingWorkspace, treeDigest, type RecordingWorkspace } from '../recording/workspace';
 import type { Fixture } from './fixtures';
 
 const DIRS = [join(PROJECT_ROOT, 'test', 'fixtures', 'opencode'), join(PROJECT_ROOT, 'demo', 'recordings')];
@@ -20,8 +20,13 @@ export interface Recording {
   scenario: string;
   description: string;
   opencode: string;
-  workspace: { kind: 'recording' | 'demo'; root: string; digest: string };
-  config: { contextLimit: number; prune: boolean; tokenizer: 'o200k_base' | 'cl100k_base' };
+  workspace: { kind: RecordingWorkspace; root: string; digest: string };
+  config: {
+    contextLimit: number;
+    prune: boolean;
+    tokenizer: 'o200k_base' | 'cl100k_base' | 'claude';
+    family?: ScriptedFamily;
+  };
   sessionId: string;
   acp: {
     usageUpdates: {
@@ -33,7 +38,13 @@ export interface Recording {
     }[];
     promptResults: Record<string, unknown>[];
   };
-  requests: { seq: number; kind: string; messages: number; usage: ReportedUsage }[];
+  requests: {
+    seq: number;
+    kind: string;
+    messages: number;
+    usage: ReportedUsage;
+    charged?: { hidden: number; media: number };
+  }[];
   lastRequest: ChatRequest;
   export: SessionExport;
 }
@@ -60,7 +71,7 @@ export function seedRecording(
 ): void {
   if (recording.workspace.kind === 'demo')
     cpSync(join(PROJECT_ROOT, 'demo', 'workspace'), fx.root, { recursive: true });
-  else buildRecordingWorkspace(fx.root);
+  else buildRecordingWorkspace(fx.root, recording.workspace.kind);
   const digest = treeDigest(fx.root);
   if (digest !== recording.workspace.digest) {
     throw new Error(
@@ -76,4 +87,10 @@ export function seedRecording(
   recording.acp.usageUpdates.forEach((update, index) => {
     fx.store.now.insertUsage(acpUsageRow(workspaceId, sessionId, update, last + 1 + index));
   });
+}
+
+/** What the scripted model charged beyond the visible text of the recording's last main request. */
+export function lastCharged(recording: Recording): { hidden: number; media: number } {
+  const main = recording.requests.filter((r) => r.kind !== 'title');
+  return main.at(-1)?.charged ?? { hidden: 0, media: 0 };
 }

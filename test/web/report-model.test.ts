@@ -1,6 +1,12 @@
 /** The report's view model: one order, one rounding, the window and its threshold, headroom, change. */
 import { describe, expect, it } from 'vitest';
-import { buildReportModel, diffReports, recentGrowth, UNATTRIBUTED } from '../../src/chat/report/report-model';
+import {
+  buildReportModel,
+  diffReports,
+  isRemainder,
+  recentGrowth,
+  REMAINDER_PREFIX,
+} from '../../src/chat/report/report-model';
 import { biggestJumps, niceTicks, timelineSeries } from '../../src/chat/report/timeline-model';
 import { shareText } from '../../src/chat/share-text';
 import { contextReportSchema, type ContextReport, type ContextWindow, type TimelinePoint } from '../../src/shared/wire';
@@ -31,15 +37,33 @@ describe('buildReportModel', () => {
     expect(instructions.runtimeTokens).toBe(report.calibration!.runtimeOverhead);
   });
 
-  it('shows the unattributed remainder as its own row, in size order', () => {
+  it('shows each remainder row (hidden reasoning, what left, unexplained) as a row of its own, in size order', () => {
     const r: ContextReport = structuredClone(report);
-    r.calibration!.unattributed = { tokens: 3000, leftSinceCall: 3000, leftReason: 'pruned', unexplained: 0 };
-    r.actual!.contextUsed += 3000;
+    r.remainder = [
+      {
+        kind: 'hidden_reasoning',
+        label: 'Hidden reasoning kept by the provider',
+        tokens: 3000,
+        percentOfUsed: 8,
+        reason: 'measured',
+      },
+      { kind: 'unexplained', label: 'Unexplained', tokens: 40, percentOfUsed: 0.1, reason: 'nothing explains it' },
+    ];
+    r.actual!.contextUsed += 3040;
     const model = buildReportModel(r);
-    const index = model.rows.findIndex((row) => row.key === UNATTRIBUTED);
-    expect(model.rows[index]!.label).toBe('Unattributed');
+    const index = model.rows.findIndex((row) => row.key === `${REMAINDER_PREFIX}hidden_reasoning`);
+    expect(model.rows[index]!.label).toBe('Hidden reasoning kept by the provider');
+    expect(model.rows[index]!.reason).toBe('measured');
     expect(model.rows[index - 1]!.tokens).toBeGreaterThanOrEqual(3000);
     expect(model.rows[index + 1]!.tokens).toBeLessThanOrEqual(3000);
+    expect(model.rows.find((row) => row.key === `${REMAINDER_PREFIX}unexplained`)!.tokens).toBe(40);
+    expect(model.rows.reduce((n, row) => n + row.tokens, 0)).toBe(r.actual!.contextUsed);
+    // An older server's one figure: one row.
+    const older: ContextReport = structuredClone(report);
+    delete older.remainder;
+    older.calibration!.unattributed = { tokens: 3000, leftSinceCall: 3000, leftReason: 'pruned', unexplained: 0 };
+    older.actual!.contextUsed += 3000;
+    expect(buildReportModel(older).rows.filter((row) => isRemainder(row.key))).toHaveLength(1);
   });
 
   it('places auto-compaction from the report’s window, else (older servers) from OpenCode’s rule', () => {

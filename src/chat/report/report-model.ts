@@ -14,11 +14,16 @@ export { shareText };
 
 /** OpenCode reserves the model's output limit, capped at this, below the context limit. */
 export const OUTPUT_RESERVE_CAP = 32_000;
+/** Rows of what no source holds: one per remainder row of the report (`_remainder:KIND`). */
 export const UNATTRIBUTED = '_unattributed';
+export const REMAINDER_PREFIX = '_remainder:';
+export const isRemainder = (key: string): boolean => key === UNATTRIBUTED || key.startsWith(REMAINDER_PREFIX);
 const NEUTRAL = 'light-dark(#9ca3af, #6b7280)';
+/** Hidden reasoning is the provider's, not nobody's: a colour of its own. */
+const HIDDEN = 'light-dark(#7c6f9f, #a89ccf)';
 
 export interface Row {
-  /** The source id, or UNATTRIBUTED. */
+  /** The source id, or a remainder key (`isRemainder`). */
   key: string;
   label: string;
   color: string;
@@ -30,6 +35,8 @@ export interface Row {
   /** The measured runtime overhead inside this row (Agent/runtime instructions). */
   runtimeTokens: number;
   source: ReportSource | null;
+  /** For a remainder row: why these tokens are in no source. */
+  reason?: string;
 }
 
 export interface WindowModel {
@@ -83,11 +90,16 @@ export function buildReportModel(report: ContextReport): ReportModel {
   const mode = modeOf(report);
   const estimatesOnly = report.actual === null;
   const tokensOf = (s: ReportSource) => (estimatesOnly ? s.estimatedTokens : (s.scaledTokens ?? 0));
-  const unattributed = estimatesOnly ? 0 : (report.calibration?.unattributed.tokens ?? 0);
   const total = estimatesOnly ? report.sources.reduce((n, s) => n + s.estimatedTokens, 0) : report.actual!.contextUsed;
-  const labels = new Map(report.sources.map((s) => [s.id, s.label]));
-  const labelOf = (id: string) => (id === UNATTRIBUTED ? 'Unattributed' : (labels.get(id) ?? sourceLabel(id)));
-  const colorOf = (id: string) => (id === UNATTRIBUTED ? NEUTRAL : sourceColor(id));
+  const remainder = estimatesOnly ? [] : remainderOf(report);
+  const labels = new Map([
+    ...report.sources.map((s) => [s.id, s.label] as const),
+    ...remainder.map((r) => [`${REMAINDER_PREFIX}${r.kind}`, r.label] as const),
+  ]);
+  const labelOf = (id: string) =>
+    id === UNATTRIBUTED ? 'Unattributed' : (labels.get(id) ?? (isRemainder(id) ? 'Unattributed' : sourceLabel(id)));
+  const colorOf = (id: string) =>
+    id === `${REMAINDER_PREFIX}hidden_reasoning` ? HIDDEN : isRemainder(id) ? NEUTRAL : sourceColor(id);
 
   const rows: Row[] = report.sources.map((source) => {
     const tokens = tokensOf(source);
@@ -104,16 +116,18 @@ export function buildReportModel(report: ContextReport): ReportModel {
       source,
     };
   });
-  if (unattributed > 0) {
+  for (const row of remainder) {
+    const key = `${REMAINDER_PREFIX}${row.kind}`;
     rows.push({
-      key: UNATTRIBUTED,
-      label: 'Unattributed',
-      color: NEUTRAL,
-      tokens: unattributed,
-      share: unattributed / total,
-      shareText: shareText(unattributed, total),
+      key,
+      label: row.label,
+      color: colorOf(key),
+      tokens: row.tokens,
+      share: total > 0 ? row.tokens / total : 0,
+      shareText: shareText(row.tokens, total),
       runtimeTokens: 0,
       source: null,
+      reason: row.reason,
     });
   }
   // Stable: equal sizes keep the report's table order.
@@ -132,6 +146,15 @@ export function buildReportModel(report: ContextReport): ReportModel {
     labelOf,
     colorOf,
   };
+}
+
+/** The report's remainder rows; from an older server, its one unattributed figure. */
+function remainderOf(report: ContextReport): { kind: string; label: string; tokens: number; reason: string }[] {
+  if (report.remainder) return report.remainder.filter((r) => r.tokens !== 0);
+  const tokens = report.calibration?.unattributed.tokens ?? 0;
+  return tokens > 0
+    ? [{ kind: 'unexplained', label: 'Unattributed', tokens, reason: 'In the agent’s total but in no source.' }]
+    : [];
 }
 
 function windowOf(report: ContextReport): WindowModel | null {

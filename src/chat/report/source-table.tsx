@@ -155,22 +155,7 @@ function SourceDetails({
   hasChange: boolean;
 }) {
   const source = row.source;
-  if (!source) {
-    const u = model.report.calibration?.unattributed;
-    return (
-      <p className="source-facts">
-        In the agent’s total but in no source.
-        {u && u.leftSinceCall > 0 && (
-          <>
-            {' '}
-            {fmt(u.leftSinceCall)} tokens were in the last measured call and have left the context since
-            {u.leftReason ? ` (${u.leftReason === 'both' ? 'pruned and compacted' : u.leftReason})` : ''}.
-          </>
-        )}
-        {u && u.unexplained !== 0 && <> {fmt(u.unexplained)} tokens differ between that call and the total.</>}
-      </p>
-    );
-  }
+  if (!source) return <p className="source-facts">{row.reason ?? 'In the agent’s total but in no source.'}</p>;
   const facts = [
     source.basis ? BASIS[source.basis] : null,
     model.estimatesOnly ? null : `≈${fmt(source.estimatedTokens)} estimated (${estimatorName(model.report)})`,

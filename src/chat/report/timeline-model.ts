@@ -3,7 +3,7 @@
  * the bottom), and the jumps worth naming. Pure: the chart draws what this computes.
  */
 import type { TimelinePoint } from '../../shared/wire';
-import { UNATTRIBUTED, type ReportModel } from './report-model';
+import { isRemainder, REMAINDER_PREFIX, UNATTRIBUTED, type ReportModel } from './report-model';
 
 const RUNTIME = '_runtime';
 
@@ -35,7 +35,7 @@ export const eventLabel = (event: string): string => EVENT_LABELS[event] ?? even
  * instructions (as in the table), and what no source explains is its own series.
  */
 export function timelineSeries(points: readonly TimelinePoint[], model: ReportModel): Series[] {
-  const keys = model.rows.map((r) => r.key).filter((k) => k !== UNATTRIBUTED);
+  const keys = model.rows.map((r) => r.key).filter((k) => !isRemainder(k));
   for (const p of points) for (const k of Object.keys(p.bySource)) if (!keys.includes(k)) keys.push(k);
   const runtimeKey = keys.includes('agent_instructions') ? 'agent_instructions' : RUNTIME;
   if (runtimeKey === RUNTIME) keys.push(RUNTIME);
@@ -45,6 +45,10 @@ export function timelineSeries(points: readonly TimelinePoint[], model: ReportMo
     color: model.colorOf(key),
     values: points.map((p) => (p.bySource[key] ?? 0) + (key === runtimeKey ? p.runtimeOverhead : 0)),
   }));
+  const hiddenKey = `${REMAINDER_PREFIX}hidden_reasoning`;
+  const hidden = points.map((p) => p.hiddenReasoning ?? 0);
+  if (hidden.some((v) => v > 0))
+    series.push({ key: hiddenKey, label: model.labelOf(hiddenKey), color: model.colorOf(hiddenKey), values: hidden });
   const residual = points.map((p, i) =>
     Math.max(0, p.promptTokens - series.reduce((n, s) => n + (s.values[i] ?? 0), 0)),
   );

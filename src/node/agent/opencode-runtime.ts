@@ -83,6 +83,11 @@ export interface ScriptedProviderConfig {
   prune?: boolean;
   /** Extra top-level settings (permission, compaction, …). */
   extra?: Record<string, unknown>;
+  /**
+   * The main model's id (default `scripted`): `claude-scripted` makes OpenCode treat it as a
+   * Claude model (its Anthropic system prompt) while it still speaks the OpenAI-compatible API.
+   */
+  modelId?: string;
 }
 
 export const SCRIPTED_PROVIDER = 'scripted';
@@ -97,9 +102,10 @@ export function writeScriptedConfig(env: NodeJS.ProcessEnv, config: ScriptedProv
   const dir = join(env.XDG_CONFIG_HOME!, 'opencode');
   mkdirSync(dir, { recursive: true });
   const limit = { context: config.contextLimit ?? 200_000, output: config.outputLimit ?? 8_000 };
+  const modelId = config.modelId ?? SCRIPTED_MODEL;
   const body = {
     $schema: 'https://opencode.ai/config.json',
-    model: `${SCRIPTED_PROVIDER}/${SCRIPTED_MODEL}`,
+    model: `${SCRIPTED_PROVIDER}/${modelId}`,
     small_model: `${SCRIPTED_PROVIDER}/${SCRIPTED_SMALL_MODEL}`,
     autoupdate: false,
     share: 'disabled',
@@ -112,7 +118,7 @@ export function writeScriptedConfig(env: NodeJS.ProcessEnv, config: ScriptedProv
         options: { baseURL: config.baseURL, apiKey: 'scripted' },
         models: {
           // Images too: the demo attaches a screenshot, and OpenCode replaces media a model cannot read.
-          [SCRIPTED_MODEL]: { name: 'Scripted', limit, modalities: { input: ['text', 'image'], output: ['text'] } },
+          [modelId]: { name: 'Scripted', limit, modalities: { input: ['text', 'image'], output: ['text'] } },
           [SCRIPTED_SMALL_MODEL]: { name: 'Scripted (titles)', limit: { context: limit.context, output: 1000 } },
         },
       },

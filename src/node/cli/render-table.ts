@@ -58,17 +58,13 @@ export function renderReport(
       fmt(s.itemCount),
     ]);
   }
-  const unattributed = calibration?.unattributed;
-  if (actual && unattributed && unattributed.tokens !== 0) {
-    const why =
-      unattributed.leftSinceCall > 0
-        ? `left since that call (${unattributed.leftReason ?? 'removed'})`
-        : 'not explained by the last measured call';
+  // What no source holds, a row for each reason (hidden reasoning the provider kept, unexplained…).
+  for (const row of actual ? (report.remainder ?? []) : []) {
     sources.push([
-      `Unattributed: ${why}`,
-      fmt(unattributed.tokens),
-      fmtPct((unattributed.tokens / actual.contextUsed) * 100),
-      '',
+      row.label,
+      fmt(row.tokens),
+      fmtPct(row.percentOfUsed),
+      row.kind === 'hidden_reasoning' ? 'measured' : '',
       '',
       '',
       '',

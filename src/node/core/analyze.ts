@@ -11,10 +11,16 @@ import { attributeMessage, utf8Bytes, type AttributionContext, type Contribution
 import type { Omissions } from './build-report';
 import { emptyOmissions } from './build-report';
 import type { Item } from './calibrate';
-import { messageView, type StoredMessage } from './request-view';
+import { ASSUMED_IMAGE, familyRules, type Encoding, type FamilyRules } from './providers';
+import { messageView, type MessageView, type StoredMessage } from './request-view';
 
 export interface Estimator {
   readonly id: 'bpe' | 'chars4';
+  /** Which tokenizer exactly (`bpe:claude×1.1`): analyses made with another are not reused. */
+  readonly key: string;
+  /** The BPE table, for counting elsewhere (threads). */
+  readonly encoding?: Encoding;
+  readonly multiplier?: number;
   /** Human name, reported as `estimate.method`. */
   readonly method: string;
   count(text: string): number;
@@ -31,13 +37,23 @@ export interface MessageAnalysis {
   omissions: Omissions;
   mentions: string[];
   warnings: string[];
-  estimator: Estimator['id'];
+  /**
+   * How many times the provider is sent this message's hidden reasoning: OpenCode sends each
+   * summary part of an OpenAI reasoning item as an item of its own, every one with the item's
+   * whole encrypted content, so the provider counts the reasoning once a part (weighted by each
+   * item's share when a message has several). Absent: once, or none to send.
+   */
+  reasoningCopies?: number;
+  /** The estimator's key: an analysis is reused only with the same tokenizer. */
+  estimator: Estimator['key'];
 }
 
 export interface AnalyzeOptions {
   attribution: AttributionContext;
   estimator: Estimator;
   targetModel: string | undefined;
+  /** The provider family the session talks to: its vision rule prices images. */
+  family?: FamilyRules;
   keepText?: boolean;
   /** The estimator is the cheap one used for history: items are marked `rough`. */
   rough?: boolean;
@@ -88,12 +104,14 @@ export function analyzeMessage(id: string, info: unknown, parts: unknown, option
         ? omissions.ignoredText
         : omission.kind === 'unsigned-reasoning'
           ? omissions.unsignedReasoning
-          : omission.kind === 'file-read-at-prompt'
-            ? null
-            : omissions.bookkeeping;
+          : omission.kind === 'unencrypted-reasoning'
+            ? omissions.unencryptedReasoning
+            : omission.kind === 'file-read-at-prompt'
+              ? null
+              : omissions.bookkeeping;
     if (!into) continue;
     into.count++;
-    into.bytes += omission.kind === 'ignored-text' || omission.kind === 'unsigned-reasoning' ? omission.bytes : bytes;
+    into.bytes += omission.kind === 'bookkeeping' || omission.kind === 'unknown' ? bytes : omission.bytes;
   }
   for (const part of view.sent) {
     if (part.kind === 'tool' && isPruned(part.tool) && part.tool.status === 'completed') {
@@ -110,10 +128,12 @@ export function analyzeMessage(id: string, info: unknown, parts: unknown, option
   }
 
   const items = attributed.contributions.map((c) => {
-    const item = toItem(c, options.estimator, warnings);
+    const item = toItem(c, options.estimator, warnings, options.family);
     return options.rough ? { ...item, rough: true } : item;
   });
+  const copies = encryptedReasoningCopies(view.sent);
   return {
+    ...(copies > 1 ? { reasoningCopies: copies } : {}),
     skeleton: {
       id,
       info: parsedInfo,
@@ -124,21 +144,75 @@ export function analyzeMessage(id: string, info: unknown, parts: unknown, option
     omissions,
     mentions: attributed.mentions,
     warnings,
-    estimator: options.estimator.id,
+    estimator: options.estimator.key,
   };
 }
 
-/** Estimates a contribution; its texts are dropped unless asked for. */
-export function toItem(contribution: Contribution, estimator: Estimator, warnings: string[]): Item {
+/**
+ * Estimates a contribution — its texts, and each image by the provider family's published rule
+ * (`vision`, a size assumed where the image's own is not known); its texts are dropped unless asked
+ * for. `produced` is the part the model wrote itself, for what a call produced out of sight.
+ */
+export function toItem(
+  contribution: Contribution,
+  estimator: Estimator,
+  warnings: string[],
+  family: FamilyRules = familyRules('other'),
+): Item {
   const { texts, ...rest } = contribution;
   let tokens = 0;
-  for (const text of texts) {
-    tokens += estimator.count(text);
+  let produced = 0;
+  texts.forEach((text, k) => {
+    const count = estimator.count(text);
+    tokens += count;
+    if (k < (contribution.producedTexts ?? 0)) produced += count;
     if (estimator.sampleLimit !== undefined && text.length > estimator.sampleLimit) {
       warnings.push(
         `${contribution.sourceRef}: ${fmtBytes(utf8Bytes(text))} of text; its tokens were estimated from samples`,
       );
     }
+  });
+  const vision = visionTokens(contribution.images, family);
+  return {
+    ...rest,
+    tokens: tokens + vision,
+    ...(contribution.producedTexts ? { produced } : {}),
+    ...(vision ? { vision } : {}),
+  };
+}
+
+/** What images cost by a family's rule (PDFs are left to the measured growth). */
+export function visionTokens(images: Contribution['images'], family: FamilyRules): number {
+  let total = 0;
+  for (const image of images ?? []) {
+    if (!image.mime.startsWith('image/')) continue;
+    total += family.imageTokens(image.width ?? ASSUMED_IMAGE.width, image.height ?? ASSUMED_IMAGE.height);
   }
-  return { ...rest, tokens };
+  return total;
+}
+
+/**
+ * The encrypted reasoning a message sends, in copies of its reasoning: each sent part counts its
+ * item's whole encrypted content, an item weighing by the length of that content.
+ */
+function encryptedReasoningCopies(sent: MessageView['sent']): number {
+  const lengths: number[] = [];
+  const items = new Map<string, number>();
+  for (const part of sent) {
+    if (part.kind !== 'reasoning') continue;
+    const content = encryptedContent(part.metadata);
+    if (content === null) continue;
+    lengths.push(content.length);
+    items.set(content, content.length);
+  }
+  const whole = [...items.values()].reduce((a, b) => a + b, 0);
+  return whole === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / whole;
+}
+
+function encryptedContent(metadata: Record<string, unknown> | undefined): string | null {
+  for (const key of ['openai', 'azure']) {
+    const value = (metadata?.[key] as { reasoningEncryptedContent?: unknown } | undefined)?.reasoningEncryptedContent;
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
 }

@@ -20,6 +20,7 @@ import { isSourceId, type SourceId } from '../../shared/sources';
 import { contentHash } from './hash';
 import { classifyPath, describeScope, toWorkspacePath } from './paths';
 import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';
+import { dataUrlImageSize } from './images';
 import { shellPaths } from './shell-paths';
 
 export interface Contribution {
@@ -42,6 +43,17 @@ export interface Contribution {
   /** When this form of the item is in view (a pruned output: whole until, placeholder from). */
   until?: number;
   from?: number;
+  /**
+   * Which model call of its message made it (the number of steps that finished before its part):
+   * an item is in view from the next call on.
+   */
+  segment?: number;
+  /** How many of `texts`, from the first, the model wrote itself (its reply, reasoning, a tool call's input). */
+  producedTexts?: number;
+  /** Images (and PDFs) the model is shown with this item, with their sizes where known. */
+  images?: { mime: string; width?: number; height?: number }[];
+  /** Visible reasoning, which some providers never receive back. */
+  reasoning?: boolean;
 }
 
 export interface AttributionContext {
@@ -123,6 +135,8 @@ export function recordedRoots(message: Pick<StoredMessage, 'info'>, root?: strin
 class Walker {
   /** The folder the agent ran in, relative to the workspace ('' at its root). */
   private readonly cwdInside: string;
+  /** Index of each step-finish part: an item's segment is how many come before its part. */
+  private readonly stepEnds: number[];
 
   constructor(
     private readonly message: StoredMessage,
@@ -133,6 +147,13 @@ class Walker {
     const cwd = message.info.path?.cwd;
     const inside = cwd ? toWorkspacePath(cwd, [context.root, ...roots.slice(1).filter((r) => r !== cwd)]) : null;
     this.cwdInside = inside ?? '';
+    this.stepEnds = message.parts.flatMap((part, index) => (part?.type === 'step-finish' ? [index] : []));
+  }
+
+  private segmentOf(index: number): number {
+    let segment = 0;
+    for (const end of this.stepEnds) if (end < index) segment++;
+    return segment;
   }
 
   private contentKey(text: string): { contentKey?: string } {
@@ -158,7 +179,18 @@ class Walker {
       if (name === rest.skill || this.out.mentions.includes(name)) continue;
       if (texts.some((text) => text.includes(name))) this.out.mentions.push(name);
     }
-    this.out.contributions.push({ key: key ?? sourceRef, source, label, sourceRef, texts, bytes, ...rest });
+    const index = Number(/\/parts\/(\d+)/.exec(sourceRef)?.[1] ?? 0);
+    const segment = this.segmentOf(index);
+    this.out.contributions.push({
+      key: key ?? sourceRef,
+      source,
+      label,
+      sourceRef,
+      texts,
+      bytes,
+      ...(segment > 0 ? { segment } : {}),
+      ...rest,
+    });
   }
 
   walk(sent: readonly SentPart[]): void {
@@ -186,7 +218,10 @@ class Walker {
         return this.text(part.text, part.synthetic, index);
       case 'reasoning':
         if (part.text.trim() === '') return;
-        return this.add('assistant_reasoning', `Reasoning: ${preview(part.text)}`, this.ref(index), [part.text]);
+        return this.add('assistant_reasoning', `Reasoning: ${preview(part.text)}`, this.ref(index), [part.text], {
+          reasoning: true,
+          producedTexts: 1,
+        });
       case 'compaction':
         return this.add('conversation', 'Compaction request', this.ref(index), [part.text]);
       case 'subtask':
@@ -205,7 +240,7 @@ class Walker {
     if (synthetic && isWorkspaceContext(text)) return this.workspaceContext(text, index);
     if (info.role === 'assistant') {
       const label = info.summary ? 'Compaction summary' : `Assistant reply: ${preview(text)}`;
-      return this.add('conversation', label, this.ref(index), [text]);
+      return this.add('conversation', label, this.ref(index), [text], { producedTexts: 1 });
     }
     const label = synthetic ? `Synthetic prompt text: ${preview(text)}` : `User message: ${preview(text)}`;
     this.add('conversation', label, this.ref(index), [text]);
@@ -252,14 +287,23 @@ class Walker {
       const body = file.url.length - dataUrl[0].length;
       size = `, ${fmtBytes(dataUrl[1] ? Math.floor((body * 3) / 4) : body)}`;
     }
-    // The model gets the file itself; the server counts what it can see: its description.
+    // The model gets the file itself: its description, and for an image what the provider
+    // charges for seeing it. A file of the workspace counts where its path belongs.
     const meta = JSON.stringify({
       type: 'file',
       mime: file.mime,
       filename: name,
       ...(dataUrl ? {} : { url: file.url }),
     });
-    this.add('attachment_metadata', `Attachment: ${name} (${file.mime}${size})`, this.ref(index), [meta]);
+    const recorded = file.sourcePath ?? (file.url.startsWith('file://') ? decodeURI(file.url.slice(7)) : undefined);
+    const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
+    const classified = path === null ? null : classifyPath(path, this.context.instructionFiles);
+    const source =
+      classified && classified.source !== 'unknown_tool_payload' ? classified.source : 'attachment_metadata';
+    this.add(source, `Attachment: ${name} (${file.mime}${size})`, this.ref(index), [meta], {
+      ...(path ? { path } : {}),
+      ...(isMedia(file.mime) ? { images: [mediaOf(file)] } : {}),
+    });
   }
 
   private tool(part: Extract<SentPart, { kind: 'tool' }>, index: number): void {
@@ -285,15 +329,19 @@ class Walker {
         break;
     }
     const texts = [`${name} ${inputText}`, output];
+    const images: NonNullable<Contribution['images']> = [];
     if (result.form === 'output') {
-      for (const media of result.media)
+      for (const media of result.media) {
         texts.push(`${media.filename ?? ''} ${media.mime}${isMedia(media.mime) ? ' (media)' : ''}`);
+        if (isMedia(media.mime)) images.push(mediaOf(media));
+      }
     }
     const { source, label, path, readKey, skill } = this.classifyTool(call, index);
     const pruned = result.form === 'pruned';
     if (pruned) {
       // Before OpenCode pruned it, the whole output was sent: calls made until then saw that.
       this.add(source, label, this.ref(index), [`${name} ${inputText}`, call.output ?? ''], {
+        producedTexts: 1,
         ...(path ? { path } : {}),
         ...(skill ? { skill } : {}),
         until: call.time.compacted ?? 0,
@@ -301,6 +349,8 @@ class Walker {
     }
     this.add(source, label + suffix, this.ref(index), texts, {
       key: pruned ? this.ref(index, '#pruned') : this.ref(index),
+      producedTexts: 1,
+      ...(images.length ? { images } : {}),
       ...(path ? { path } : {}),
       ...(readKey && result.form === 'output' ? { readKey, ...this.contentKey(output) } : {}),
       ...(skill ? { skill } : {}),
@@ -380,6 +430,12 @@ class Walker {
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** An image's type and, when its bytes are in a data URL, its size. */
+function mediaOf(file: { mime: string; url: string }): { mime: string; width?: number; height?: number } {
+  const size = dataUrlImageSize(file.url);
+  return size ? { mime: file.mime, ...size } : { mime: file.mime };
+}
 
 function toolSummary(tool: string, input: Json, path: string | null | undefined): string {
   const pattern = str(input.pattern) ?? str(input.query);

@@ -6,7 +6,8 @@
  * add up to it exactly.
  */
 import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
-import type { Basis, ContextReport, Excluded, ReportItem } from '../../shared/wire';
+import type { REMAINDER_KINDS } from '../../shared/wire';
+import { type Basis, type ContextReport, type Excluded, type RemainderRow, type ReportItem } from '../../shared/wire';
 import { apportion } from './apportion';
 import type { Calibration, Item, TokenConvention } from './calibrate';
 import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInput } from './figures';
@@ -23,6 +24,7 @@ export interface Omissions {
   attachmentBodies: { count: number; bytes: number };
   failedReplies: { count: number; bytes: number };
   unsignedReasoning: { count: number; bytes: number };
+  unencryptedReasoning: { count: number; bytes: number };
   bookkeeping: { count: number; bytes: number };
 }
 
@@ -32,6 +34,7 @@ export const emptyOmissions = (): Omissions => ({
   attachmentBodies: { count: 0, bytes: 0 },
   failedReplies: { count: 0, bytes: 0 },
   unsignedReasoning: { count: 0, bytes: 0 },
+  unencryptedReasoning: { count: 0, bytes: 0 },
   bookkeeping: { count: 0, bytes: 0 },
 });
 
@@ -113,9 +116,12 @@ export function buildReport(input: ReportInput): ContextReport {
   // Measured: what left the context since the reference call, and the gap between that call's
   // prompt and the agent's total. Scaled: only when nothing at all could be attributed.
   const sourcesTotal = sum(sources.map((s) => s.scaledTokens ?? 0));
-  const unexplained =
-    calibration.mode === 'measured' ? calibration.unexplained : used !== null && sourcesTotal === 0 ? used : 0;
-  const left = calibration.mode === 'measured' ? calibration.left.tokens : 0;
+  const measuredMode = calibration.mode === 'measured';
+  const unexplained = measuredMode ? calibration.unexplained : used !== null && sourcesTotal === 0 ? used : 0;
+  const left = measuredMode ? calibration.left.tokens : 0;
+  const hidden = measuredMode ? calibration.hidden.tokens : 0;
+  const afterLastCall = measuredMode ? (calibration.afterLastCall?.tokens ?? 0) : 0;
+  const remainder = remainderRows({ hidden, afterLastCall, left, unexplained, calibration }, used);
   // Request order, as the reader lists it: the measured runtime prompt first, then the view.
   const offset = calibration.mode === 'measured' ? 1 : 0;
   const orderOf = new Map(calibration.view.map((item, index) => [item.key, index + offset]));
@@ -161,11 +167,21 @@ export function buildReport(input: ReportInput): ContextReport {
       totalIsCompaction: calibration.totalIsCompaction,
       runtimeOverhead: calibration.runtimeOverhead,
       overheadChanges: calibration.overheadChanges,
+      runtime: { changes: calibration.runtimeChanges },
+      reasoning: {
+        keepsHidden: calibration.asks.hidden ? calibration.policy.keepsHidden : null,
+        dropsHiddenAtTurn: calibration.asks.turn ? calibration.policy.dropsAtTurn : null,
+        receivesVisible: calibration.asks.reasoning ? calibration.policy.receives : null,
+        visibleCurrentTurnOnly: calibration.asks.reasoningTurn ? calibration.policy.reasoningTurnOnly : null,
+      },
+      ...(calibration.scaledBecause ? { scaledBecause: calibration.scaledBecause } : {}),
       unattributed: {
-        tokens: left + unexplained,
+        tokens: left + unexplained + hidden + afterLastCall,
         leftSinceCall: left,
-        leftReason: calibration.mode === 'measured' ? calibration.left.reason : null,
+        leftReason: measuredMode ? calibration.left.reason : null,
         unexplained,
+        hiddenReasoning: hidden,
+        afterLastCall,
       },
     },
     pending: {
@@ -175,7 +191,12 @@ export function buildReport(input: ReportInput): ContextReport {
       itemCount: calibration.pending.length,
       items: calibration.pending.map((item) => ({
         ...toItem(
-          { item, scaled: null, measured: false, order: orderOf.get(item.key) ?? 0 },
+          {
+            item,
+            scaled: calibration.afterLastCall?.shares.get(item.key) ?? null,
+            measured: false,
+            order: orderOf.get(item.key) ?? 0,
+          },
           used,
           duplicates.get(item),
         ),
@@ -185,17 +206,96 @@ export function buildReport(input: ReportInput): ContextReport {
     timeline: downsample(calibration.timeline).map((p) => ({ ...p, at: new Date(p.at).toISOString() })),
     window: contextWindow(input.usage, input.workspace.agentConfig, input.targetModel),
     sources,
+    remainder,
     duplicates: {
       files: new Set(repeated.map(([item]) => `${item.readKey}\u0000${item.contentKey}`)).size,
       extraReads: repeated.length,
       repeatedEstimatedTokens: sum(repeated.map(([item]) => item.tokens)),
       repeatedScaledTokens: used === null ? null : sum(repeated.map(([item]) => scaledOf.get(item.key) ?? 0)),
     },
-    excluded: [...input.workspace.excluded, ...excludedEntries(input.history, input.omissions)],
+    excluded: [
+      ...input.workspace.excluded,
+      ...excludedEntries(input.history, input.omissions),
+      ...notReceivedEntry(calibration),
+    ],
     suggestions: suggest({ input, counted, duplicates, used }),
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
   };
+}
+
+/** The rows of the total no source holds, each with its reason; empty ones left out. */
+function remainderRows(
+  figures: { hidden: number; afterLastCall: number; left: number; unexplained: number; calibration: Calibration },
+  used: number | null,
+): RemainderRow[] {
+  const { calibration } = figures;
+  const rows: RemainderRow[] = [];
+  const row = (kind: (typeof REMAINDER_KINDS)[number], label: string, tokens: number, reason: string) => {
+    if (tokens !== 0) rows.push({ kind, label, tokens, percentOfUsed: percentOf(tokens, used), reason });
+  };
+  const calls = calibration.hidden.calls;
+  row(
+    'hidden_reasoning',
+    'Hidden reasoning kept by the provider',
+    figures.hidden,
+    `Reasoning the model did out of sight (${calls.length} call${calls.length === 1 ? '' : 's'}: ${calls.map((c) => `#${c.call}`).join(', ')}), kept in its prompt by the provider: measured as what each call produced beyond the reply, reasoning summary and tool calls it left, where the next prompt grew by that much. Not in any source: nobody can read it.`,
+  );
+  row(
+    'after_last_call',
+    'Added after the last persisted model call',
+    figures.afterLastCall,
+    "The agent's total is newer than every model call stored so far: the difference is what was added since, shared by that content (its items are listed as added since the last call).",
+  );
+  row(
+    'left_since_call',
+    `Left the context since the last model call (${calibration.left.reason === 'pruned' ? 'pruned' : calibration.left.reason === 'compacted' ? 'compacted' : 'pruned and compacted'})`,
+    figures.left,
+    'In the prompt the total describes, gone from the context since: the next request will not hold it.',
+  );
+  row(
+    'unexplained',
+    'Unexplained',
+    figures.unexplained,
+    'Growth of the prompts that nothing the server can see explains — no item, image, hidden reasoning or change of the runtime. Shown as such, never inside a source.',
+  );
+  return rows;
+}
+
+/** What the provider's counts showed it does with reasoning, in one sentence; null when they asked nothing. */
+function reasoningPolicyNote(calibration: Calibration): string | null {
+  const { policy, asks } = calibration;
+  const facts: string[] = [];
+  if (asks.hidden)
+    facts.push(
+      policy.keepsHidden
+        ? 'keeps the reasoning it did out of sight in later prompts'
+        : 'does not keep hidden reasoning',
+    );
+  if (asks.turn && policy.keepsHidden)
+    facts.push(policy.dropsAtTurn ? 'drops it at each new user message' : 'keeps it across user messages');
+  if (asks.reasoning)
+    facts.push(
+      policy.receives ? 'counts the visible reasoning sent back' : 'never counts the visible reasoning sent back',
+    );
+  if (asks.reasoningTurn && policy.reasoningTurnOnly)
+    facts.push("drops earlier turns' visible reasoning at a new user message");
+  return facts.length ? `By its own counts, this provider ${facts.join(', ')}.` : null;
+}
+
+/** Visible reasoning the provider never counted, by its own counts. */
+function notReceivedEntry(calibration: Calibration): Excluded[] {
+  const items = calibration.notReceived;
+  if (items.length === 0) return [];
+  return [
+    {
+      label: 'Reasoning the provider does not receive back',
+      reason:
+        "OpenCode sends earlier reasoning back, but the model's prompts did not grow by it (measured): this provider drops it, so it is in no context.",
+      bytes: sum(items.map((i) => i.bytes)),
+      count: items.length,
+    },
+  ];
 }
 
 /** Each item with its share of the total: measured, scaled in proportion, or none. */
@@ -313,6 +413,12 @@ function excludedEntries(history: ReportInput['history'], o: Omissions): Exclude
     "Anthropic's API drops reasoning it cannot verify, so it is not sent again.",
   );
   add(
+    o.unencryptedReasoning.count,
+    o.unencryptedReasoning.bytes,
+    'Reasoning without its encrypted content',
+    "OpenAI's API gets earlier reasoning back only as its encrypted content; these parts have none, so OpenCode does not send them.",
+  );
+  add(
     o.bookkeeping.count,
     o.bookkeeping.bytes,
     'Bookkeeping parts (step, patch, snapshot, agent, retry)',
@@ -326,8 +432,9 @@ function notes(input: ReportInput): string[] {
   const out = [`Estimated with ${input.estimator.method}: not tokenizer-exact for the agent's model.`];
   if (calibration.mode === 'measured') {
     const ref = calibration.reference!;
+    const changes = calibration.runtimeChanges.slice(1);
     out.push(
-      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are OpenCode's own system prompt, environment and tool schemas, which the server cannot see (measured at the first call).`,
+      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are OpenCode's own system prompt, environment and tool schemas, which the server cannot see (measured at the first call${changes.length ? `, again at ${changes.map((c) => `call ${c.call} (${c.reason})`).join(', ')}` : ''}).`,
     );
     if (calibration.totalIsCompaction)
       out.push(
@@ -337,9 +444,11 @@ function notes(input: ReportInput): string[] {
       out.push(
         `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${ref.promptTokens} tokens); the difference is shown as unexplained.`,
       );
-    if (calibration.overheadChanges.length > 0)
+    const said = reasoningPolicyNote(calibration);
+    if (said) out.push(said);
+    if (calibration.hidden.tokens > 0)
       out.push(
-        `The runtime overhead was re-measured ${calibration.overheadChanges.length} time${calibration.overheadChanges.length === 1 ? '' : 's'} where a call grew by more or less than its new content explains.`,
+        `Hidden reasoning: ${calibration.hidden.tokens} tokens of the prompt are reasoning the model did out of sight that the provider keeps (measured from what each call produced beyond what it left visible); they are shown apart, in no source.`,
       );
     if (calibration.left.tokens > 0)
       out.push(
@@ -347,6 +456,10 @@ function notes(input: ReportInput): string[] {
       );
     if (calibration.pending.length > 0)
       out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");
+  } else if (calibration.scaledBecause === 'contradicting') {
+    out.push(
+      "Scaled: no model call's prompt equals the agent's total, and the total is not newer than the calls — the rows contradict it — so the total is shared out in proportion to the estimates.",
+    );
   } else if (calibration.mode === 'scaled') {
     out.push(
       "Scaled: the session has no per-call provider counts, so the agent's total is shared out in proportion to the estimates; the runtime's own system prompt and tool schemas, which the server cannot see, are spread over every source.",
@@ -354,7 +467,7 @@ function notes(input: ReportInput): string[] {
   }
   out.push(
     'Shell commands count for the workspace files they name (the largest if several); other tool calls by the path in their input.',
-    'Only visible, persisted reasoning is counted; hidden model reasoning is never guessed.',
+    "Visible, persisted reasoning counts under its source where the provider receives it; hidden reasoning is never guessed, only measured from the provider's counts and shown apart.",
   );
   if (usage === null)
     out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only.');

@@ -1,31 +1,48 @@
 /**
  * Calibration by the provider's own counts. Every model call OpenCode makes records how big its
- * prompt was (the step's `input + cache.read + cache.write`). Walking the session call by call
- * with the request view in step, this module:
+ * prompt was (the step's `input + cache.read + cache.write`) and how much it produced. Walking the
+ * session call by call with the request view in step, this module puts every token of every
+ * prompt where the provider counted it:
  *
- * - measures the runtime overhead the server cannot see (system prompt, environment, tool
- *   schemas) as the first call's prompt minus what the server knows was in it, and re-measures
- *   it when a later call's growth cannot be explained by what it added;
- * - gives each call's new items the growth the provider measured for that call, shared by their
- *   estimates, so an item's tokens are what it actually cost;
- * - after a compaction, re-measures everything it keeps except the always-loaded items;
- * - describes the context at the call the agent's total (ACP `used`) refers to: items added
- *   after that call are "pending", items gone since (pruned, compacted) are "left".
+ * - **the runtime** (OpenCode's system prompt, environment, tool schemas — invisible to the
+ *   server) is measured at the first call of a runtime: the prompt minus what the server can see.
+ *   It is measured again only when the rows show the runtime changed (another agent, model,
+ *   tool set or system prompt; an instruction or skill file changed on disk) — never to absorb
+ *   growth nothing else explains;
+ * - **what a call added** (new messages, tool results, placeholders of pruned outputs) shares the
+ *   growth the provider measured for that call, by its estimates, when the growth is plausible
+ *   for it; an image added by the call takes what the rest does not explain;
+ * - **hidden reasoning** (what a call produced beyond the text it left: OpenAI's and Anthropic's
+ *   models think out of sight) is kept apart, measured: for each call the walk weighs whether the
+ *   provider kept the previous call's hidden reasoning, dropped what it kept at a new user
+ *   message, and received the visible reasoning sent back — and keeps what the counts say;
+ * - **what nothing explains** is unexplained, carried as long as the prompts show it.
+ *
+ * At the call the agent's total (ACP `used`) refers to, the context is described: items added
+ * after it are pending; when the total is newer than every persisted call, the gap is what was
+ * added since (shared by that content); when the rows contradict the total outright, the report
+ * falls back to scaling.
  *
  * Pure. Items carry estimates already; nothing here tokenizes.
  */
 import type { Tokens } from '../../shared/opencode/format';
+import { modelKey } from '../../shared/opencode/format';
 import { SOURCE_IDS, type SourceId } from '../../shared/sources';
 import { apportion } from './apportion';
 import type { Contribution } from './attribute';
+import { familyRules, providerFamily, type ProviderFamily } from './providers';
 import { HistoryWindow, type StoredMessage } from './request-view';
 import type { UsageInput } from './figures';
 
 export interface Item extends Omit<Contribution, 'texts'> {
-  /** Estimated tokens. */
+  /** Estimated tokens, images included. */
   tokens: number;
   /** Estimated with the cheap estimator (history): good for sharing growth, not for judging it. */
   rough?: boolean;
+  /** Of `tokens`, what the model wrote itself (reply, reasoning, a tool call's input). */
+  produced?: number;
+  /** Of `tokens`, what its images cost by the provider family's published rule. */
+  vision?: number;
 }
 
 export type TokenConvention = 'input-excludes-cache' | 'input-includes-cache';
@@ -38,7 +55,11 @@ export function promptOf(tokens: Tokens, acpUsed?: number): { prompt: number; co
   // Data whose total leaves the cache out (or whose ACP total equals input alone) counted the
   // cached tokens inside input already.
   if (tokens.total !== undefined) {
-    if (cached > 0 && tokens.total === tokens.input + tokens.output + tokens.reasoning)
+    if (
+      cached > 0 &&
+      (tokens.total === tokens.input + tokens.output + tokens.reasoning ||
+        tokens.total === tokens.input + tokens.output)
+    )
       convention = 'input-includes-cache';
   } else if (cached > 0 && acpUsed !== undefined && acpUsed === tokens.input) {
     convention = 'input-includes-cache';
@@ -46,9 +67,25 @@ export function promptOf(tokens: Tokens, acpUsed?: number): { prompt: number; co
   return { prompt: convention === 'input-excludes-cache' ? tokens.input + cached : tokens.input, convention };
 }
 
+/**
+ * What a call produced: its output and its reasoning. OpenCode reports them apart
+ * (total = input + cache + output + reasoning); older versions counted reasoning inside output
+ * (total = input + cache + output), which the total tells.
+ */
+export function producedOf(tokens: Tokens): number {
+  const cached = (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0);
+  if (tokens.reasoning > 0 && tokens.total !== undefined) {
+    if (tokens.total === tokens.input + cached + tokens.output || tokens.total === tokens.input + tokens.output)
+      return tokens.output;
+  }
+  return tokens.output + tokens.reasoning;
+}
+
 export interface ModelCall {
   /** Index of the assistant message that made the call. */
   message: number;
+  /** Which of the message's steps (OpenCode makes one call a step; its items of earlier steps are in view). */
+  segment: number;
   messageId: string;
   time: number;
   /** The compaction (summary) call: a different request, not part of the chain. */
@@ -56,29 +93,51 @@ export interface ModelCall {
   /** Provider-measured prompt tokens; null when the call recorded none (failed, aborted). */
   prompt: number | null;
   tokens: Tokens | null;
+  /** Output and reasoning tokens it produced. */
+  produced: number;
+  /** "provider/model". */
+  model: string | undefined;
+  family: ProviderFamily;
+  /** What the runtime sent besides the conversation depends on: agent, model, tools, system. */
+  runtime: string;
 }
 
-/** One call per assistant message (OpenCode makes one model call per assistant message). */
+/** Every model call of a session: one per finished step of an assistant message. */
 export function modelCalls(messages: readonly StoredMessage[], acpUsed?: number): ModelCall[] {
   const calls: ModelCall[] = [];
+  const byId = new Map(messages.map((m) => [m.id, m]));
   messages.forEach((message, index) => {
     const { info } = message;
     if (info.role !== 'assistant') return;
-    let tokens: Tokens | undefined;
-    for (const part of message.parts) if (part?.type === 'step-finish' && part.tokens) tokens = part.tokens;
-    tokens ??= info.tokens;
-    const measured = tokens && tokens.input + (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0) > 0 ? tokens : null;
-    calls.push({
-      message: index,
-      messageId: message.id,
-      time: info.time.created ?? 0,
-      compaction: info.summary,
-      prompt: measured ? promptOf(measured, acpUsed).prompt : null,
-      tokens: measured,
+    const steps: Tokens[] = [];
+    for (const part of message.parts) if (part?.type === 'step-finish' && part.tokens) steps.push(part.tokens);
+    // Rows from elsewhere may carry the message's tokens only.
+    if (steps.length === 0 && info.tokens) steps.push(info.tokens);
+    if (steps.length === 0) steps.push({ input: 0, output: 0, reasoning: 0, cacheRead: null, cacheWrite: null });
+    const parent = info.parentID ? byId.get(info.parentID) : undefined;
+    const model = modelKey(info);
+    const runtime = JSON.stringify([info.agent ?? null, model ?? null, parent?.info.runtime ?? null]);
+    steps.forEach((tokens, segment) => {
+      const measured = tokens.input + (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0) > 0 ? tokens : null;
+      calls.push({
+        message: index,
+        segment,
+        messageId: message.id,
+        time: info.time.created ?? 0,
+        compaction: info.summary,
+        prompt: measured ? promptOf(measured, acpUsed).prompt : null,
+        tokens: measured,
+        produced: measured ? producedOf(measured) : 0,
+        model,
+        family: providerFamily(info.providerID, info.modelID),
+        runtime,
+      });
     });
   });
   return calls;
 }
+
+export type TimelineEvent = 'compaction' | 'pruning' | 'skill' | 'overhead_change' | 'hidden_reasoning' | 'unexplained';
 
 export interface TimelinePoint {
   /** 1-based number of the model call in the session (main calls only). */
@@ -88,10 +147,29 @@ export interface TimelinePoint {
   promptTokens: number;
   runtimeOverhead: number;
   bySource: Record<SourceId, number>;
-  /** The largest items this call added, with what they cost. */
-  /** `measured`: the tokens are the growth the provider measured, not an estimate. */
+  /** Hidden reasoning the provider kept in this prompt (measured). */
+  hiddenReasoning: number;
+  /** What no item, image, hidden reasoning or runtime change explains, carried since. */
+  unexplained: number;
+  /** The model called, and the tokenizer that shared its growth. */
+  model: string | null;
+  tokenizer: string;
+  /** The largest items this call added, with what they cost (`measured`: the provider's growth, not an estimate). */
   added: { label: string; source: SourceId; tokens: number; measured: boolean }[];
-  events: ('compaction' | 'pruning' | 'skill' | 'overhead_change')[];
+  /** Everything this call added: its items' estimate, and the hidden reasoning its prompt gained (measured). */
+  addedEstimate: number;
+  hiddenAdded: number;
+  /** What its prompt lost besides: earlier reasoning the provider dropped at this user message. */
+  dropped: number;
+  events: TimelineEvent[];
+}
+
+export interface RuntimeChange {
+  messageId: string;
+  call: number;
+  delta: number;
+  /** What the rows show changed: agent, model, tools, system prompt, instructions, skills. */
+  reason: string;
 }
 
 export interface CalibrationInput {
@@ -101,16 +179,17 @@ export interface CalibrationInput {
   /** Instructions and the skill catalog: in every request, from the first call on. */
   alwaysLoaded: readonly Item[];
   usage: UsageInput | null;
-}
-
-export interface OverheadChange {
-  messageId: string;
-  delta: number;
+  /** Files the runtime puts in every request that changed on disk, and when (instructions, skills). */
+  changes?: readonly { at: number; what: string }[];
+  /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
+  reasoningCopies?: readonly (number | undefined)[];
 }
 
 export interface Calibration {
-  /** measured: step data explains the total; scaled: none, estimates scaled to the total. */
+  /** measured: step data explains the total; scaled: none (or contradicting), estimates scaled to the total. */
   mode: 'measured' | 'scaled' | 'estimate-only';
+  /** Why the report fell back to scaling although calls were measured. */
+  scaledBecause?: 'contradicting';
   /** What is in context now (the next request), in request order. */
   view: Item[];
   /** Tokens of each item of `view` as measured at the reference call (absent: pending). */
@@ -118,23 +197,37 @@ export interface Calibration {
   /** Whether each of those came from measured growth or fell back to its estimate. */
   measuredBasis: Map<string, 'measured' | 'estimated'>;
   runtimeOverhead: number | null;
+  /** Where the runtime was measured, and every later change the rows showed. */
+  runtimeChanges: RuntimeChange[];
   reference: { messageId: string; promptTokens: number; call: number; matchesUsage: boolean } | null;
   /** The agent's total is the prompt of a compaction call (the history sent to be summarised). */
   totalIsCompaction: boolean;
-  /** In view now but added after the reference call: not in the agent's total yet. */
+  /** In view now but added after the reference call: not in the agent's total yet (unless `afterLastCall`). */
   pending: Item[];
   /** In the reference call, gone from the context since (pruned or compacted after it). */
   left: { items: number; tokens: number; reason: 'pruned' | 'compacted' | 'both' | null };
-  /** The agent's total minus the reference call's prompt (0 when they match). */
+  /** Hidden reasoning the provider kept in the reference call's prompt, by the call that produced it. */
+  hidden: { tokens: number; calls: { call: number; messageId: string; tokens: number }[] };
+  /** The agent's total is newer than every persisted call: the gap, shared by what was added since. */
+  afterLastCall: { tokens: number; shares: Map<string, number> } | null;
+  /** Tokens no source, image, hidden reasoning or runtime change explains (at the reference, and any gap to the total). */
   unexplained: number;
-  overheadChanges: OverheadChange[];
+  /** Visible reasoning the provider was shown to not count (measured): in no source. */
+  notReceived: Item[];
+  /** What the provider does with reasoning, as the session's counts show it, and which of it they could show. */
+  policy: ReasoningPolicy;
+  asks: { hidden: boolean; turn: boolean; reasoning: boolean; reasoningTurn: boolean };
+  /** How many reasoning parts the provider dropped at later user messages (of `notReceived`). */
+  droppedAtTurn: number;
+  /** @deprecated the runtime changes as deltas (`runtimeChanges`). */
+  overheadChanges: { messageId: string; delta: number }[];
   timeline: TimelinePoint[];
   calls: number;
   /** History messages (before the latest compaction, outside its tail). */
   history: number[];
 }
 
-/** Growth this far from the estimate is not the new items' cost: the overhead changed. */
+/** Growth this far from the estimate is not the new items' cost. */
 export function plausible(measured: number, estimated: number): boolean {
   return measured >= 0 && measured >= estimated / 2 - 64 && measured <= estimated * 2 + 64;
 }
@@ -145,86 +238,77 @@ const emptyBySource = (): Record<SourceId, number> =>
 const isInForm = (item: Item, at: number): boolean =>
   (item.from === undefined || item.from < at) && (item.until === undefined || item.until >= at);
 
+/** Hidden reasoning below this is not told apart from the estimates' own error. */
+const MIN_HIDDEN = 64;
+/** Visible reasoning below this is not weighed (received or not). */
+const MIN_REASONING = 48;
+
+interface HiddenBlock {
+  call: number;
+  messageId: string;
+  tokens: number;
+}
+
+interface Snapshot {
+  view: Map<string, Item>;
+  cal: Map<string, number>;
+  basis: Map<string, 'measured' | 'estimated'>;
+  overhead: number;
+  hidden: HiddenBlock[];
+  unexplained: number;
+}
+
 export function calibrate(input: CalibrationInput): Calibration {
-  const { messages, items, alwaysLoaded, usage } = input;
+  const { messages, usage } = input;
   const calls = modelCalls(messages, usage?.contextUsed);
   const main = calls.filter((c) => !c.compaction);
   const measuredCalls = main.filter((c) => c.prompt !== null);
-  const reference = chooseReference(measuredCalls, usage);
-
-  const walk = new Walk(messages, items, alwaysLoaded);
-  let referenceState: State | null = null;
-  let callNumber = 0;
-  let compactedSinceCall = false;
-  let pendingEvents = new Set<TimelinePoint['events'][number]>();
-  const byMessage = new Map(calls.map((c) => [c.message, c]));
-
-  messages.forEach((message, index) => {
-    const call = byMessage.get(index);
-    if (call && call.compaction) pendingEvents.add('compaction');
-    if (call && !call.compaction) {
-      callNumber++;
-      walk.advanceTo(call.time);
-      if (walk.prunedSinceCall) pendingEvents.add('pruning');
-      if (call.prompt !== null) {
-        const added = walk.measure(call, compactedSinceCall);
-        if (added.overheadChanged) pendingEvents.add('overhead_change');
-        if (added.items.some((i) => i.skill)) pendingEvents.add('skill');
-        walk.timeline.push({
-          call: callNumber,
-          messageId: call.messageId,
-          at: call.time,
-          promptTokens: call.prompt,
-          runtimeOverhead: walk.overhead ?? 0,
-          bySource: { ...walk.bySource },
-          added: added.items
-            .map((i) => ({
-              label: i.label,
-              source: i.source,
-              tokens: walk.cal.get(i.key) ?? i.tokens,
-              measured: walk.basis.get(i.key) === 'measured',
-            }))
-            .sort((a, b) => b.tokens - a.tokens)
-            .slice(0, 3),
-          events: [...pendingEvents],
-        });
-        pendingEvents = new Set();
-        compactedSinceCall = false;
-        if (reference && call === reference.call) {
-          referenceState = {
-            view: new Map(walk.view),
-            cal: new Map(walk.cal),
-            basis: new Map(walk.basis),
-            overhead: walk.overhead ?? 0,
-          };
-        }
-      }
-    }
-    if (walk.append(index)) compactedSinceCall = true;
-  });
-  walk.advanceTo(Number.POSITIVE_INFINITY);
-
-  const view = walk.orderedView();
+  const walk = bestWalk(input, calls);
+  // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
+  const view = walk.orderedView().filter((i) => !walk.uncounted(i.key));
   const history = walk.history();
-  if (!reference || !referenceState || !usage) {
-    return {
-      mode: usage ? 'scaled' : 'estimate-only',
-      view,
-      measured: new Map(),
-      measuredBasis: new Map(),
-      runtimeOverhead: null,
-      reference: null,
-      totalIsCompaction: false,
-      pending: [],
-      left: { items: 0, tokens: 0, reason: null },
-      unexplained: 0,
-      overheadChanges: walk.overheadChanges,
-      timeline: walk.timeline,
-      calls: main.length,
-      history,
-    };
+  const base = {
+    view,
+    runtimeChanges: walk.runtimeChanges,
+    overheadChanges: walk.runtimeChanges.slice(1).map((c) => ({ messageId: c.messageId, delta: c.delta })),
+    timeline: walk.timeline,
+    calls: main.length,
+    history,
+    notReceived: walk.notReceivedItems(),
+    policy: walk.policy,
+    asks: walk.asks,
+    droppedAtTurn: [...walk.droppedAtTurn].length,
+  };
+  const unmeasured = (mode: Calibration['mode'], scaledBecause?: 'contradicting'): Calibration => ({
+    mode,
+    ...(scaledBecause ? { scaledBecause } : {}),
+    ...base,
+    measured: new Map(),
+    measuredBasis: new Map(),
+    runtimeOverhead: null,
+    reference: null,
+    totalIsCompaction: false,
+    pending: [],
+    left: { items: 0, tokens: 0, reason: null },
+    hidden: { tokens: 0, calls: [] },
+    afterLastCall: null,
+    unexplained: 0,
+  });
+  if (!usage || measuredCalls.length === 0) return unmeasured(usage ? 'scaled' : 'estimate-only');
+
+  // The call the agent's total describes: the latest whose prompt equals ACP `used`.
+  let reference = [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
+  const last = measuredCalls.at(-1)!;
+  const totalIsCompaction =
+    !reference && calls.some((c) => c.compaction && c.prompt === usage.contextUsed && c.time >= last.time);
+  const newer = usage.recordedAt > lastActivity(messages[last.message]!);
+  if (!reference && !totalIsCompaction && !newer) {
+    // No call's prompt is the total, and the total is not newer than the calls: the rows and the
+    // total contradict each other, so no call can be the reference.
+    return unmeasured('scaled', 'contradicting');
   }
-  const state: State = referenceState;
+  reference ??= last;
+  const state = walk.snapshots.get(reference)!;
   const nowKeys = new Set(view.map((i) => i.key));
   const measured = new Map<string, number>();
   const measuredBasis = new Map<string, 'measured' | 'estimated'>();
@@ -240,66 +324,141 @@ export function calibrate(input: CalibrationInput): Calibration {
   let pruned = false;
   let compacted = false;
   for (const [key, item] of state.view) {
-    if (nowKeys.has(key)) continue;
+    if (nowKeys.has(key) || walk.uncounted(key)) continue;
     leftItems++;
     leftTokens += state.cal.get(key) ?? item.tokens;
     if (nowKeys.has(`${key}#pruned`)) pruned = true;
     else compacted = true;
   }
+  const matches = reference.prompt === usage.contextUsed;
+  let unexplained = state.unexplained;
+  let afterLastCall: Calibration['afterLastCall'] = null;
+  if (!matches && !totalIsCompaction) {
+    // The total is newer than the last persisted call: what was added since shares the gap.
+    const gap = usage.contextUsed - reference.prompt!;
+    const estimate = pending.reduce((n, i) => n + i.tokens, 0);
+    const shared = pending.length > 0 && plausible(gap, estimate) ? gap : Math.max(0, Math.min(gap, estimate));
+    const parts = apportion(
+      shared,
+      pending.map((i) => i.tokens),
+    );
+    afterLastCall = { tokens: shared, shares: new Map(pending.map((item, k) => [item.key, parts[k]!])) };
+    unexplained += gap - shared;
+  } else if (!matches) {
+    unexplained += usage.contextUsed - reference.prompt!;
+  }
   return {
     mode: 'measured',
-    view,
+    ...base,
     measured,
     measuredBasis,
     runtimeOverhead: state.overhead,
     reference: {
-      messageId: reference.call.messageId,
-      promptTokens: reference.call.prompt!,
-      call: main.indexOf(reference.call) + 1,
-      matchesUsage: reference.matches,
+      messageId: reference.messageId,
+      promptTokens: reference.prompt!,
+      call: main.indexOf(reference) + 1,
+      matchesUsage: matches,
     },
-    totalIsCompaction:
-      !reference.matches &&
-      calls.some((c) => c.compaction && c.prompt === usage.contextUsed && c.time >= reference.call.time),
+    totalIsCompaction,
     pending,
     left: {
       items: leftItems,
       tokens: leftTokens,
       reason: pruned && compacted ? 'both' : pruned ? 'pruned' : compacted ? 'compacted' : null,
     },
-    unexplained: usage.contextUsed - reference.call.prompt!,
-    overheadChanges: walk.overheadChanges,
-    timeline: walk.timeline,
-    calls: main.length,
-    history,
+    hidden: {
+      tokens: state.hidden.reduce((n, h) => n + h.tokens, 0),
+      calls: state.hidden.map((h) => ({ call: h.call, messageId: h.messageId, tokens: h.tokens })),
+    },
+    afterLastCall,
+    unexplained,
   };
 }
 
-interface State {
-  view: Map<string, Item>;
-  cal: Map<string, number>;
-  basis: Map<string, 'measured' | 'estimated'>;
-  overhead: number;
+/**
+ * The walk under the reasoning policy the session's counts support best. Which questions arise
+ * (hidden reasoning produced, kept across a new user message, visible reasoning sent back) is
+ * seen in a first walk; each combination of answers is then walked, and the one whose calls'
+ * growth its new items' estimates follow most closely — after one scale for the whole session,
+ * as a tokenizer that is not the provider's would need — is kept. Ties keep the expected policy.
+ */
+function bestWalk(input: CalibrationInput, calls: readonly ModelCall[]): Walk {
+  const first = new Walk(input, DEFAULT_POLICY);
+  first.run(calls);
+  const { hidden, turn, reasoning, reasoningTurn } = first.asks;
+  if (!hidden && !turn && !reasoning && !reasoningTurn) return first;
+  let best = first;
+  let bestError = misfit(first.fits);
+  const answers = (asked: boolean, expected: boolean) => (asked ? [expected, !expected] : [expected]);
+  for (const keepsHidden of answers(hidden, true)) {
+    for (const dropsAtTurn of answers(turn, false)) {
+      for (const receives of answers(reasoning, true)) {
+        for (const reasoningTurnOnly of answers(reasoningTurn, false)) {
+          const policy = { keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
+          if (keepsHidden && !dropsAtTurn && receives && !reasoningTurnOnly) continue;
+          const walk = new Walk(input, policy);
+          walk.run(calls);
+          const error = misfit(walk.fits);
+          // Another policy must fit clearly better than the expected one.
+          if (error < bestError * 0.8) {
+            best = walk;
+            bestError = error;
+          }
+        }
+      }
+    }
+  }
+  return best;
 }
 
 /**
- * The call the agent's total describes: the latest measured call whose prompt equals ACP
- * `used` (OpenCode reports the last call's prompt), else the latest measured call.
+ * How far a walk's growth is from its estimates, after the scale that calls no policy question
+ * touches show (a tokenizer that is not the provider's); 1 when too few such calls tell.
  */
-function chooseReference(
-  calls: readonly ModelCall[],
-  usage: UsageInput | null,
-): { call: ModelCall; matches: boolean } | null {
-  if (calls.length === 0) return null;
-  if (usage) {
-    for (let i = calls.length - 1; i >= 0; i--) {
-      if (calls[i]!.prompt === usage.contextUsed) return { call: calls[i]!, matches: true };
-    }
-  }
-  return { call: calls[calls.length - 1]!, matches: false };
+function misfit(fits: readonly { share: number; estimate: number; clean: boolean }[]): number {
+  if (fits.length === 0) return 0;
+  const ratios = fits
+    .filter((f) => f.clean && f.estimate > 0)
+    .map((f) => f.share / f.estimate)
+    .sort((a, b) => a - b);
+  const scale = ratios.length >= 3 ? ratios[Math.floor(ratios.length / 2)]! : 1;
+  return fits.reduce((n, f) => n + Math.abs(f.share - scale * f.estimate) / (f.estimate + 64), 0);
 }
 
-/** The view kept current message by message, and what each measured call's items cost. */
+/** When a message was last worked on: its completion, else its creation. */
+const lastActivity = (message: StoredMessage): number => message.info.time.completed ?? message.info.time.created ?? 0;
+
+/** What the provider does with reasoning, for a whole session. */
+export interface ReasoningPolicy {
+  /** Keeps a call's hidden reasoning in the next prompt (OpenAI, Anthropic). */
+  keepsHidden: boolean;
+  /** Drops the hidden reasoning it kept at a new user message. */
+  dropsAtTurn: boolean;
+  /** Counts the visible reasoning sent back (a local model may not). */
+  receives: boolean;
+  /** Counts it only for the current turn: earlier turns' reasoning is dropped at a new user message (DeepSeek, GLM). */
+  reasoningTurnOnly: boolean;
+}
+
+const DEFAULT_POLICY: ReasoningPolicy = {
+  keepsHidden: true,
+  dropsAtTurn: false,
+  receives: true,
+  reasoningTurnOnly: false,
+};
+
+interface Hypothesis {
+  /** Hidden reasoning kept from before: all of it, or none (dropped at a new user message). */
+  keep: boolean;
+  /** Visible reasoning of earlier turns dropped at this new user message. */
+  dropReasoning: boolean;
+  /** The previous call's hidden reasoning added to this prompt. */
+  add: boolean;
+  /** The visible reasoning this call sees for the first time is counted. */
+  received: boolean;
+}
+
+/** The view kept current step by step, and what each measured call's items cost. */
 class Walk {
   readonly window: HistoryWindow;
   /** Items in view, by key. */
@@ -308,11 +467,27 @@ class Walk {
   readonly basis = new Map<string, 'measured' | 'estimated'>();
   readonly bySource = emptyBySource();
   overhead: number | null = null;
+  private runtimeKey: string | null = null;
+  readonly runtimeChanges: RuntimeChange[] = [];
   /** Σ cal over the items in view. */
   private calTotal = 0;
-  readonly overheadChanges: OverheadChange[] = [];
+  hidden: HiddenBlock[] = [];
+  unexplained = 0;
+  /** Visible reasoning the provider does not count (by the counts): in view for OpenCode, not for the model. */
+  readonly notReceived = new Set<string>();
+  /** For choosing the session's policy: each call's growth against its new items' estimate. */
+  readonly fits: { share: number; estimate: number; clean: boolean }[] = [];
+  /** Which questions of the policy this session's calls put at all. */
+  readonly asks = { hidden: false, turn: false, reasoning: false, reasoningTurn: false };
+  /** Visible reasoning of earlier turns the provider dropped at a new user message. */
+  readonly droppedAtTurn = new Set<string>();
+  /** The runtime as measured for each combination of agent, model and tools: a combination met again is not measured again. */
+  private readonly overheads = new Map<string, number>();
   readonly timeline: TimelinePoint[] = [];
-  prunedSinceCall = false;
+  readonly snapshots = new Map<ModelCall, Snapshot>();
+  private prunedSinceCall = false;
+  private compactedSinceCall = false;
+  private userSinceCall = false;
   private addedSinceCall = new Set<string>();
   private readonly inWindow = new Set<number>();
   private readonly alwaysKeys: Set<string>;
@@ -320,19 +495,52 @@ class Walk {
   private readonly prunes: { at: number; message: number }[] = [];
   private nextPrune = 0;
   private time = Number.NEGATIVE_INFINITY;
+  /** The previous measured call, and the hidden reasoning it produced (beyond what it left visible). */
+  private previous: { call: ModelCall; number: number; hidden: number } | null = null;
+  /** Segments of each message already in view. */
+  private readonly segmentsIn = new Map<number, number>();
+  private callNumber = 0;
+  private readonly changes: { at: number; what: string }[];
+  private readonly itemsByKey = new Map<string, Item>();
 
   constructor(
-    private readonly messages: readonly StoredMessage[],
-    private readonly items: readonly (readonly Item[])[],
-    alwaysLoaded: readonly Item[],
+    private readonly input: CalibrationInput,
+    readonly policy: ReasoningPolicy = DEFAULT_POLICY,
   ) {
+    const { messages, items, alwaysLoaded } = input;
     this.window = new HistoryWindow(messages);
     this.alwaysKeys = new Set(alwaysLoaded.map((i) => i.key));
+    this.changes = [...(input.changes ?? [])].sort((a, b) => a.at - b.at);
     for (const item of alwaysLoaded) this.add(item);
     items.forEach((list, message) => {
-      for (const item of list) if (item.until !== undefined) this.prunes.push({ at: item.until, message });
+      for (const item of list) {
+        this.itemsByKey.set(item.key, item);
+        if (item.until !== undefined) this.prunes.push({ at: item.until, message });
+      }
     });
     this.prunes.sort((a, b) => a.at - b.at);
+  }
+
+  run(calls: readonly ModelCall[]): void {
+    const byMessage = new Map<number, ModelCall[]>();
+    for (const call of calls) byMessage.set(call.message, [...(byMessage.get(call.message) ?? []), call]);
+    this.input.messages.forEach((message, index) => {
+      if (this.window.append(index)) this.rebuild(index);
+      else this.inWindow.add(index);
+      if (message.info.role === 'user' && !isCompactionRequest(message)) this.userSinceCall = true;
+      for (const call of byMessage.get(index) ?? []) {
+        if (call.compaction) {
+          this.addSegment(index, call.segment + 1);
+          continue;
+        }
+        this.callNumber++;
+        this.advanceTo(call.time);
+        if (call.prompt !== null) this.measure(call);
+        this.addSegment(index, call.segment + 1);
+      }
+      this.addSegment(index, Number.POSITIVE_INFINITY);
+    });
+    this.advanceTo(Number.POSITIVE_INFINITY);
   }
 
   private add(item: Item): void {
@@ -355,107 +563,373 @@ class Walk {
     }
   }
 
+  /** Brings the items of message `index` up to segment `upTo` (exclusive) into view. */
+  private addSegment(index: number, upTo: number): void {
+    const from = this.segmentsIn.get(index) ?? 0;
+    if (upTo <= from || !this.inWindow.has(index)) {
+      this.segmentsIn.set(index, Math.max(from, upTo));
+      return;
+    }
+    for (const item of this.input.items[index] ?? []) {
+      const segment = item.segment ?? 0;
+      if (segment >= from && segment < upTo && isInForm(item, this.time)) this.add(item);
+    }
+    this.segmentsIn.set(index, upTo);
+  }
+
+  /** A completed compaction: the view is what OpenCode keeps (the request, the summary, its tail). */
+  private rebuild(index: number): void {
+    this.compactedSinceCall = true;
+    const keep = new Set(this.window.order);
+    for (const message of [...this.inWindow]) {
+      if (keep.has(message)) continue;
+      this.inWindow.delete(message);
+      for (const item of this.input.items[message] ?? []) this.remove(item.key);
+    }
+    for (const message of this.window.order) {
+      if (this.inWindow.has(message)) continue;
+      this.inWindow.add(message);
+      if (message === index) continue;
+      const upTo = this.segmentsIn.get(message) ?? 0;
+      this.segmentsIn.set(message, 0);
+      this.addSegment(message, upTo === 0 ? Number.POSITIVE_INFINITY : upTo);
+    }
+    this.inWindow.add(index);
+  }
+
   /** Applies the prunes that happened before `time`: whole outputs give way to placeholders. */
-  advanceTo(time: number): void {
-    this.prunedSinceCall = false;
+  private advanceTo(time: number): void {
     while (this.nextPrune < this.prunes.length && this.prunes[this.nextPrune]!.at < time) {
       const { message } = this.prunes[this.nextPrune++]!;
-      if (this.inWindow.has(message)) this.refresh(message, time);
+      if (this.inWindow.has(message)) {
+        for (const item of this.input.items[message] ?? []) {
+          if ((item.segment ?? 0) >= (this.segmentsIn.get(message) ?? 0)) continue;
+          if (isInForm(item, time)) this.add(item);
+          else this.remove(item.key);
+        }
+      }
       this.prunedSinceCall = true;
     }
     this.time = time;
   }
 
-  /** Brings a message's items in view to their form at `time`. */
-  private refresh(message: number, time: number): void {
-    for (const item of this.items[message] ?? []) {
-      if (isInForm(item, time)) this.add(item);
-      else this.remove(item.key);
+  /** Why the runtime may have changed since the previous call: the rows' word for it, or null. */
+  private runtimeChange(call: ModelCall): string | null {
+    if (this.runtimeKey === null) return null;
+    if (call.runtime !== this.runtimeKey) {
+      const [agent, model, asked] = JSON.parse(call.runtime) as [unknown, unknown, unknown];
+      const [agent0, model0] = JSON.parse(this.runtimeKey) as [unknown, unknown, unknown];
+      if (agent !== agent0) return 'another agent';
+      if (model !== model0) return 'another model';
+      return asked ? 'other tools or system prompt asked for' : 'tools or system prompt back to the defaults';
     }
+    const since = this.previous?.call.time ?? Number.NEGATIVE_INFINITY;
+    const changed = this.changes.find((c) => c.at > since && c.at <= call.time);
+    return changed ? `${changed.what} changed on disk` : null;
   }
 
-  /** Adds message `index` to the history; true when it completed a compaction. */
-  append(index: number): boolean {
-    const reset = this.window.append(index);
-    if (!reset) {
-      this.inWindow.add(index);
-      for (const item of this.items[index] ?? []) if (isInForm(item, this.time)) this.add(item);
-      return false;
-    }
-    const keep = new Set(this.window.order);
-    for (const message of [...this.inWindow]) {
-      if (keep.has(message)) continue;
-      this.inWindow.delete(message);
-      for (const item of this.items[message] ?? []) this.remove(item.key);
-    }
-    for (const message of this.window.order) {
-      if (this.inWindow.has(message)) continue;
-      this.inWindow.add(message);
-      for (const item of this.items[message] ?? []) if (isInForm(item, this.time)) this.add(item);
-    }
-    return true;
-  }
-
-  /** Assigns costs for a measured call; returns the items it measured as new. */
-  measure(call: ModelCall, afterCompaction: boolean): { items: Item[]; overheadChanged: boolean } {
+  /** Assigns costs for a measured call. */
+  private measure(call: ModelCall): void {
     const prompt = call.prompt!;
+    const events = new Set<TimelineEvent>();
+    if (this.compactedSinceCall) events.add('compaction');
+    if (this.prunedSinceCall) events.add('pruning');
     // New since the last measured call; the whole view at the first call; after a compaction,
-    // everything but the always-loaded items. Only those cost a pass over the view.
-    const fresh =
-      this.overhead === null || afterCompaction
-        ? [...this.view.values()].filter(
-            (i) => this.overhead === null || !this.alwaysKeys.has(i.key) || !this.cal.has(i.key),
-          )
-        : [...this.addedSinceCall].map((key) => this.view.get(key)!);
-    this.addedSinceCall = new Set();
-    const freshKeys = new Set(fresh.map((i) => i.key));
-    const carriedTokens = this.calTotal - fresh.reduce((n, i) => n + (this.cal.get(i.key) ?? 0), 0);
-    const estimated = fresh.reduce((n, i) => n + i.tokens, 0);
-    let overheadChanged = false;
-    let share: number;
+    // everything but the always-loaded items (OpenCode rebuilt the request around them).
+    const first = this.overhead === null;
+    const freshKeys =
+      first || this.compactedSinceCall
+        ? [...this.view.keys()].filter((key) => first || !this.alwaysKeys.has(key) || !this.cal.has(key))
+        : [...this.addedSinceCall];
+    const fresh = freshKeys.map((key) => this.view.get(key)!);
+    if (this.compactedSinceCall) {
+      // What OpenCode no longer sends took its hidden reasoning and its unexplained share along.
+      this.hidden = [];
+      this.unexplained = 0;
+    }
+    let carried = this.calTotal - fresh.reduce((n, i) => n + (this.cal.get(i.key) ?? 0), 0);
+    const hiddenBefore = this.compactedSinceCall ? 0 : this.hidden.reduce((n, h) => n + h.tokens, 0);
+    const reasoning = fresh.filter((i) => i.reasoning && !i.rough);
+    const reasoningTokens = reasoning.reduce((n, i) => n + i.tokens, 0);
+    let change = first ? null : this.runtimeChange(call);
+    const known = this.overheads.get(call.runtime);
+    if (change !== null && known !== undefined && call.runtime !== this.runtimeKey) {
+      // A combination met before (back to the build agent, say): its runtime as measured then.
+      this.runtimeChanges.push({
+        messageId: call.messageId,
+        call: this.callNumber,
+        delta: known - this.overhead!,
+        reason: `${change}, as measured before`,
+      });
+      this.overhead = known;
+      events.add('overhead_change');
+      change = null;
+    }
+    let added: Item[] = fresh;
     let basis: 'measured' | 'estimated' = 'estimated';
-    if (this.overhead === null) {
-      // First measured call: the overhead is what the provider counted beyond what we can see.
-      share = estimated;
-      this.overhead = prompt - carriedTokens - estimated;
+    let dropped = 0;
+
+    if (first) {
+      // The runtime: what the provider counted beyond everything the server can see.
+      this.overhead = this.measureRuntime(fresh, prompt);
+      this.runtimeChanges.push({
+        messageId: call.messageId,
+        call: this.callNumber,
+        delta: this.overhead,
+        reason: 'first call',
+      });
     } else {
-      const growth = prompt - this.overhead - carriedTokens;
-      // Rough estimates (history) share the growth but cannot tell an overhead change from
-      // their own error: a change there is caught at the first call after the compaction.
-      const rough = fresh.some((i) => i.rough);
-      if (fresh.length > 0 && (plausible(growth, estimated) || (rough && growth >= 0))) {
-        share = growth;
-        basis = 'measured';
+      const hypothesis = this.choose(prompt, carried, fresh, reasoningTokens, change !== null);
+      const previous = this.previous;
+      if (hypothesis.dropReasoning) {
+        // Earlier turns' reasoning the provider dropped at this user message: in no context now.
+        const freshKeys = new Set(fresh.map((i) => i.key));
+        for (const [key, item] of this.view) {
+          if (!item.reasoning || freshKeys.has(key) || this.notReceived.has(key) || this.droppedAtTurn.has(key))
+            continue;
+          dropped += this.cal.get(key) ?? 0;
+          this.droppedAtTurn.add(key);
+          this.assign(item, 0, 'measured');
+        }
+      }
+      if (!hypothesis.keep) this.hidden = [];
+      if (hypothesis.add && previous) {
+        this.hidden.push({ call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden });
+        events.add('hidden_reasoning');
+      }
+      if (!hypothesis.received) {
+        for (const item of reasoning) this.notReceived.add(item.key);
+        added = fresh.filter((i) => !this.notReceived.has(i.key));
+      }
+      for (const item of fresh) if (this.notReceived.has(item.key)) this.assign(item, 0, 'measured');
+      const hiddenNow = this.hidden.reduce((n, h) => n + h.tokens, 0);
+      carried = this.calTotal - fresh.reduce((n, i) => n + (this.cal.get(i.key) ?? 0), 0);
+      const estimated = added.reduce((n, i) => n + i.tokens, 0);
+      const share = prompt - this.overhead! - carried - hiddenNow - this.unexplained;
+      if (change !== null) {
+        // The runtime changed (the rows say so): measured again, the new items at their estimates.
+        const before = this.overhead!;
+        this.overhead = this.measureRuntime(added, prompt - carried - hiddenNow - this.unexplained);
+        this.runtimeChanges.push({
+          messageId: call.messageId,
+          call: this.callNumber,
+          delta: this.overhead - before,
+          reason: change,
+        });
+        events.add('overhead_change');
+      } else if (added.length === 0) {
+        if (share !== 0) {
+          this.unexplained += share;
+          events.add('unexplained');
+        }
       } else {
-        share = estimated;
-        const before = this.overhead;
-        this.overhead = prompt - carriedTokens - estimated;
-        if (this.overhead !== before) {
-          this.overheadChanges.push({ messageId: call.messageId, delta: this.overhead - before });
-          overheadChanged = true;
+        const rough = added.some((i) => i.rough);
+        if (plausible(share, estimated) || (rough && share >= 0)) {
+          basis = 'measured';
+          this.share(added, share, basis);
+        } else if (added.some((i) => i.vision) && share > estimated - this.visionOf(added)) {
+          // An image: the provider charged what the rest does not explain.
+          this.shareWithImages(added, share);
+          basis = 'measured';
+        } else if (share > 0 && share < estimated) {
+          // Less than half the estimate (an estimator that overcounts this text): the measured growth, shrunk.
+          this.share(added, share, 'measured');
+          basis = 'measured';
+        } else {
+          // More than twice the estimate, or less than nothing: the items keep their estimates,
+          // and what they cannot explain stays unexplained, never inside them.
+          this.share(added, estimated, 'estimated');
+          this.unexplained += share - estimated;
+          events.add('unexplained');
         }
       }
     }
-    // Growth with nothing estimated to carry it (empty texts) is the runtime's.
-    if (estimated === 0 && share !== 0) {
-      this.overhead += share;
-      share = 0;
+    this.runtimeKey = call.runtime;
+    this.overheads.set(call.runtime, this.overhead!);
+    if (added.some((i) => i.skill)) events.add('skill');
+    this.timeline.push({
+      call: this.callNumber,
+      messageId: call.messageId,
+      at: call.time,
+      promptTokens: prompt,
+      runtimeOverhead: this.overhead ?? 0,
+      bySource: { ...this.bySource },
+      hiddenReasoning: this.hidden.reduce((n, h) => n + h.tokens, 0),
+      unexplained: this.unexplained,
+      model: call.model ?? null,
+      tokenizer: familyRules(call.family).tokenizer,
+      added: added
+        .filter((i) => !this.alwaysKeys.has(i.key) || this.timeline.length === 0)
+        .map((i) => ({
+          label: i.label,
+          source: i.source,
+          tokens: this.cal.get(i.key) ?? i.tokens,
+          measured: basis === 'measured' && this.basis.get(i.key) === 'measured',
+        }))
+        .sort((a, b) => b.tokens - a.tokens)
+        .slice(0, 3),
+      events: [...events],
+      addedEstimate: added.reduce((n, i) => n + i.tokens, 0),
+      hiddenAdded: this.hidden.reduce((n, h) => n + h.tokens, 0) - hiddenBefore,
+      dropped,
+    });
+    this.snapshots.set(call, {
+      view: new Map(this.view),
+      cal: new Map(this.cal),
+      basis: new Map(this.basis),
+      overhead: this.overhead ?? 0,
+      hidden: [...this.hidden],
+      unexplained: this.unexplained,
+    });
+    this.previous = { call, number: this.callNumber, hidden: this.hiddenProduced(call) };
+
+    this.addedSinceCall = new Set();
+    this.prunedSinceCall = false;
+    this.compactedSinceCall = false;
+    this.userSinceCall = false;
+  }
+
+  /**
+   * Which account of this call's growth the counts support best: the previous call's hidden
+   * reasoning kept or not, what was kept dropped at a new user message or not, the visible
+   * reasoning counted or not. Each choice away from the expected one must earn its place by
+   * explaining clearly more of the growth.
+   */
+  private choose(
+    prompt: number,
+    carried: number,
+    fresh: readonly Item[],
+    reasoningTokens: number,
+    runtimeChanged: boolean,
+  ): Hypothesis {
+    const previous = this.previous;
+    const canAdd = previous !== null && previous.hidden >= MIN_HIDDEN && this.inWindow.has(previous.call.message);
+    const carriedHidden = this.hidden.reduce((n, h) => n + h.tokens, 0);
+    // A new user message, with hidden reasoning the provider may drop there (kept, or the last call's).
+    const newTurn = this.userSinceCall && (carriedHidden > 0 || canAdd);
+    const oldReasoning = this.userSinceCall ? this.carriedReasoning(fresh) : 0;
+    const weighsOld = oldReasoning >= MIN_REASONING;
+    const weighsReasoning = reasoningTokens >= MIN_REASONING;
+    if (canAdd) this.asks.hidden = true;
+    if (newTurn) this.asks.turn = true;
+    if (weighsReasoning) this.asks.reasoning = true;
+    if (weighsOld) this.asks.reasoningTurn = true;
+    const drops = newTurn && this.policy.dropsAtTurn;
+    const expected: Hypothesis = {
+      keep: !drops,
+      add: canAdd && this.policy.keepsHidden && !drops,
+      received: this.policy.receives,
+      dropReasoning: weighsOld && this.policy.reasoningTurnOnly,
+    };
+    if (runtimeChanged) return expected;
+    const rough = fresh.some((i) => i.rough);
+    const estimate = fresh.reduce((n, i) => n + i.tokens, 0);
+    const residual = (option: Hypothesis) => {
+      const hidden = (option.keep ? carriedHidden : 0) + (option.add ? previous!.hidden : 0);
+      const share =
+        prompt - this.overhead! - carried - hidden - this.unexplained + (option.dropReasoning ? oldReasoning : 0);
+      return share - (estimate - (option.received ? 0 : reasoningTokens));
+    };
+    const expectedResidual = residual(expected);
+    const expectedEstimate = estimate - (expected.received ? 0 : reasoningTokens);
+    if (!rough)
+      this.fits.push({
+        share: expectedResidual + expectedEstimate,
+        estimate: expectedEstimate,
+        // A call no question of the policy touches shows how far the tokenizer is from the provider's.
+        clean: !canAdd && !newTurn && !weighsReasoning && !weighsOld,
+      });
+    // The session's policy holds unless this call's counts refute it beyond doubt: another
+    // account explains all but a quarter of what it leaves, and what it leaves is far more than
+    // the estimates could be off by (DeepSeek, for one, returns the reasoning of some calls only).
+    const uncertainty = 64 + (rough ? 0.35 : 0.15) * estimate;
+    if (Math.abs(expectedResidual) <= 2 * uncertainty) return expected;
+    let best = expected;
+    let bestResidual = Math.abs(expectedResidual);
+    for (const keep of newTurn ? [true, false] : [true]) {
+      for (const add of canAdd ? [true, false] : [false]) {
+        for (const received of weighsReasoning ? [true, false] : [expected.received]) {
+          for (const dropReasoning of weighsOld ? [false, true] : [false]) {
+            const option = { keep, add, received, dropReasoning };
+            const r = Math.abs(residual(option));
+            if (r < bestResidual) {
+              best = option;
+              bestResidual = r;
+            }
+          }
+        }
+      }
     }
-    // Never below zero: when what we can see outweighs the prompt, scale it down to fit.
-    if (this.overhead < 0) {
-      share = Math.max(0, share + this.overhead);
-      this.overhead = 0;
+    return bestResidual <= Math.abs(expectedResidual) / 4 ? best : expected;
+  }
+
+  /** Visible reasoning in view from before this call's new items, still counted. */
+  private carriedReasoning(fresh: readonly Item[]): number {
+    const freshKeys = new Set(fresh.map((i) => i.key));
+    let total = 0;
+    for (const [key, item] of this.view) {
+      if (item.reasoning && !freshKeys.has(key) && !this.notReceived.has(key) && !this.droppedAtTurn.has(key))
+        total += this.cal.get(key) ?? 0;
     }
+    return total;
+  }
+
+  /**
+   * What a call produced out of sight: its output and reasoning tokens beyond the estimates of
+   * what it left — its reply, its visible reasoning, its tool calls' inputs.
+   */
+  private hiddenProduced(call: ModelCall): number {
+    const copies = this.input.reasoningCopies?.[call.message];
+    // Encrypted reasoning sent several times: counted as often as it is sent.
+    if (copies && call.tokens) return Math.round(call.tokens.reasoning * copies);
+    let visible = 0;
+    for (const item of this.input.items[call.message] ?? []) {
+      // A pruned output has two forms of one call: its input counts once.
+      if ((item.segment ?? 0) === call.segment && item.from === undefined) visible += item.produced ?? 0;
+    }
+    const hidden = call.produced - visible;
+    // Below a quarter of what it produced, the difference is the estimates' own error.
+    return hidden >= MIN_HIDDEN && hidden >= 0.25 * call.produced ? hidden : 0;
+  }
+
+  private visionOf(items: readonly Item[]): number {
+    return items.reduce((n, i) => n + (i.vision ?? 0), 0);
+  }
+
+  /** Items share `total` by their estimates (nothing below zero). */
+  private share(items: readonly Item[], total: number, basis: 'measured' | 'estimated'): void {
     const parts = apportion(
-      share,
-      fresh.map((i) => i.tokens),
+      Math.max(0, total),
+      items.map((i) => i.tokens),
     );
-    fresh.forEach((item, k) => this.assign(item, parts[k]!, basis));
-    if (carriedTokens > prompt) {
-      const carried = [...this.view.values()].filter((i) => !freshKeys.has(i.key));
-      this.rescaleCarried(carried, prompt - share - this.overhead);
+    items.forEach((item, k) => this.assign(item, parts[k]!, basis));
+  }
+
+  /**
+   * The runtime measured as what the prompt holds beyond `seen`, the new items at their
+   * estimates — or, when they alone outweigh what is left, shrunk to fit it and the runtime 0.
+   */
+  private measureRuntime(items: readonly Item[], left: number): number {
+    const estimated = items.reduce((n, i) => n + i.tokens, 0);
+    if (left >= estimated) {
+      this.share(items, estimated, 'estimated');
+      return left - estimated;
     }
-    return { items: fresh.filter((i) => !this.alwaysKeys.has(i.key) || this.timeline.length === 0), overheadChanged };
+    this.share(items, left, 'estimated');
+    return 0;
+  }
+
+  /** Images take what the other items (at their estimates) leave of the growth. */
+  private shareWithImages(items: readonly Item[], total: number): void {
+    const text = items.filter((i) => !i.vision);
+    const images = items.filter((i) => i.vision);
+    const textTokens = text.reduce((n, i) => n + i.tokens, 0);
+    this.share(text, textTokens, 'estimated');
+    const parts = apportion(
+      total - textTokens,
+      images.map((i) => i.tokens),
+    );
+    images.forEach((item, k) => this.assign(item, parts[k]!, 'measured'));
   }
 
   /** Sets an item's cost, keeping the running totals. */
@@ -467,13 +941,13 @@ class Walk {
     this.calTotal += tokens - old;
   }
 
-  /** Only when kept items alone exceed the prompt: shrink them in proportion. */
-  private rescaleCarried(carried: readonly Item[], budget: number): void {
-    const parts = apportion(
-      Math.max(0, budget),
-      carried.map((i) => this.cal.get(i.key) ?? 0),
-    );
-    carried.forEach((item, k) => this.assign(item, parts[k]!, this.basis.get(item.key) ?? 'estimated'));
+  notReceivedItems(): Item[] {
+    return [...this.notReceived, ...this.droppedAtTurn].flatMap((key) => this.itemsByKey.get(key) ?? []);
+  }
+
+  /** Reasoning OpenCode sends but the provider does not count (never, or no longer). */
+  uncounted(key: string): boolean {
+    return this.notReceived.has(key) || this.droppedAtTurn.has(key);
   }
 
   /** Items in view now, in the order the model reads them: always-loaded, then history. */
@@ -481,13 +955,16 @@ class Walk {
     const out: Item[] = [];
     for (const item of this.view.values()) if (this.alwaysKeys.has(item.key)) out.push(item);
     for (const message of this.window.order) {
-      for (const item of this.items[message] ?? []) if (this.view.has(item.key)) out.push(item);
+      for (const item of this.input.items[message] ?? []) if (this.view.has(item.key)) out.push(item);
     }
     return out;
   }
 
   history(): number[] {
     const live = new Set(this.window.order);
-    return this.messages.map((_, i) => i).filter((i) => !live.has(i));
+    return this.input.messages.map((_, i) => i).filter((i) => !live.has(i));
   }
 }
+
+/** OpenCode's compaction request (a user message with a compaction part) is no user's prompt. */
+const isCompactionRequest = (message: StoredMessage): boolean => message.parts.some((p) => p?.type === 'compaction');

@@ -11,6 +11,7 @@ import { recordedRoots } from './attribute';
 import { emptyOmissions, type Omissions, type ReportInput } from './build-report';
 import { calibrate, promptOf } from './calibrate';
 import type { UsageInput } from './figures';
+import { providerFamily, type ProviderFamily } from './providers';
 import { liveWindow, targetModel, type StoredMessage } from './request-view';
 import { workspaceContributions, type WorkspaceSnapshot } from './workspace-items';
 
@@ -25,6 +26,8 @@ export interface MessageHeader {
 /** What the analysis of every message depends on besides the message itself. */
 export interface SessionFacts {
   targetModel: string | undefined;
+  /** The provider family the next request goes to: its tokenizer and vision rule. */
+  family: ProviderFamily;
   /** Folders the agent recorded it ran in (for absolute paths in user messages). */
   sessionRoots: string[];
 }
@@ -47,8 +50,11 @@ export interface PipelineInput {
 
 export function sessionFacts(headers: readonly MessageHeader[]): SessionFacts {
   const skeletons = headers.map(skeleton);
+  const target = targetModel(skeletons);
+  const [provider, ...model] = (target ?? '').split('/');
   return {
-    targetModel: targetModel(skeletons),
+    targetModel: target,
+    family: providerFamily(provider, model.join('/')),
     sessionRoots: [...new Set(skeletons.flatMap((m) => recordedRoots(m)))],
   };
 }
@@ -87,7 +93,14 @@ export function reportInput(input: PipelineInput & { plan?: AnalysisPlan }): Omi
   const warnings = [...input.warnings];
   const alwaysLoaded = workspaceContributions(input.workspace).map((c) => toItem(c, input.estimator, warnings));
   const messages = analyses.map((a) => a.skeleton);
-  const calibration = calibrate({ messages, items: analyses.map((a) => a.items), alwaysLoaded, usage: input.usage });
+  const calibration = calibrate({
+    messages,
+    items: analyses.map((a) => a.items),
+    alwaysLoaded,
+    usage: input.usage,
+    changes: runtimeFileChanges(input.workspace),
+    reasoningCopies: analyses.map((a) => a.reasoningCopies),
+  });
   const history = new Set(calibration.history);
   const omissions = emptyOmissions();
   const mentions: ReportInput['mentions'] = [];
@@ -117,6 +130,22 @@ export function reportInput(input: PipelineInput & { plan?: AnalysisPlan }): Omi
     mentions,
     warnings: [...new Set(warnings)],
   };
+}
+
+/**
+ * When the files OpenCode puts in every request last changed on disk: a call after that change
+ * may carry a different runtime prompt (instructions, the skill catalog).
+ */
+function runtimeFileChanges(workspace: PipelineInput['workspace']): { at: number; what: string }[] {
+  const instructions = new Set(workspace.instructions.map((i) => i.path));
+  const skills = new Set(workspace.skills.map((s) => s.path));
+  return workspace.stamps.flatMap((stamp) =>
+    instructions.has(stamp.path)
+      ? [{ at: stamp.mtimeMs, what: `instructions (${stamp.path})` }]
+      : skills.has(stamp.path)
+        ? [{ at: stamp.mtimeMs, what: `skill catalog (${stamp.path})` }]
+        : [],
+  );
 }
 
 /** The newest assistant message that reported tokens, with the convention its data follows. */

@@ -41,13 +41,14 @@ export type ToolResult =
 
 export type SentPart =
   | { kind: 'text'; index: number; text: string; synthetic: boolean }
-  | { kind: 'reasoning'; index: number; text: string }
+  | { kind: 'reasoning'; index: number; text: string; metadata?: Record<string, unknown> }
   | { kind: 'file'; index: number; file: FilePart }
   | { kind: 'compaction'; index: number; text: string }
   | { kind: 'subtask'; index: number; text: string; description: string }
   | { kind: 'tool'; index: number; tool: ToolPart; result: ToolResult };
 
-export type OmissionKind = 'ignored-text' | 'file-read-at-prompt' | 'unsigned-reasoning' | 'bookkeeping' | 'unknown';
+export type OmissionKind =
+  'ignored-text' | 'file-read-at-prompt' | 'unsigned-reasoning' | 'unencrypted-reasoning' | 'bookkeeping' | 'unknown';
 
 export interface Omission {
   index: number;
@@ -143,7 +144,16 @@ function assistantView(message: StoredMessage, options: ViewOptions): MessageVie
         const signed = isSignedReasoning(part.metadata);
         if (needsReasoningSignature(info) && !signed) {
           omitted.push({ index, kind: 'unsigned-reasoning', bytes: bytesOf(part.text) });
-        } else if (part.text !== '') sent.push({ kind: 'reasoning', index, text: part.text });
+        } else if (sendsEncryptedReasoningOnly(info, part.metadata) && !hasEncryptedReasoning(part.metadata)) {
+          // OpenAI's Responses API without stored items: only reasoning with its encrypted content goes back.
+          omitted.push({ index, kind: 'unencrypted-reasoning', bytes: bytesOf(part.text) });
+        } else if (part.text !== '' || hasEncryptedReasoning(part.metadata))
+          sent.push({
+            kind: 'reasoning',
+            index,
+            text: part.text,
+            ...(part.metadata ? { metadata: part.metadata } : {}),
+          });
         return;
       }
       case 'tool':
@@ -154,6 +164,21 @@ function assistantView(message: StoredMessage, options: ViewOptions): MessageVie
     }
   });
   return { skipped: sent.length === 0 ? 'empty' : null, sent, omitted };
+}
+
+/**
+ * Providers on OpenAI's SDK with `store: false` (OpenCode's default for openai and azure): a
+ * reasoning part is sent back as an item with its `encrypted_content`, or not at all.
+ */
+const sendsEncryptedReasoningOnly = (info: MessageInfo, metadata: Record<string, unknown> | undefined): boolean =>
+  /^(openai|azure)$/i.test(info.providerID ?? '') || typeof metadata?.openai === 'object';
+
+function hasEncryptedReasoning(metadata: Record<string, unknown> | undefined): boolean {
+  for (const key of ['openai', 'azure']) {
+    const value = metadata?.[key] as { reasoningEncryptedContent?: unknown } | undefined;
+    if (typeof value?.reasoningEncryptedContent === 'string' && value.reasoningEncryptedContent !== '') return true;
+  }
+  return false;
 }
 
 function isSignedReasoning(metadata: Record<string, unknown> | undefined): boolean {

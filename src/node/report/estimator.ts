@@ -1,8 +1,9 @@
 /**
- * Token estimators. The default is a real BPE tokenizer: o200k_base through ai-tokenizer, a
- * pure-JavaScript implementation with the same counts as tiktoken at several times its speed
- * and without its WASM start-up. chars/4 is the cheap, model-free alternative. Neither is
- * exact for the agent's model: the report calibrates both by the provider's own counts.
+ * Token estimators. The default is a real BPE tokenizer through ai-tokenizer, a pure-JavaScript
+ * implementation with the same counts as tiktoken at several times its speed and without its
+ * WASM start-up: o200k_base, or the Claude table for Anthropic models (core/providers.ts).
+ * chars/4 is the cheap, model-free alternative. None is exact for the agent's model: the report
+ * calibrates them all by the provider's own counts.
  */
 import Tokenizer from 'ai-tokenizer';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project';
 import type { EstimatorId } from '../../shared/wire';
 import type { Estimator } from '../core/analyze';
+import { familyRules, type Encoding, type ProviderFamily } from '../core/providers';
 
 export type { Estimator };
 
@@ -25,7 +27,7 @@ const LONG_RUN = /\S{256,}/g;
 const RUN_SLICE = 128;
 const CHUNK = 16 * 1024;
 
-export type Encoding = 'o200k_base' | 'cl100k_base';
+export type { Encoding };
 const encoders = new Map<Encoding, Tokenizer>();
 // The encoding tables are megabytes of JavaScript: loaded on first use, not at start-up (a
 // chars/4 report never needs them).
@@ -87,7 +89,7 @@ function countChunked(enc: Tokenizer, text: string): number {
   return total;
 }
 
-function countBpe(text: string, encoding: Encoding = 'o200k_base'): number {
+function countBpe(text: string, encoding: Encoding): number {
   const enc = tokenizer(encoding);
   let total = 0;
   let last = 0;
@@ -103,26 +105,54 @@ function countBpe(text: string, encoding: Encoding = 'o200k_base'): number {
   return total;
 }
 
-export const bpeEstimator: Estimator = {
-  id: 'bpe',
-  method: 'o200k_base BPE',
-  sampleLimit: BPE_SAMPLE_LIMIT,
-  count(text) {
-    if (text.length === 0) return 0;
-    if (text.length <= BPE_SAMPLE_LIMIT) return countBpe(text);
-    // Sample the head, middle and tail and extrapolate: bounded time for a 50 MB output.
-    const third = Math.floor(BPE_SAMPLE_LIMIT / 3);
-    const middle = Math.floor(text.length / 2 - third / 2);
-    const sampled =
-      countBpe(text.slice(0, third)) +
-      countBpe(text.slice(middle, middle + third)) +
-      countBpe(text.slice(text.length - third));
-    return Math.round((sampled * text.length) / (third * 3));
-  },
-};
+/** Tokens of a text in an encoding, sampled (head, middle, tail) above the sample limit. */
+export function countEncoded(text: string, encoding: Encoding): number {
+  if (text.length === 0) return 0;
+  if (text.length <= BPE_SAMPLE_LIMIT) return countBpe(text, encoding);
+  // Sample the head, middle and tail and extrapolate: bounded time for a 50 MB output.
+  const third = Math.floor(BPE_SAMPLE_LIMIT / 3);
+  const middle = Math.floor(text.length / 2 - third / 2);
+  const sampled =
+    countBpe(text.slice(0, third), encoding) +
+    countBpe(text.slice(middle, middle + third), encoding) +
+    countBpe(text.slice(text.length - third), encoding);
+  return Math.round((sampled * text.length) / (third * 3));
+}
+
+function bpeFor(encoding: Encoding, multiplier: number, method: string): Estimator {
+  return {
+    id: 'bpe',
+    key: `bpe:${encoding}${multiplier === 1 ? '' : `x${multiplier}`}`,
+    encoding,
+    multiplier,
+    method,
+    sampleLimit: BPE_SAMPLE_LIMIT,
+    count: (text) =>
+      multiplier === 1 ? countEncoded(text, encoding) : Math.round(countEncoded(text, encoding) * multiplier),
+  };
+}
+
+export const bpeEstimator: Estimator = bpeFor('o200k_base', 1, 'o200k_base BPE');
+
+const byFamily = new Map<ProviderFamily, Estimator>();
+
+/** The BPE estimator for a provider family: the Claude table (×1.1) for Anthropic, o200k otherwise. */
+export function bpeEstimatorFor(family: ProviderFamily): Estimator {
+  let found = byFamily.get(family);
+  if (!found) {
+    const rules = familyRules(family);
+    found =
+      rules.encoding === 'o200k_base' && rules.multiplier === 1
+        ? bpeEstimator
+        : bpeFor(rules.encoding, rules.multiplier, rules.tokenizer);
+    byFamily.set(family, found);
+  }
+  return found;
+}
 
 export const chars4Estimator: Estimator = {
   id: 'chars4',
+  key: 'chars4',
   method: 'chars/4',
   count(text) {
     return Math.ceil(text.length / 4);
@@ -140,9 +170,7 @@ export function estimatorFor(id: EstimatorId): Estimator {
 export function memoized(estimator: Estimator, minLength = 1024): Estimator {
   const counts = new Map<string, number>();
   return {
-    id: estimator.id,
-    method: estimator.method,
-    ...(estimator.sampleLimit === undefined ? {} : { sampleLimit: estimator.sampleLimit }),
+    ...estimator,
     count(text) {
       if (text.length < minLength) return estimator.count(text);
       let n = counts.get(text);

@@ -29,7 +29,8 @@ import { resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
 import type { MessageRow, MessageStamp, ReadSnapshot, Store } from '../storage/store';
 import { latestAcpUsage } from '../usage';
-import { chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
+import { familyRules } from '../core/providers';
+import { bpeEstimatorFor, chars4Estimator, estimatorFor, memoized, type Estimator } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { claimTokenPool, PARALLEL_MIN_CHARS, type TokenPool } from './token-pool';
 import { ReportCache, stampOf, type CachedMessage } from './report-cache';
@@ -175,6 +176,7 @@ export class ReportService {
         attribution: collected.attribution,
         estimator: chars4Estimator,
         targetModel: collected.facts.targetModel,
+        family: familyRules(collected.facts.family),
         keepText: true,
       });
       analysis.items.forEach((item, k) => {
@@ -190,19 +192,32 @@ export class ReportService {
    * it never holds a read transaction (or, on SQLite, the connection's queue) open.
    */
   private async collect(request: ReportRequest): Promise<Collected> {
-    const estimator = memoized(estimatorFor(request.estimator ?? 'bpe'));
-    const read = await this.read(request, estimator);
+    const read = await this.read(request);
     if (read.kind === 'unchanged')
       return { ...read.collected, input: { ...read.collected.input, generatedAt: this.now() } };
     const { cache } = this;
-    const { workspace, sessionId, snapshot, attribution, headers, rows, wants, plan, scope, usage, warnings } = read;
+    const {
+      workspace,
+      sessionId,
+      snapshot,
+      attribution,
+      headers,
+      rows,
+      wants,
+      plan,
+      scope,
+      usage,
+      warnings,
+      estimator,
+    } = read;
     const { facts } = plan;
+    const family = familyRules(facts.family);
     // Much live text to tokenize: threads count it while this one attributes.
     const fresh = wants.flatMap((want, index) => (!want.cached && want.chosen === estimator ? [index] : []));
     const freshBytes = fresh.reduce((n, i) => n + headers[i]!.size, 0);
     const pool =
       estimator.id === 'bpe' && freshBytes >= (this.options.parallelMinChars ?? PARALLEL_MIN_CHARS)
-        ? claimTokenPool()
+        ? claimTokenPool(estimator.encoding, estimator.multiplier)
         : null;
     try {
       const context = { ...attribution, sessionRoots: facts.sessionRoots };
@@ -216,6 +231,7 @@ export class ReportService {
           attribution: context,
           estimator: chosen,
           targetModel: facts.targetModel,
+          family,
           rough: wants[index]!.rough,
           keepText,
         });
@@ -265,7 +281,7 @@ export class ReportService {
         facts,
         stamps: new Map(headers.map((h) => [h.id, h.stamp])),
       };
-      cache.remember(`${estimator.id}\u0000${read.digest}`, collected);
+      cache.remember(`${request.estimator ?? 'bpe'}\u0000${read.digest}`, collected);
       return collected;
     } finally {
       await pool?.close();
@@ -273,8 +289,9 @@ export class ReportService {
   }
 
   /** The reads of a report, in one snapshot: the session, its rows, its usage, the workspace files. */
-  private async read(request: ReportRequest, estimator: Estimator) {
+  private async read(request: ReportRequest) {
     const { cache, store } = this;
+    const asked = request.estimator ?? 'bpe';
     return store.snapshot(async (read) => {
       const workspace = await read.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
@@ -301,15 +318,17 @@ export class ReportService {
         const stamps = await read.messageStamps(workspace.id, sessionId);
         digest.update(stamps.map((s) => `${s.id}:${stampOf(s)}`).join('\n'));
         // Nothing changed since a report of this process: its whole input stands.
-        const seen = cache.collected<Collected>(`${estimator.id}\u0000${digest.copy().digest('hex')}`);
+        const seen = cache.collected<Collected>(`${asked}\u0000${digest.copy().digest('hex')}`);
         if (seen) return { kind: 'unchanged' as const, collected: seen };
         headers = await this.headers(read, root, stamps, rows);
       }
 
-      // Which messages need analysing, and with which estimator: their rows are read here.
+      // Which messages need analysing, and with which estimator — the tokenizer of the model
+      // family the session talks to — their rows are read here.
       const plan = analysisPlan(headers);
+      const estimator = memoized(asked === 'bpe' ? bpeEstimatorFor(plan.facts.family) : estimatorFor(asked));
       const scope = [
-        estimator.id,
+        estimator.key,
         root,
         attribution.skillNames!.join('\u0001'),
         plan.facts.targetModel ?? '',
@@ -320,7 +339,8 @@ export class ReportService {
         const chosen: Estimator = good ? estimator : chars4Estimator;
         const cached = cache.get(scope, h.id, h.stamp)?.analysis;
         // A message analysed live keeps its better estimate when it later becomes history.
-        const usable = cached && (cached.estimator === chosen.id || cached.estimator === estimator.id) ? cached : null;
+        const usable =
+          cached && (cached.estimator === chosen.key || cached.estimator === estimator.key) ? cached : null;
         return { chosen, rough: !good, cached: usable };
       });
       const missing = headers.filter((h, i) => !wants[i]!.cached && !rows.has(h.id)).map((h) => h.id);
@@ -338,6 +358,7 @@ export class ReportService {
         scope,
         usage,
         warnings,
+        estimator,
         digest: digest.digest('hex'),
       };
     });
@@ -536,7 +557,8 @@ function countOnThreads(
     analysis.items.forEach((item, k) => {
       filled.push(
         Promise.all(texts[k]!.map(ask)).then((counts) => {
-          item.tokens = counts.reduce((a, b) => a + b, 0);
+          item.tokens = counts.reduce((a, b) => a + b, 0) + (item.vision ?? 0);
+          if (item.producedTexts) item.produced = counts.slice(0, item.producedTexts).reduce((a, b) => a + b, 0);
         }),
       );
     });

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Encoding } from '../core/providers';
 import type { CountAnswer, CountRequest } from './token-worker';
 
 /** Below this many characters of live text to tokenize, counting stays on the main thread. */
@@ -39,15 +40,15 @@ interface Batch {
 const emptyBatch = (): Batch => ({ texts: [], chars: 0, resolve: [], reject: [] });
 
 /** Worker code: the compiled worker beside this bundle, or the TypeScript source through tsx. */
-function spawn(): Worker {
+function spawn(encoding: Encoding): Worker {
   const here = import.meta.url;
-  if (here.endsWith('.mjs')) return new Worker(new URL('./token-worker.mjs', here));
+  if (here.endsWith('.mjs')) return new Worker(new URL('./token-worker.mjs', here), { workerData: { encoding } });
   // tsx's ESM entry (require.resolve would give its CommonJS one).
   const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'));
   const target = new URL('./token-worker.ts', here);
   return new Worker(
     `import(${JSON.stringify(tsx.href)}).then(({ register }) => { register(); return import(${JSON.stringify(target.href)}); });`,
-    { eval: true },
+    { eval: true, workerData: { encoding } },
   );
 }
 
@@ -58,9 +59,9 @@ let active: TokenPool | null = null;
  * concurrent cold reports never multiply threads (and their memory); the second counts on its
  * own thread instead.
  */
-export function claimTokenPool(): TokenPool | null {
+export function claimTokenPool(encoding: Encoding = 'o200k_base', multiplier = 1): TokenPool | null {
   if (active || tokenizerThreads() === 0) return null;
-  active = new TokenPool();
+  active = new TokenPool(tokenizerThreads(), encoding, multiplier);
   return active;
 }
 
@@ -72,9 +73,13 @@ export class TokenPool {
   private closing = false;
 
   /** Starts the threads now: each loads the tokenizer while the caller reads and attributes. */
-  constructor(size = tokenizerThreads()) {
+  constructor(
+    size = tokenizerThreads(),
+    private readonly encoding: Encoding = 'o200k_base',
+    private readonly multiplier = 1,
+  ) {
     for (let i = 0; i < size; i++) {
-      const thread: { worker: Worker; busy: Batch | null } = { worker: spawn(), busy: null };
+      const thread: { worker: Worker; busy: Batch | null } = { worker: spawn(encoding), busy: null };
       thread.worker.on('message', ({ counts, error }: CountAnswer) => {
         const batch = thread.busy!;
         thread.busy = null;
@@ -131,7 +136,12 @@ export class TokenPool {
       }
       thread.busy = batch;
       thread.worker.ref();
-      thread.worker.postMessage({ id: 0, texts: batch.texts } satisfies CountRequest);
+      thread.worker.postMessage({
+        id: 0,
+        texts: batch.texts,
+        encoding: this.encoding,
+        multiplier: this.multiplier,
+      } satisfies CountRequest);
     }
   }
 

@@ -1,13 +1,16 @@
 /**
- * A tokenizer thread: counts the texts it is sent with the BPE estimator (the same code as on
+ * A tokenizer thread: counts the texts it is sent in the encoding asked for (the same code as on
  * the main thread) and answers with the counts, in order. See token-pool.ts.
  */
-import { parentPort } from 'node:worker_threads';
-import { bpeEstimator } from './estimator';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Encoding } from '../core/providers';
+import { countEncoded } from './estimator';
 
 export interface CountRequest {
   id: number;
   texts: string[];
+  encoding: Encoding;
+  multiplier: number;
 }
 export interface CountAnswer {
   id: number;
@@ -16,11 +19,14 @@ export interface CountAnswer {
 }
 
 // Load the tokenizer at once: the pool starts threads before it has work for them.
-bpeEstimator.count(' ');
+countEncoded(' ', (workerData as { encoding?: Encoding } | null)?.encoding ?? 'o200k_base');
 
-parentPort!.on('message', ({ id, texts }: CountRequest) => {
+parentPort!.on('message', ({ id, texts, encoding, multiplier }: CountRequest) => {
   try {
-    parentPort!.postMessage({ id, counts: texts.map((text) => bpeEstimator.count(text)) } satisfies CountAnswer);
+    const counts = texts.map((text) =>
+      multiplier === 1 ? countEncoded(text, encoding) : Math.round(countEncoded(text, encoding) * multiplier),
+    );
+    parentPort!.postMessage({ id, counts } satisfies CountAnswer);
   } catch (error) {
     parentPort!.postMessage({
       id,

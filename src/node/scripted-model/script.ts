@@ -15,6 +15,12 @@ export interface ScriptedToolCall {
 export interface ScriptedStep {
   /** Visible reasoning, streamed as `reasoning_content` before the answer. */
   reasoning?: string;
+  /**
+   * Reasoning tokens this step spends that nobody sees (as OpenAI's and Anthropic's models do):
+   * reported in its usage, and — where the provider keeps it (ScriptedFamily.hiddenReasoning) —
+   * counted again in the prompts that follow.
+   */
+  hidden?: number;
   text?: string;
   tools?: ScriptedToolCall[];
   /** Answer with this HTTP status and message instead (a provider error). */
@@ -84,4 +90,34 @@ export function answer(script: Script, request: ChatRequest, roles: Roles): Answ
     return step ? { kind: 'step', step, turn, index } : { kind: 'fallback', text: script.fallback };
   }
   return { kind: 'fallback', text: script.fallback };
+}
+
+/**
+ * The hidden reasoning a request carries, by the steps its assistant messages answered: every
+ * earlier step of the session (`session`), or only those of the current turn (`turn`: dropped at
+ * the next user message). A message of a turn the script does not know carries none.
+ */
+export function hiddenInRequest(script: Script, request: ChatRequest, scope: 'turn' | 'session'): number {
+  let turn: ScriptedTurn | undefined;
+  let step = 0;
+  let total = 0;
+  let current = 0;
+  for (const message of request.messages) {
+    if (message.role === 'user') {
+      const text = ownWords(message);
+      const found = script.turns.find((t) => text.includes(t.when));
+      // Media moved out of a tool result come as a user message: not a new turn.
+      if (text.startsWith('Attached media from tool result')) continue;
+      turn = found;
+      step = 0;
+      current = 0;
+      continue;
+    }
+    if (message.role !== 'assistant') continue;
+    const hidden = turn?.steps[step]?.hidden ?? 0;
+    step++;
+    total += hidden;
+    current += hidden;
+  }
+  return scope === 'session' ? total : current;
 }

@@ -6,21 +6,31 @@
  * Usage is reported the way OpenAI reports it: `prompt_tokens` counts the whole prompt
  * (see prompt-tokens.ts) and `prompt_tokens_details.cached_tokens` the part of it that repeats
  * the previous request's prefix, in 128-token blocks from 1,024 tokens on.
+ *
+ * It can behave like a provider family (ScriptedFamily): count with another tokenizer, charge
+ * images by a family's vision rule, never count reasoning sent back (a local model), and spend
+ * hidden reasoning that it reports as reasoning tokens (OpenAI) or inside the output (Anthropic)
+ * and keeps in the prompts that follow, for the rest of the turn or the session.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { createHash } from 'node:crypto';
-import { encodingCounter, type Encoding } from '../report/estimator';
+import type { ProviderFamily } from '../core/providers';
+import type { Encoding } from '../report/estimator';
 import {
+  countingRules,
+  DEFAULT_RULES,
+  messagePieces,
   messageTokens,
+  pieceTokens,
   promptTokens,
   REPLY_PRIMING_TOKENS,
   toolSchemaTokens,
   type ChatRequest,
-  type TokenCounter,
+  type CountingRules,
 } from './prompt-tokens';
-import { answer, type Answer, type Roles, type Script } from './script';
+import { answer, hiddenInRequest, type Answer, type Roles, type Script } from './script';
 
 export interface RecordedRequest {
   /** 1-based, in arrival order. */
@@ -28,6 +38,8 @@ export interface RecordedRequest {
   kind: Answer['kind'];
   body: ChatRequest;
   usage: ReportedUsage;
+  /** What the prompt held beyond its visible text: hidden reasoning kept, images by the vision rule. */
+  charged: { hidden: number; media: number };
 }
 
 export interface ReportedUsage {
@@ -35,6 +47,20 @@ export interface ReportedUsage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+/** How the model behaves like a provider family (default: o200k, flat image cost, no hidden reasoning). */
+export interface ScriptedFamily {
+  encoding?: Encoding;
+  /** Whose published rule images cost (default: a flat 85 tokens). */
+  vision?: ProviderFamily | 'flat';
+  /** Whether reasoning sent back with earlier messages counts (false: a local model that drops it). */
+  receivesReasoning?: boolean;
+  /** How long hidden reasoning (ScriptedStep.hidden) stays in the prompt: the turn, or the session. */
+  hiddenReasoning?: 'turn' | 'session';
+  /** Reported as `completion_tokens_details.reasoning_tokens` (OpenAI) or only inside the output (Anthropic). */
+  reportsReasoningTokens?: boolean;
 }
 
 export interface ScriptedModelOptions extends Roles {
@@ -43,6 +69,18 @@ export interface ScriptedModelOptions extends Roles {
   onRequest?: (request: RecordedRequest) => void;
   /** The tokenizer the model counts prompts with (default o200k_base). */
   encoding?: Encoding;
+  family?: ScriptedFamily;
+}
+
+/** The counting rules of a family. */
+export function familyCounting(family: ScriptedFamily = {}, encoding?: Encoding): CountingRules {
+  const chosen = family.encoding ?? encoding;
+  if (!chosen && !family.vision && family.receivesReasoning !== false) return DEFAULT_RULES;
+  return countingRules({
+    ...(chosen ? { encoding: chosen } : {}),
+    ...(family.vision ? { vision: family.vision } : {}),
+    reasoning: family.receivesReasoning ?? true,
+  });
 }
 
 const CACHE_BLOCK = 128;
@@ -50,7 +88,8 @@ const CACHE_MINIMUM = 1024;
 
 export function scriptedModelApp(options: ScriptedModelOptions): Hono {
   const app = new Hono();
-  const count: TokenCounter = encodingCounter(options.encoding ?? 'o200k_base');
+  const family = options.family ?? {};
+  const rules = familyCounting(family, options.encoding);
   let seq = 0;
   // The previous request of each conversation, for the cached prefix.
   const previous = new Map<string, ChatRequest>();
@@ -66,21 +105,32 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
     const body = (await c.req.json()) as ChatRequest;
     const reply = answer(options.script, body, options);
     const key = conversationKey(body);
-    const usageFor = (text: string): ReportedUsage => {
-      const prompt = promptTokens(body, count);
-      const cached = cachedTokens(previous.get(key), body, count);
-      const completion = Math.max(1, count(text));
+    const step = reply.kind === 'step' ? reply.step : null;
+    const hiddenKept = family.hiddenReasoning ? hiddenInRequest(options.script, body, family.hiddenReasoning) : 0;
+    const media = body.messages.reduce(
+      (n, m) => n + messagePieces(m).reduce((k, p) => k + (p.kind === 'media' ? pieceTokens(p, rules) : 0), 0),
+      0,
+    );
+    const charged = { hidden: hiddenKept, media };
+    const usageFor = (text: string, reasoning = ''): ReportedUsage => {
+      const prompt = promptTokens(body, rules) + hiddenKept;
+      const cached = cachedTokens(previous.get(key), body, rules);
+      const hidden = step?.hidden ?? 0;
+      const thought = (reasoning ? rules.count(reasoning) : 0) + hidden;
+      const completion = Math.max(1, rules.count(text) + thought);
       return {
         prompt_tokens: prompt,
         completion_tokens: completion,
         total_tokens: prompt + completion,
         prompt_tokens_details: { cached_tokens: cached },
+        ...(thought > 0 && family.reportsReasoningTokens !== false
+          ? { completion_tokens_details: { reasoning_tokens: thought } }
+          : {}),
       };
     };
-    const step = reply.kind === 'step' ? reply.step : null;
     if (step?.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));
     if (step?.fail) {
-      options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage: usageFor('') });
+      options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage: usageFor(''), charged });
       return c.json({ error: { message: step.fail.message, type: 'scripted_error' } }, step.fail.status as 500);
     }
     const text = step ? (step.text ?? '') : (reply as { text: string }).text;
@@ -93,8 +143,8 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
       type: 'function' as const,
       function: { name: tool.name, arguments: JSON.stringify(tool.args) },
     }));
-    const usage = usageFor(`${step?.reasoning ?? ''}${text}${toolCalls.map((t) => t.function.arguments).join('')}`);
-    options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage });
+    const usage = usageFor(`${text}${toolCalls.map((t) => t.function.arguments).join('')}`, step?.reasoning ?? '');
+    options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage, charged });
     if (reply.kind !== 'title') previous.set(key, body);
     const id = `chatcmpl-scripted-${seq}`;
     const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
@@ -164,13 +214,13 @@ function conversationKey(request: ChatRequest): string {
 export function cachedTokens(
   before: ChatRequest | undefined,
   now: ChatRequest,
-  count: TokenCounter = encodingCounter('o200k_base'),
+  rules: CountingRules = DEFAULT_RULES,
 ): number {
   if (!before || JSON.stringify(before.tools ?? []) !== JSON.stringify(now.tools ?? [])) return 0;
-  let shared = REPLY_PRIMING_TOKENS + toolSchemaTokens(now.tools, count);
+  let shared = REPLY_PRIMING_TOKENS + toolSchemaTokens(now.tools, rules);
   for (let i = 0; i < Math.min(before.messages.length, now.messages.length); i++) {
     if (JSON.stringify(before.messages[i]) !== JSON.stringify(now.messages[i])) break;
-    shared += messageTokens(now.messages[i]!, count);
+    shared += messageTokens(now.messages[i]!, rules);
   }
   return shared < CACHE_MINIMUM ? 0 : Math.floor(shared / CACHE_BLOCK) * CACHE_BLOCK;
 }

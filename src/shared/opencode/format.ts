@@ -50,6 +50,12 @@ export interface MessageInfo {
   tokens?: Tokens;
   path?: { cwd?: string; root?: string };
   time: { created?: number; completed?: number };
+  /**
+   * What a user message asked of the runtime besides its text — the tools it turned on or off,
+   * a system prompt of its own, a variant — as one comparable string: a change means OpenCode's
+   * own prompt and tool schemas may have changed.
+   */
+  runtime?: string;
 }
 
 export interface TextPart {
@@ -164,6 +170,9 @@ export function parseInfo(value: unknown, warn: (message: string) => void): Mess
   const errorName =
     error === undefined || error === null ? undefined : isObject(error) ? (str(error.name) ?? 'error') : 'error';
   const tokens = parseTokens(value.tokens);
+  const runtime = [value.tools, value.system, value.variant].some((v) => v !== undefined && v !== null)
+    ? JSON.stringify([value.tools ?? null, value.system ?? null, value.variant ?? null])
+    : undefined;
   return {
     role,
     ...(str(value.parentID) ? { parentID: str(value.parentID) } : {}),
@@ -179,6 +188,7 @@ export function parseInfo(value: unknown, warn: (message: string) => void): Mess
     ...(tokens ? { tokens } : {}),
     ...(path ? { path: { cwd: str(path.cwd), root: str(path.root) } } : {}),
     time: { created: num(time.created), completed: num(time.completed) },
+    ...(runtime ? { runtime } : {}),
   };
 }
 
