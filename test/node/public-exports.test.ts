@@ -1,0 +1,138 @@
+/**
+ * The report on real sessions that users published (test/fixtures/public, with their provenance
+ * in sources.json): Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
+ * generations, DeepSeek, GLM, a model switch, a compaction. There is no recorded request to
+ * compare with, so the report is held to what the providers' own counts allow:
+ *
+ * - the runtime item (OpenCode's system prompt and tool schemas) is what the first call of a
+ *   combination of agent and model measured, measured again only where the rows show the
+ *   runtime changed — never to absorb growth;
+ * - what each call added, by its estimates, follows the growth the provider measured for it
+ *   (less the hidden reasoning the provider kept, plus what it dropped), within ±40 %, for nine
+ *   calls in ten at least;
+ * - hidden reasoning is measured apart, and what each provider does with reasoning is what the
+ *   counts show (kept within a turn, dropped at a new user message, received back or not).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { acpUsageRow } from '../../src/node/usage';
+import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
+import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
+
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
+const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
+  file: string;
+  url: string;
+  kept: string;
+}[];
+
+let fx: Fixture | undefined;
+afterEach(() => fx?.cleanup());
+
+/** A public export as the bridge would store it, with an ACP total of its last measured call. */
+async function reportOfExport(file: string): Promise<ContextReport> {
+  const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
+  fx = createFixture();
+  let last = 0;
+  for (const row of messageRows(exported)) {
+    fx.store.now.insertMessage({ ...row, workspaceId: WS, sessionId: 'ses_public' });
+    last = Math.max(last, row.timeUpdated);
+  }
+  const measured = exported.messages
+    .filter((m) => m.info.role === 'assistant' && !m.info.summary)
+    .map((m) => m.info.tokens as { input: number; cache: { read: number; write: number } } | undefined)
+    .filter((t) => t && t.input + t.cache.read + t.cache.write > 0)
+    .at(-1)!;
+  const used = measured.input + measured.cache.read + measured.cache.write;
+  fx.store.now.insertUsage(acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
+  const report = await reportOf(fx, { items: 'all' });
+  expect(contextReportSchema.safeParse(report).success).toBe(true);
+  return report;
+}
+
+/** What the rows may give as the reason the runtime was measured (again). */
+const ROW_REASONS =
+  /^(first call|another agent|another model|other tools or system prompt asked for|tools or system prompt back to the defaults)(, as measured before)?$/;
+
+/** What each provider is known to do, from these sessions' counts (docs/opencode.md). */
+const EXPECT: Record<string, (r: ContextReport) => void> = {
+  'anthropic-claude-sonnet-5_pfm-categorization.json': (r) => {
+    // 32,000 tokens of thinking behind a summary: measured apart, not in the runtime item.
+    const hidden = r.remainder!.find((row) => row.kind === 'hidden_reasoning')!;
+    expect(hidden.percentOfUsed!).toBeGreaterThan(15);
+    const runtime = r.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
+    expect(runtime.percentOfUsed!).toBeLessThan(10);
+    expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true });
+  },
+  'openai-gpt-5.6-sol_matugen-theme-sync.json': (r) => {
+    // Every earlier call's encrypted reasoning, kept across turns; counted once per summary part.
+    expect(r.remainder!.find((row) => row.kind === 'hidden_reasoning')!.tokens).toBeGreaterThan(3000);
+    expect(r.timeline!.reduce((n, p) => n + (p.hiddenAdded ?? 0), 0)).toBeGreaterThan(3000);
+    expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true, dropsHiddenAtTurn: false });
+  },
+  'openai-gpt-5.3-codex_dark-factory_crisp-garden.json': (r) => {
+    // OpenCode 1.2.5 with OpenAI: the turn's reasoning is kept within it, dropped at the next user message.
+    expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true, dropsHiddenAtTurn: true });
+  },
+  'openai-gpt-5.3-codex_dark-factory_curious-sailor.json': (r) => {
+    // Before its compaction (history, estimated cheaply) the prompt falls at two new user
+    // messages by the turn's reasoning: dropped there, nothing left unexplained.
+    const falls = r.timeline!.filter((p, i) => i > 0 && p.promptTokens < r.timeline![i - 1]!.promptTokens - 1000);
+    expect(falls.length).toBeGreaterThanOrEqual(2);
+    for (const point of falls) expect(point.hiddenAdded!).toBeLessThan(-1000);
+    expect(r.remainder!.find((row) => row.kind === 'unexplained')).toBeUndefined();
+  },
+  'glm-5_infini_astrbot-anime1.json': (r) => {
+    // Visible reasoning counted for the turn it belongs to; dropped at the next user message.
+    expect(r.calibration!.reasoning).toMatchObject({ visibleCurrentTurnOnly: true });
+    expect(r.excluded.some((e) => e.label.startsWith('Reasoning the provider does not receive'))).toBe(true);
+  },
+  'glm-5.2+gpt-5.6-sol_cap.json': (r) => {
+    // The model switched once: the runtime measured again there, with the reason.
+    expect(r.calibration!.runtime!.changes.map((c) => c.reason)).toContain('another model');
+    // The relay's own jump of 65,751 tokens after an aborted call: unexplained, never in a source.
+    expect(r.remainder!.find((row) => row.kind === 'unexplained')!.tokens).toBeGreaterThan(60_000);
+  },
+  'deepseek-v4-flash-free_tuiptv.json': (r) => {
+    expect(r.calibration!.runtime!.changes.map((c) => c.reason)).toContain('another agent, as measured before');
+  },
+};
+
+describe('public OpenCode sessions', () => {
+  it('are kept with their provenance', () => {
+    expect(SOURCES.length).toBeGreaterThanOrEqual(10);
+    for (const source of SOURCES) {
+      expect(source.url).toMatch(/^https:\/\/github\.com\/.+\/[0-9a-f]{40}\//);
+      expect(['verbatim', 'skeleton']).toContain(source.kept);
+    }
+  });
+
+  for (const { file } of SOURCES) {
+    it(`${file}: the runtime item measures the runtime, and each call's items follow its growth`, async () => {
+      const r = await reportOfExport(file);
+      expect(r.calibration!.mode).toBe('measured');
+      const rows = r.remainder ?? [];
+      expect(r.sources.reduce((n, s) => n + s.scaledTokens!, 0) + rows.reduce((n, row) => n + row.tokens, 0)).toBe(
+        r.actual!.contextUsed,
+      );
+      const changes = r.calibration!.runtime!.changes;
+      for (const change of changes) expect(change.reason).toMatch(ROW_REASONS);
+
+      const timeline = r.timeline!;
+      const changed = new Set(changes.map((c) => c.call));
+      let checked = 0;
+      let within = 0;
+      timeline.forEach((point, index) => {
+        if (index === 0 || changed.has(point.call) || point.events.includes('compaction')) return;
+        const growth = point.promptTokens - timeline[index - 1]!.promptTokens - (point.hiddenAdded ?? 0);
+        const added = (point.addedEstimate ?? 0) - (point.dropped ?? 0);
+        checked++;
+        if (Math.abs(added - growth) <= 0.4 * Math.max(Math.abs(growth), Math.abs(added)) + 64) within++;
+      });
+      if (checked >= 5) expect(within / checked).toBeGreaterThanOrEqual(0.9);
+      EXPECT[file]?.(r);
+    });
+  }
+});
