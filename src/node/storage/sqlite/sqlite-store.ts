@@ -33,7 +33,7 @@ export interface SqliteOptions {
 
 const BUSY_TRY_MS = 25;
 
-export function openSqlite(path: string, options: SqliteOptions = {}): SqliteStore {
+export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteStore> {
   const file = resolve(path);
   if (options.readOnly && !existsSync(file)) {
     throw new StoreOpenError(`database not found: ${file}`, 'database_not_found');
