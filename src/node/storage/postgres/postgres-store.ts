@@ -6,8 +6,10 @@
  * - the report reads inside one `REPEATABLE READ READ ONLY` transaction (one snapshot);
  * - a read-only store's sessions are read-only (`default_transaction_read_only`), so no code
  *   path on it can write;
- * - an unreachable database is `database_unavailable` (503), a lock held too long
- *   `database_busy` (503); a wrong URL or password one line, never the password itself.
+ * - every call is bounded: getting a connection and each query (client-side, so a frozen server
+ *   cannot hang a request) answer `database_timeout` (503) after ~3 s; an unreachable database is
+ *   `database_unavailable`, a lock held too long `database_busy`, a read-only server
+ *   `database_read_only` (503); a wrong URL or password one line, never the password itself.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -19,7 +21,7 @@ import { Queries } from '../sql/queries';
 import { SqlReads, SqlStore, type Runner } from '../sql/sql-store';
 import { StoreOpenError, StoreUnavailable, type ReadSnapshot, type Store } from '../store';
 import { postgresDialect } from './dialect';
-import { kyselyPool } from './pool';
+import { kyselyPool, QueryTimeout } from './pool';
 
 export interface PostgresOptions {
   readOnly: boolean;
@@ -27,6 +29,12 @@ export interface PostgresOptions {
   dataDir?: string | undefined;
   /** Connections per store (default 10). */
   maxConnections?: number;
+  /** Bound on one query, checked by the client too (default 3 s): then `database_timeout`. */
+  queryTimeoutMs?: number;
+  /** Bound on getting a connection, a new one included (default 3 s): then `database_timeout`. */
+  connectTimeoutMs?: number;
+  /** Bound on each statement of a migration at open (default 5 min: an index on a large table). */
+  migrationTimeoutMs?: number;
 }
 
 /** Where the schema version is kept for older programs (SQLite keeps it in PRAGMA user_version). */
@@ -43,11 +51,13 @@ const types = {
 
 export async function openPostgres(url: string, options: PostgresOptions): Promise<PostgresStore> {
   const location = redact(url);
+  const queryTimeoutMs = options.queryTimeoutMs ?? 3000;
   const poolConfig = (statementTimeoutMs: number, lockTimeoutMs: number): pg.PoolConfig => ({
     connectionString: url,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
-    // A write never waits long for a lock (503 database_busy instead); a runaway query is stopped.
+    // A write never waits long for a lock (503 database_busy instead); a runaway query is stopped
+    // by the server too, just before the client gives up on it.
     options: `-c lock_timeout=${lockTimeoutMs} -c statement_timeout=${statementTimeoutMs}${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
     application_name: options.readOnly ? 'investibook (read-only)' : 'investibook',
     types,
@@ -57,20 +67,21 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
   } catch {
     throw new StoreOpenError(`not a valid database URL: ${location}`, 'database_url_invalid');
   }
-  const pool = new pg.Pool({ ...poolConfig(60_000, 1000), max: options.maxConnections ?? 10 });
+  const pool = new pg.Pool({ ...poolConfig(queryTimeoutMs, 1000), max: options.maxConnections ?? 10 });
   // An idle connection that dies (database restarted) must not take the process with it; the
   // next query reconnects or answers 503.
   pool.on('error', () => {});
-  const store = new PostgresStore(pool, location, options);
+  const store = new PostgresStore(pool, location, options, queryTimeoutMs + 250);
   try {
     // Either one is the first round trip: a database that cannot be reached fails here.
     if (options.readOnly) await store.checkSchema();
     else {
       // Migrations wait for another instance's (the lock) and may build indexes on large tables.
-      const migrationPool = new pg.Pool({ ...poolConfig(0, 60_000), max: 1 });
+      const migrationTimeoutMs = options.migrationTimeoutMs ?? 300_000;
+      const migrationPool = new pg.Pool({ ...poolConfig(migrationTimeoutMs, migrationTimeoutMs), max: 1 });
       migrationPool.on('error', () => {});
       const db = new Kysely<unknown>({
-        dialect: new PostgresDialect({ pool: kyselyPool(migrationPool) }),
+        dialect: new PostgresDialect({ pool: kyselyPool(migrationPool, migrationTimeoutMs + 250) }),
       });
       try {
         await store.mapped(() => migrate(db));
@@ -133,9 +144,19 @@ export function storeError(error: unknown): unknown {
   if (error instanceof StoreUnavailable || error instanceof StoreOpenError) return error;
   const code = (error as { code?: unknown })?.code;
   const message = error instanceof Error ? error.message : String(error);
+  // A query the client gave up on, a connection not had in time, a statement the server stopped.
+  if (
+    error instanceof QueryTimeout ||
+    code === '57014' ||
+    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message)
+  ) {
+    return new StoreUnavailable(`the database did not answer in time (${message})`, 'database_timeout', {
+      cause: error,
+    });
+  }
   if (
     (typeof code === 'string' && (CONNECTION_CODES.has(code) || /^(08|57P0)/.test(code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message)
+    /Connection terminated|connect ECONNREFUSED/i.test(message)
   ) {
     return new StoreUnavailable(`the database is unreachable (${code ?? message})`, 'database_unavailable', {
       cause: error,
@@ -146,6 +167,11 @@ export function storeError(error: unknown): unknown {
       cause: error,
     });
   }
+  if (code === '25006') {
+    return new StoreUnavailable(`the database accepts no writes: ${message}`, 'database_read_only', { cause: error });
+  }
+  if (code === '53100')
+    return new StoreUnavailable('the database server’s disk is full', 'disk_full', { cause: error });
   if (code === '28P01' || code === '28000' || code === '3D000') {
     return new StoreOpenError(message, 'database_unreadable', { cause: error });
   }
@@ -160,8 +186,9 @@ export class PostgresStore extends SqlStore {
     private readonly pool: pg.Pool,
     readonly location: string,
     private readonly options: PostgresOptions,
+    queryTimeoutMs: number,
   ) {
-    const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: kyselyPool(pool) }) });
+    const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: kyselyPool(pool, queryTimeoutMs) }) });
     const mapped = <T>(work: () => Promise<T>) => work().catch((error: unknown) => Promise.reject(storeError(error)));
     const run: Runner = { read: mapped, write: mapped };
     super(kysely, new Queries(postgresDialect), run);
