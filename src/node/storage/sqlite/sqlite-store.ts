@@ -5,26 +5,32 @@
  * COMMIT so no other caller slips into it. Writes wait for a lock by short synchronous tries with
  * pauses between them (the connection free meanwhile), so a locked database never blocks the
  * event loop for long, and answer `database_busy` after about a second.
- * A database file deleted or replaced under the server answers `database_unavailable`.
+ *
+ * A write that cannot be made says why: a read-only file or disk `database_read_only`, a full
+ * disk `disk_full`, a file deleted or replaced under the server `database_unavailable`. Nothing
+ * written before is touched; once the disk is writable again, so is the store.
  */
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { type Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
 import { Queries } from '../sql/queries';
 import { SqlReads, SqlStore, type Runner } from '../sql/sql-store';
-import { StoreOpenError, StoreUnavailable, type ReadSnapshot, type Store } from '../store';
+import { StoreOpenError, StoreUnavailable, type ReadSnapshot, type Store, type UnavailableCode } from '../store';
 import { sqliteDialect } from './dialect';
 
 export interface SqliteOptions {
   readOnly?: boolean;
   /** Give up on a locked database after this long (default 1 s). */
   busyBudgetMs?: number;
+  /** Less free space than this on the database's disk is a full disk for checkWritable (default 1 MiB). */
+  minFreeBytes?: number;
 }
 
 const BUSY_TRY_MS = 25;
+const MIN_FREE_BYTES = 1 << 20;
 const STATEMENTS_KEPT = 256;
 
 export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteStore> {
@@ -91,9 +97,12 @@ function preparedOnce(db: Database): SqliteDatabase {
   };
 }
 
-const isBusy = (error: unknown): boolean =>
-  typeof (error as { code?: unknown })?.code === 'string' &&
-  /^SQLITE_(BUSY|LOCKED)/.test((error as { code: string }).code);
+const sqliteCode = (error: unknown): string | null => {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
+};
+
+const isBusy = (error: unknown): boolean => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(error) ?? '');
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -120,7 +129,7 @@ export class SqliteStore extends SqlStore {
     this.txRun = {
       read: mapped,
       write: (work) => {
-        this.checkFile();
+        this.checkWrite();
         return mapped(work);
       },
     };
@@ -152,7 +161,7 @@ export class SqliteStore extends SqlStore {
 
   /** A write, retried while the database is locked, never for more than the busy budget. */
   private async retried<T>(work: () => Promise<T>): Promise<T> {
-    this.checkFile();
+    this.checkWrite();
     const deadline = Date.now() + (this.options.busyBudgetMs ?? 1000);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -171,6 +180,14 @@ export class SqliteStore extends SqlStore {
     });
   }
 
+  /** Before a write: the file is still the one opened, and its disk takes writes. */
+  private checkWrite(): void {
+    this.checkFile();
+    if (this.db.readonly) return; // SQLite itself refuses: SQLITE_READONLY → database_read_only
+    const readOnly = this.readOnlyPath();
+    if (readOnly) throw readOnly;
+  }
+
   /** A database file deleted or replaced under a running server would swallow writes. */
   private checkFile(): void {
     let ino: number | null = null;
@@ -184,9 +201,67 @@ export class SqliteStore extends SqlStore {
     }
   }
 
-  /** SQLite's errors in the store's words. */
+  /** The file, or its folder, on a read-only file system (EROFS even for root), or not ours to write. */
+  private readOnlyPath(): StoreUnavailable | null {
+    for (const [path, codes] of [
+      [this.location, ['EROFS', 'EACCES', 'EPERM']],
+      [dirname(this.location), ['EROFS']],
+    ] as const) {
+      try {
+        accessSync(path, constants.W_OK);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if ((codes as readonly string[]).includes(code)) {
+          return new StoreUnavailable(
+            `The database ${this.location} cannot be written (${code}): its disk is read-only`,
+            'database_read_only',
+            { cause: error },
+          );
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Less room left on the database's disk than a write may need (statfs; unknown counts as room). */
+  private lowOnSpace(): boolean {
+    try {
+      const stats = statfsSync(dirname(this.location));
+      return Number(stats.bavail) * Number(stats.bsize) < (this.options.minFreeBytes ?? MIN_FREE_BYTES);
+    } catch {
+      return false;
+    }
+  }
+
+  private diskFull(cause?: unknown): StoreUnavailable {
+    return new StoreUnavailable(`The disk of the database ${this.location} is full`, 'disk_full', { cause });
+  }
+
+  /** SQLite's errors in the store's words; an I/O error is looked into (a read-only or full disk). */
   private failure(error: unknown): unknown {
-    return isBusy(error) ? this.busy(error) : error;
+    if (error instanceof StoreUnavailable) return error;
+    const code = sqliteCode(error);
+    if (!code) return error;
+    const unavailable = (message: string, kind: UnavailableCode) =>
+      new StoreUnavailable(message, kind, { cause: error });
+    if (isBusy(error)) return this.busy(error);
+    if (code.startsWith('SQLITE_READONLY')) {
+      return unavailable(
+        `The database ${this.location} cannot be written (${code}): it is read-only`,
+        'database_read_only',
+      );
+    }
+    if (code === 'SQLITE_FULL') return this.diskFull(error);
+    if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) {
+      const readOnly = this.db.readonly ? null : this.readOnlyPath();
+      if (readOnly) return readOnly;
+      if (this.lowOnSpace()) return this.diskFull(error);
+      return unavailable(
+        `The database ${this.location} could not be read or written (${code})`,
+        'database_unavailable',
+      );
+    }
+    return error;
   }
 
   snapshot<T>(work: (read: ReadSnapshot) => Promise<T>): Promise<T> {
@@ -197,7 +272,7 @@ export class SqliteStore extends SqlStore {
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    this.checkFile();
+    this.checkWrite();
     const deadline = Date.now() + (this.options.busyBudgetMs ?? 1000);
     for (let attempt = 0; ; attempt++) {
       let began = false;
@@ -232,6 +307,9 @@ export class SqliteStore extends SqlStore {
   async checkWritable(): Promise<void> {
     await this.ping();
     if (this.db.readonly) throw new StoreUnavailable('the database is open read-only', 'database_read_only');
+    const readOnly = this.readOnlyPath();
+    if (readOnly) throw readOnly;
+    if (this.lowOnSpace()) throw this.diskFull();
     // Takes the write lock and lets it go: fails on a read-only file or disk, writes nothing.
     await this.retried(() =>
       this.kysely.connection().execute(async (connection) => {
