@@ -19,7 +19,7 @@ import type { Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
 import { Queries } from '../sql/queries';
 import { SqlReads, SqlStore, type Runner } from '../sql/sql-store';
-import { StoreOpenError, StoreUnavailable, type ReadSnapshot, type Store } from '../store';
+import { StoreOpenError, StoreUnavailable, StoreValueError, type ReadSnapshot, type Store } from '../store';
 import { postgresDialect } from './dialect';
 import { kyselyPool, QueryTimeout } from './pool';
 
@@ -141,7 +141,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EA
 
 /** node-postgres and server errors as the store's own (messages never carry the URL). */
 export function storeError(error: unknown): unknown {
-  if (error instanceof StoreUnavailable || error instanceof StoreOpenError) return error;
+  if (error instanceof StoreUnavailable || error instanceof StoreOpenError || error instanceof StoreValueError) {
+    return error;
+  }
   const code = (error as { code?: unknown })?.code;
   const message = error instanceof Error ? error.message : String(error);
   // A query the client gave up on, a connection not had in time, a statement the server stopped.
@@ -172,6 +174,12 @@ export function storeError(error: unknown): unknown {
   }
   if (code === '53100')
     return new StoreUnavailable('the database server’s disk is full', 'disk_full', { cause: error });
+  // Text PostgreSQL cannot hold (U+0000) that got past the store's own check.
+  if (code === '22021' || code === '22P05') {
+    return new StoreValueError(`the database cannot store this value: ${message}`, 'unstorable_value', {
+      cause: error,
+    });
+  }
   if (code === '28P01' || code === '28000' || code === '3D000') {
     return new StoreOpenError(message, 'database_unreadable', { cause: error });
   }

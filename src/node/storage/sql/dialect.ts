@@ -27,6 +27,8 @@ export interface SqlDialect {
   numeric(column: string): RawBuilder<number | null>;
   /** The row's version where the database keeps one (PostgreSQL's xmin), as text; else null. */
   readonly rowVersion: RawBuilder<string> | null;
+  /** Whether text can hold U+0000 (PostgreSQL's cannot: such an id names nothing stored). */
+  readonly textHoldsNul: boolean;
   /** `column` is one of `values` (PostgreSQL: `= any($1)`, one array parameter however many values). */
   anyOf(column: string, values: readonly string[]): RawBuilder<SqlBool>;
   /** Ids per query when rows are read by id. */

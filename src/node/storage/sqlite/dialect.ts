@@ -16,6 +16,7 @@ export const sqliteDialect: SqlDialect = {
     sql<number | null>`case when typeof(${sql.ref(column)}) in ('integer', 'real') then ${sql.ref(column)} end`,
   rowVersion: null,
   anyOf: (column, values) => sql<SqlBool>`${sql.ref(column)} in (${sql.join(values)})`,
+  textHoldsNul: true,
   idsPerQuery: 500,
   paramsPerStatement: 30_000,
   // AUTOINCREMENT continues after the largest id by itself.

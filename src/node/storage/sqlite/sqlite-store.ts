@@ -18,7 +18,14 @@ import { type Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
 import { Queries } from '../sql/queries';
 import { SqlReads, SqlStore, type Runner } from '../sql/sql-store';
-import { StoreOpenError, StoreUnavailable, type ReadSnapshot, type Store, type UnavailableCode } from '../store';
+import {
+  StoreOpenError,
+  StoreUnavailable,
+  StoreValueError,
+  type ReadSnapshot,
+  type Store,
+  type UnavailableCode,
+} from '../store';
 import { sqliteDialect } from './dialect';
 
 export interface SqliteOptions {
@@ -239,7 +246,7 @@ export class SqliteStore extends SqlStore {
 
   /** SQLite's errors in the store's words; an I/O error is looked into (a read-only or full disk). */
   private failure(error: unknown): unknown {
-    if (error instanceof StoreUnavailable) return error;
+    if (error instanceof StoreUnavailable || error instanceof StoreValueError) return error;
     const code = sqliteCode(error);
     if (!code) return error;
     const unavailable = (message: string, kind: UnavailableCode) =>
