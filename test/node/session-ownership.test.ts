@@ -25,18 +25,25 @@ const call = (app: Awaited<ReturnType<typeof fx.app>>, path: string, init: Reque
 describe('another workspace’s session', () => {
   it('answers like a session that does not exist, on every route, and is never written to', async () => {
     const app = await fx.app();
-    const answers = async (session: string) =>
-      Promise.all(
+    const answers = async (session: string) => {
+      const answer = async (response: Response | Promise<Response>) => {
+        const r = await response;
+        return [r.status, (await r.text()).replaceAll(session, 'SESSION')] as const;
+      };
+      // The reads together, the write after them: a write that starts the session while a read
+      // is under way would make that read's answer depend on timing (replica_behind).
+      const reads = await Promise.all(
         [
           call(app, `/messages?session_id=${session}`),
           call(app, `/usage?session_id=${session}`),
           call(app, `/debug/context?session_id=${session}`),
-          call(app, '/messages', { method: 'POST', body: JSON.stringify({ text: 'hijack', sessionId: session }) }),
-        ].map(async (response) => {
-          const r = await response;
-          return [r.status, (await r.text()).replaceAll(session, 'SESSION')];
-        }),
+        ].map(answer),
       );
+      const write = await answer(
+        call(app, '/messages', { method: 'POST', body: JSON.stringify({ text: 'hijack', sessionId: session }) }),
+      );
+      return [...reads, write];
+    };
     const theirs = await answers('ses_theirs');
     expect(theirs.slice(0, 3).map(([status]) => status)).toEqual([404, 404, 404]);
     // Reading: exactly the answers for a session that does not exist.
