@@ -58,7 +58,7 @@ const CORE = {
     'The report core is pure: no Node built-ins, storage, server, CLI, tokenizer or HTTP error modules (raise core errors).',
 };
 const DRIVERS = {
-  group: ['better-sqlite3', 'pg', 'pg-*'],
+  group: ['better-sqlite3', 'pg', 'pg-*', 'kysely'],
   message: 'Only src/node/storage talks to a database driver: use the Store interface.',
 };
 

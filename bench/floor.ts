@@ -3,16 +3,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 
-export function floor(dbPath: string, workspaceId: string, root: string): number {
+export async function floor(dbPath: string, workspaceId: string, root: string): Promise<number> {
   const started = performance.now();
-  const store = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath, { readOnly: true });
   let n = 0;
   for (const row of store.db
     .prepare('SELECT info, parts FROM messages_v2 WHERE workspace_id = ?')
     .iterate(workspaceId) as IterableIterator<{ info: string; parts: string }>) {
     n += (JSON.parse(row.info) ? 1 : 0) + (JSON.parse(row.parts) as unknown[]).length;
   }
-  store.db.close();
+  await store.close();
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(dir, entry.name));

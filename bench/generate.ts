@@ -65,7 +65,7 @@ export interface Generated {
 }
 
 /** Builds `dir/bench.db` and `dir/ws`. */
-export function generateBenchWorkspace(dir: string, liveTokens: number): Generated {
+export async function generateBenchWorkspace(dir: string, liveTokens: number): Promise<Generated> {
   const random = seededRandom(liveTokens);
   const ids = createAscendingIds(seededRandom(liveTokens + 1));
   const root = join(dir, 'ws');
@@ -85,12 +85,12 @@ export function generateBenchWorkspace(dir: string, liveTokens: number): Generat
   writeFileSync(join(root, 'evidence/summary.txt'), words(random, 1500));
 
   const dbPath = join(dir, 'bench.db');
-  const store = openSqlite(dbPath);
+  const store = await openSqlite(dbPath);
   const { db } = store;
-  store.now.insertUser('usr_bench', 'Bench');
-  store.now.insertTokenHash(sha256Hex(BENCH_TOKEN), 'usr_bench');
-  store.now.insertWorkspace({ id: BENCH_WS, name: 'Benchmark', root_path: 'ws', created_at: 1 });
-  store.now.addMember(BENCH_WS, 'usr_bench');
+  await store.insertUser('usr_bench', 'Bench');
+  await store.insertTokenHash(sha256Hex(BENCH_TOKEN), 'usr_bench');
+  await store.insertWorkspace({ id: BENCH_WS, name: 'Benchmark', root_path: 'ws', created_at: 1 });
+  await store.addMember(BENCH_WS, 'usr_bench');
   const insert = db.prepare(
     'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
@@ -198,6 +198,6 @@ export function generateBenchWorkspace(dir: string, liveTokens: number): Generat
   });
   write();
   db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
+  await store.close();
   return { dbPath, root, messages, approxLiveChars: liveChars };
 }

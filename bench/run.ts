@@ -101,8 +101,8 @@ function cli(dbPath: string, estimator: EstimatorId): number {
 }
 
 async function api(dbPath: string, estimator: EstimatorId): Promise<{ p50: number; p95: number }> {
-  const store = openSqlite(dbPath);
-  const reportStore = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath);
+  const reportStore = await openSqlite(dbPath, { readOnly: true });
   const app = createApp({ store, reportStore });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
@@ -168,9 +168,11 @@ async function main() {
   for (const size of SIZES) {
     const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-'));
     try {
-      const generated = generateBenchWorkspace(dir, size);
-      floor(generated.dbPath, BENCH_WS, generated.root); // page cache warm for everyone alike
-      const floorMs = median([0, 1, 2, 3, 4].map(() => floor(generated.dbPath, BENCH_WS, generated.root)));
+      const generated = await generateBenchWorkspace(dir, size);
+      await floor(generated.dbPath, BENCH_WS, generated.root); // page cache warm for everyone alike
+      const floors: number[] = [];
+      for (let i = 0; i < 5; i++) floors.push(await floor(generated.dbPath, BENCH_WS, generated.root));
+      const floorMs = median(floors);
       for (const estimator of ESTIMATORS) {
         const c = cold(generated.dbPath, estimator);
         const a = await api(generated.dbPath, estimator);
@@ -192,7 +194,7 @@ async function main() {
       postgres ??= size >= 100_000 ? await maybePostgres() : undefined;
       if (size >= 100_000 && postgres) {
         const url = await postgres.createDatabase('bench');
-        const from = openSqlite(generated.dbPath, { readOnly: true });
+        const from = await openSqlite(generated.dbPath, { readOnly: true });
         const to = await openStore({ location: url });
         await copyStore(from, to);
         await Promise.all([from.close(), to.close()]);

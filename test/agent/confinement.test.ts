@@ -151,7 +151,7 @@ describe('with every permission allowed (INVESTIBOOK_AGENT_PERMISSIONS=allow)', 
     const copy = join(h.dir, 'outside-copy.db');
     h.store.db.exec(`VACUUM INTO '${copy}'`);
     execSync(databaseWrite(copy));
-    const check = openSqlite(copy, { readOnly: true });
+    const check = await openSqlite(copy, { readOnly: true });
     expect(await check.workspaceForMember('other', 'usr_demo')).not.toBeNull();
     await check.close();
     // The agent saw its commands fail: the paths do not exist in its sandbox.

@@ -22,7 +22,7 @@ let dbPath: string;
 let server: ServerProcess;
 
 async function rows(): Promise<string[]> {
-  const store = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath, { readOnly: true });
   try {
     return await store.contentRows();
   } finally {

@@ -37,8 +37,8 @@ function settings(env: Record<string, string> = {}, extra: Partial<AgentSettings
   });
 }
 
-beforeEach(() => {
-  fx = createFixture();
+beforeEach(async () => {
+  fx = await createFixture();
   dir = mkdtempSync(join(tmpdir(), 'investibook-bridge-'));
 });
 afterEach(async () => {
@@ -174,7 +174,7 @@ describe('the prompt route', () => {
   it('refuses to continue a session of another workspace, before anything reaches the agent', async () => {
     bridge = new AgentBridge(settings(), fx.store);
     addMessages(fx, [{ role: 'user', parts: [text('not yours')], session: 'ses_theirs' }], 'ws_theirs');
-    const reportStore = openSqlite(fx.dbPath, { readOnly: true });
+    const reportStore = await openSqlite(fx.dbPath, { readOnly: true });
     try {
       const app = createApp({ store: fx.store, reportStore, agent: bridge });
       const response = await app.request(`/api/workspace/${WS}/agent/prompt`, {

@@ -75,8 +75,8 @@ describe('agent settings', () => {
 
 describe('without an agent', () => {
   it('says how to attach one, and a prompt is refused before anything is streamed', async () => {
-    fx = createFixture();
-    const app = fx.app();
+    fx = await createFixture();
+    const app = await fx.app();
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
     const status = agentStatusSchema.parse(await (await app.request(`/api/workspace/${WS}/agent`, { headers })).json());
     expect(status).toMatchObject({ configured: false, running: [] });

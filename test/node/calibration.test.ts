@@ -13,7 +13,7 @@ let fx: Fixture | undefined;
 afterEach(() => fx?.cleanup());
 
 async function reportOfRecording(recording: Recording, change?: (fx: Fixture) => void): Promise<ContextReport> {
-  fx = createFixture();
+  fx = await createFixture();
   seedRecording(fx, recording, WS);
   change?.(fx);
   const report = await reportOf(fx, { items: 'all' });

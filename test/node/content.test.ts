@@ -37,8 +37,8 @@ const auth = (token = TOKEN) => ({ headers: { Authorization: `Bearer ${token}` }
 const LONG = Array.from({ length: 900 }, (_, i) => `${i}: store 4 region 2287016 serverIsBusy`).join('\n');
 const PNG = Buffer.alloc(3000, 7).toString('base64');
 
-beforeEach(() => {
-  fx = createFixture({
+beforeEach(async () => {
+  fx = await createFixture({
     'AGENTS.md': '# Rules\nCite evidence.\n',
     '.opencode/skills/alpha/SKILL.md': '---\nname: alpha\ndescription: Alpha\n---\n',
     'evidence/long.log': 'x',
@@ -58,7 +58,7 @@ beforeEach(() => {
     },
   ]);
   addUsage(fx, 9000);
-  app = fx.app();
+  app = await fx.app();
 });
 afterEach(() => fx.cleanup());
 

@@ -15,7 +15,7 @@ type Row = { id: string; session_id: string; info: string; parts: string; time_u
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-demo-'));
   root = (await seedDemoDatabase(join(dir, 'investibook.db'), 'demo-token')).root;
-  store = openSqlite(join(dir, 'investibook.db'), { readOnly: true });
+  store = await openSqlite(join(dir, 'investibook.db'), { readOnly: true });
   db = store.db;
 });
 afterAll(async () => {

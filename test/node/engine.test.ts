@@ -40,8 +40,8 @@ const FILES = {
 };
 
 let fx: Fixture;
-beforeEach(() => {
-  fx = createFixture(FILES);
+beforeEach(async () => {
+  fx = await createFixture(FILES);
 });
 afterEach(() => fx.cleanup());
 
@@ -313,7 +313,7 @@ describe('compaction', () => {
     compactedSession({ summary: true });
     expect(labels(await report(), 'conversation')).toContain('User message: old question');
     fx.cleanup();
-    fx = createFixture(FILES);
+    fx = await createFixture(FILES);
     compactedSession({ summary: true, finish: 'stop', error: { name: 'APIError' } });
     expect(labels(await report(), 'conversation')).toContain('User message: old question');
   });
@@ -526,7 +526,7 @@ describe('bad input still yields a report, with warnings', () => {
 
   it('caps how much of a file it reads, with a warning', async () => {
     writeFileSync(join(fx.root, 'AGENTS.md'), 'a'.repeat(5000));
-    const store = openSqlite(fx.dbPath, { readOnly: true });
+    const store = await openSqlite(fx.dbPath, { readOnly: true });
     try {
       const service = new ReportService(store, { maxFileBytes: 1000 });
       const r = await service.report({ workspaceId: WS, estimator: 'chars4' });

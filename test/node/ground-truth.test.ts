@@ -38,7 +38,7 @@ describe('ground truth: the report against the recorded requests of the real Ope
 
   for (const name of names) {
     it(`${name}: every source within 2 points of what the model saw, the runtime overhead within 5 %`, async () => {
-      fx = createFixture();
+      fx = await createFixture();
       const recording = loadRecording(name);
       seedRecording(fx, recording, WS);
       const report = await reportOf(fx, { items: 'all' });

@@ -22,7 +22,7 @@ let server: ServerType;
 let origin: string;
 
 async function listen(allowedHosts: string[] = []): Promise<void> {
-  const reportStore = openSqlite(fx.dbPath, { readOnly: true });
+  const reportStore = await openSqlite(fx.dbPath, { readOnly: true });
   const app = createApp({ store: fx.store, reportStore, allowedHosts });
   server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
@@ -36,7 +36,7 @@ async function listen(allowedHosts: string[] = []): Promise<void> {
 }
 
 beforeEach(async () => {
-  fx = createFixture({ 'AGENTS.md': 'rules' });
+  fx = await createFixture({ 'AGENTS.md': 'rules' });
   addMessages(fx, [{ role: 'user', parts: [text('hello')] }]);
   await listen();
 });

@@ -5,7 +5,7 @@ import { addUsage, createFixture, readTool, reportOf, SESSION, WS } from '../sup
 
 describe('huge inputs', () => {
   it('estimates a 50 MB tool output from samples, with a warning', async () => {
-    const fx = createFixture({ 'evidence/dump.log': 'x' });
+    const fx = await createFixture({ 'evidence/dump.log': 'x' });
     try {
       const line = '2026-11-28T02:14:00Z WARN store=4 region=2287016 serverIsBusy took=1834ms 客户\n';
       const output = line.repeat(Math.ceil((50 * 1024 * 1024) / Buffer.byteLength(line)));
@@ -31,7 +31,7 @@ describe('huge inputs', () => {
   });
 
   it('reports on a 10,000-message session with every item counted and 20 shown per source', async () => {
-    const fx = createFixture({});
+    const fx = await createFixture({});
     try {
       const insert = fx.raw.prepare('INSERT INTO messages_v2 VALUES (?, ?, ?, ?, ?, ?, ?)');
       fx.raw.transaction(() => {

@@ -359,8 +359,8 @@ const CASES: Case[] = [
 ];
 
 let fx: Fixture;
-beforeEach(() => {
-  fx = createFixture(FILES);
+beforeEach(async () => {
+  fx = await createFixture(FILES);
   addMessages(fx, [{ role: 'user', parts: [text('baseline question')] }]);
 });
 afterEach(() => {
@@ -392,7 +392,7 @@ describe('malformed data corpus', () => {
       expect(JSON.stringify(report)).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack traces
     }
     // Every route a browser calls answers with what its schema promises: never a 500.
-    const app = fx.app();
+    const app = await fx.app();
     const get = async (path: string) => {
       const response = await app.request(`/api/workspace/${WS}${path}`, {
         headers: { Authorization: `Bearer ${TOKEN}` },

@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('BPE counting on worker threads', () => {
   it('gives the report it gives on the main thread', async () => {
-    const store = openSqlite(dbPath, { readOnly: true });
+    const store = await openSqlite(dbPath, { readOnly: true });
     try {
       const report = (parallelMinChars: number) =>
         new ReportService(store, { parallelMinChars, now: () => new Date(0) }).report({

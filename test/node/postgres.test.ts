@@ -61,7 +61,7 @@ function comparable(value: unknown): ContextReport {
 
 describe('PostgreSQL', () => {
   it('gives the report SQLite gives for the same rows, and reads without writing', async () => {
-    const sqlite = openSqlite(sqlitePath, { readOnly: true });
+    const sqlite = await openSqlite(sqlitePath, { readOnly: true });
     const postgres = await openPostgres(pgUrl, { readOnly: true, dataDir: dir });
     const writer = await openPostgres(pgUrl, { readOnly: false, dataDir: dir });
     try {
@@ -81,8 +81,8 @@ describe('PostgreSQL', () => {
     const back = join(dir, 'back.db');
     const io = captureIo(dir);
     expect(await run(['db', 'copy', '--from', pgUrl, '--to', back], io)).toBe(0);
-    const original = openSqlite(sqlitePath, { readOnly: true });
-    const copy = openSqlite(back, { readOnly: true });
+    const original = await openSqlite(sqlitePath, { readOnly: true });
+    const copy = await openSqlite(back, { readOnly: true });
     try {
       const parsed = async (store: Store) =>
         (await store.contentRows()).map((line) => (line.startsWith('#') ? line : normalise(JSON.parse(line))));
@@ -108,7 +108,7 @@ describe('PostgreSQL', () => {
     expect(code).toBe(0);
     const report = comparable(JSON.parse(io.stdout()));
     expect(report.warnings.join('\n')).not.toMatch(/workspace folder not found/);
-    const sqlite = openSqlite(sqlitePath, { readOnly: true });
+    const sqlite = await openSqlite(sqlitePath, { readOnly: true });
     expect(report).toEqual(await reportOn(sqlite));
     await sqlite.close();
   });

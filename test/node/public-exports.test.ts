@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
 import { acpUsageRow } from '../../src/node/usage';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
-import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
+import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
 const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
@@ -34,10 +34,11 @@ afterEach(() => fx?.cleanup());
 /** A public export as the bridge would store it, with an ACP total of its last measured call. */
 async function reportOfExport(file: string): Promise<ContextReport> {
   const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
-  fx = createFixture();
+  const f = await createFixture();
+  fx = f;
   let last = 0;
   for (const row of messageRows(exported)) {
-    fx.store.now.insertMessage({ ...row, workspaceId: WS, sessionId: 'ses_public' });
+    insertMessageRow(f.raw, { ...row, workspaceId: WS, sessionId: 'ses_public' });
     last = Math.max(last, row.timeUpdated);
   }
   const measured = exported.messages
@@ -46,8 +47,8 @@ async function reportOfExport(file: string): Promise<ContextReport> {
     .filter((t) => t && t.input + t.cache.read + t.cache.write > 0)
     .at(-1)!;
   const used = measured.input + measured.cache.read + measured.cache.write;
-  fx.store.now.insertUsage(acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
-  const report = await reportOf(fx, { items: 'all' });
+  insertUsageRow(f.raw, acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
+  const report = await reportOf(f, { items: 'all' });
   expect(contextReportSchema.safeParse(report).success).toBe(true);
   return report;
 }

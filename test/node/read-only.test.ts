@@ -40,7 +40,7 @@ async function snapshot() {
 describe('the read-only promise', () => {
   it('holds for the engine, and its store refuses writes', async () => {
     const before = await snapshot();
-    const store = openSqlite(dbPath, { readOnly: true });
+    const store = await openSqlite(dbPath, { readOnly: true });
     try {
       for (const estimator of ['bpe', 'chars4'] as const)
         await new ReportService(store).report({ workspaceId: 'demo', estimator, items: 'all' });
@@ -65,8 +65,8 @@ describe('the read-only promise', () => {
   });
 
   it('holds for the API, and the API and --json give the same report', async () => {
-    const writable = openSqlite(dbPath);
-    const reportStore = openSqlite(dbPath, { readOnly: true });
+    const writable = await openSqlite(dbPath);
+    const reportStore = await openSqlite(dbPath, { readOnly: true });
     const app = createApp({ store: writable, reportStore });
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
     await new Promise((ok) => server.once('listening', ok));

@@ -11,7 +11,7 @@ const strip = <T extends { generatedAt: string }>(r: T) => ({ ...r, generatedAt:
 
 describe('ReportCache', () => {
   it('gives the same report warm as cold, and sees changed and new messages', async () => {
-    const fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
+    const fx = await createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
     try {
       const [first] = addMessages(fx, [
         { role: 'user', parts: [text('question')] },
@@ -20,7 +20,7 @@ describe('ReportCache', () => {
       ]);
       addUsage(fx, 3000);
       const cache = new ReportCache();
-      const db = openSqlite(fx.dbPath, { readOnly: true });
+      const db = await openSqlite(fx.dbPath, { readOnly: true });
       const warmService = new ReportService(db, { cache });
       const report = () => warmService.report({ workspaceId: WS, items: 'all' });
       const coldReport = () => new ReportService(db).report({ workspaceId: WS, items: 'all' });
@@ -45,11 +45,11 @@ describe('ReportCache', () => {
   });
 
   it('answers an unchanged context from memory, and anything changed — usage, a file — anew', async () => {
-    const fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
+    const fx = await createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
     try {
       addMessages(fx, [{ role: 'user', parts: [text('question')] }]);
       addUsage(fx, 3000);
-      const db = openSqlite(fx.dbPath, { readOnly: true });
+      const db = await openSqlite(fx.dbPath, { readOnly: true });
       let clock = 0;
       const service = new ReportService(db, { cache: new ReportCache(), now: () => new Date(++clock * 1000) });
       const report = () => service.report({ workspaceId: WS, items: 'all' });

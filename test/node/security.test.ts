@@ -16,8 +16,8 @@ let fx: Fixture;
 let logs: string[];
 let app: ReturnType<typeof createApp>;
 
-beforeEach(() => {
-  fx = createFixture({ 'AGENTS.md': 'rules' });
+beforeEach(async () => {
+  fx = await createFixture({ 'AGENTS.md': 'rules' });
   addMessages(fx, [{ role: 'user', parts: [text('hello')] }]);
   logs = [];
   app = createApp({ store: fx.store, reportStore: fx.store, log: (line) => logs.push(line) });
@@ -149,7 +149,7 @@ describe('the web app', () => {
         join(webRoot, 'index.html'),
         '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>',
       );
-      const reportStore = openSqlite(fx.dbPath, { readOnly: true });
+      const reportStore = await openSqlite(fx.dbPath, { readOnly: true });
       const web = createApp({ store: fx.store, reportStore, webRoot });
       const page = await web.request('/w/ws_test');
       expect(page.status).toBe(200);

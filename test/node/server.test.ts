@@ -17,8 +17,8 @@ import {
 let fx: Fixture;
 let app: ReturnType<typeof createApp>;
 
-beforeEach(() => {
-  fx = createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
+beforeEach(async () => {
+  fx = await createFixture({ 'AGENTS.md': 'rules', 'evidence/a.txt': 'A' });
   fx.raw
     .prepare("INSERT INTO workspaces (id, name, root_path, created_at) VALUES ('ws_private', 'Not yours', 'x', 1)")
     .run();
@@ -27,7 +27,7 @@ beforeEach(() => {
     { role: 'user', parts: [text('hello')] },
     { role: 'assistant', parts: [text('hi there')] },
   ]);
-  app = fx.app();
+  app = await fx.app();
 });
 afterEach(() => fx.cleanup());
 

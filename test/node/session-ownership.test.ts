@@ -11,32 +11,39 @@ import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { addMessages, addUsage, createFixture, text, TOKEN, WS, type Fixture } from '../support/fixtures';
 
 let fx: Fixture;
-beforeEach(() => {
-  fx = createFixture();
+beforeEach(async () => {
+  fx = await createFixture();
   addMessages(fx, [{ role: 'user', parts: [text('mine')], session: 'ses_mine' }]);
   addMessages(fx, [{ role: 'user', parts: [text('theirs, secret')], session: 'ses_theirs' }], 'ws_theirs');
 });
 afterEach(() => fx.cleanup());
 
 const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
-const call = (app: ReturnType<typeof fx.app>, path: string, init: RequestInit = {}) =>
+const call = (app: Awaited<ReturnType<typeof fx.app>>, path: string, init: RequestInit = {}) =>
   app.request(`/api/workspace/${WS}${path}`, { ...init, headers });
 
 describe('another workspace’s session', () => {
   it('answers like a session that does not exist, on every route, and is never written to', async () => {
-    const app = fx.app();
-    const answers = async (session: string) =>
-      Promise.all(
+    const app = await fx.app();
+    const answers = async (session: string) => {
+      const answer = async (response: Response | Promise<Response>) => {
+        const r = await response;
+        return [r.status, (await r.text()).replaceAll(session, 'SESSION')] as const;
+      };
+      // The reads together, the write after them: a write that starts the session while a read
+      // is under way would make that read's answer depend on timing (replica_behind).
+      const reads = await Promise.all(
         [
           call(app, `/messages?session_id=${session}`),
           call(app, `/usage?session_id=${session}`),
           call(app, `/debug/context?session_id=${session}`),
-          call(app, '/messages', { method: 'POST', body: JSON.stringify({ text: 'hijack', sessionId: session }) }),
-        ].map(async (response) => {
-          const r = await response;
-          return [r.status, (await r.text()).replaceAll(session, 'SESSION')];
-        }),
+        ].map(answer),
       );
+      const write = await answer(
+        call(app, '/messages', { method: 'POST', body: JSON.stringify({ text: 'hijack', sessionId: session }) }),
+      );
+      return [...reads, write];
+    };
     const theirs = await answers('ses_theirs');
     expect(theirs.slice(0, 3).map(([status]) => status)).toEqual([404, 404, 404]);
     // Reading: exactly the answers for a session that does not exist.
@@ -52,14 +59,14 @@ describe('another workspace’s session', () => {
     addMessages(fx, [{ role: 'user', parts: [text('planted')], session: 'ses_theirs' }]);
     addUsage(fx, 5000, { session: 'ses_theirs' });
     expect(await fx.store.sessionOwner('ses_theirs')).toBe('ws_theirs');
-    const response = await call(fx.app(), '/messages?session_id=ses_theirs');
+    const response = await call(await fx.app(), '/messages?session_id=ses_theirs');
     expect(response.status).toBe(404);
   });
 });
 
 describe('ids no database could hold alike', () => {
   it('refuse a control character in a session id in words (400), and never find one (404)', async () => {
-    const app = fx.app();
+    const app = await fx.app();
     for (const path of ['/messages', '/agent/prompt']) {
       const response = await call(app, path, {
         method: 'POST',
@@ -79,7 +86,7 @@ describe('a report replica that has not caught up', () => {
     const replicaPath = join(fx.dir, 'replica.db');
     fx.raw.exec(`VACUUM INTO '${replicaPath}'`);
     addMessages(fx, [{ role: 'user', parts: [text('new')], session: 'ses_fresh' }]);
-    const reportStore = openSqlite(replicaPath, { readOnly: true });
+    const reportStore = await openSqlite(replicaPath, { readOnly: true });
     try {
       const app = createApp({ store: fx.store, reportStore });
       const behind = await call(app, '/debug/context?session_id=ses_fresh');

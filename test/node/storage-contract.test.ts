@@ -11,10 +11,10 @@ storeContract('SQLite', {
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'investibook-store-'));
     const path = join(dir, 'store.db');
-    const store = openSqlite(path);
+    const store = await openSqlite(path);
     // Migrating again is a no-op.
-    await openSqlite(path).close();
-    const readOnly = openSqlite(path, { readOnly: true });
+    await (await openSqlite(path)).close();
+    const readOnly = await openSqlite(path, { readOnly: true });
     return {
       store,
       readOnly,

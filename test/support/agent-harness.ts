@@ -80,7 +80,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const otherRoot = join(dir, 'workspaces', OTHER_WS);
   if (options.second) {
     cpSync(root, otherRoot, { recursive: true });
-    const seed = openSqlite(dbPath);
+    const seed = await openSqlite(dbPath);
     await seed.transaction(async (tx) => {
       await tx.insertUser('usr_other', 'Other team');
       await tx.insertTokenHash(sha256Hex(OTHER_AGENT_TOKEN), 'usr_other');
@@ -113,8 +113,8 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     command,
     hidden: [dbPath],
   };
-  const store = openSqlite(dbPath);
-  const reportStore = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath);
+  const reportStore = await openSqlite(dbPath, { readOnly: true });
   const logs: string[] = [];
   const bridge = new AgentBridge(settings, store, (line) => logs.push(line));
   const app = createApp({ store, reportStore, agent: bridge, log: (line) => logs.push(line) });

@@ -23,8 +23,8 @@ export async function buildApiFixtures(): Promise<Record<string, unknown>> {
   mkdirSync(dir);
   const dbPath = join(dir, 'investibook.db');
   const { root } = await seedDemoDatabase(dbPath, TOKEN);
-  const store = openSqlite(dbPath);
-  const reportStore = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath);
+  const reportStore = await openSqlite(dbPath, { readOnly: true });
   try {
     // A session without any ACP usage yet: its report is "pending".
     await store.insertMessage({

@@ -21,18 +21,19 @@ import { createAscendingIds, seededRandom } from '../../src/node/ids';
 import { ReportService, type ReportRequest } from '../../src/node/report/service';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
+import type { NewMessage, NewUsage } from '../../src/node/storage/store';
 import type { ContextReport } from '../../src/shared/wire';
 
 export interface Fixture {
   dir: string;
   dbPath: string;
   root: string;
-  /** The writable store (setup happens through its synchronous writes). */
+  /** The writable store. */
   store: SqliteStore;
   /** Raw SQL on the same connection, for rows no well-behaved writer would make. */
   raw: SqliteStore['db'];
   /** The HTTP app on this fixture, as the server builds it (a read-only store for reports). */
-  app: () => ReturnType<typeof createApp>;
+  app: () => Promise<ReturnType<typeof createApp>>;
   cleanup: () => Promise<void>;
 }
 
@@ -42,19 +43,21 @@ export const WS = 'ws_test';
 export const SESSION = 'ses_test_main';
 
 /** A database with one workspace (member: usr_member) and an outsider user, plus a root folder. */
-export function createFixture(files: Record<string, string | Buffer> = {}): Fixture {
+export async function createFixture(files: Record<string, string | Buffer> = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-test-'));
   const dbPath = join(dir, 'test.db');
   const root = join(dir, 'ws');
   mkdirSync(root, { recursive: true });
   writeFiles(root, files);
-  const store = openSqlite(dbPath);
-  store.now.insertUser('usr_member', 'Member');
-  store.now.insertUser('usr_outsider', 'Outsider');
-  store.now.insertTokenHash(sha256Hex(TOKEN), 'usr_member');
-  store.now.insertTokenHash(sha256Hex(OTHER_TOKEN), 'usr_outsider');
-  store.now.insertWorkspace({ id: WS, name: 'Test workspace', root_path: 'ws', created_at: 1 });
-  store.now.addMember(WS, 'usr_member');
+  const store = await openSqlite(dbPath);
+  await store.transaction(async (tx) => {
+    await tx.insertUser('usr_member', 'Member');
+    await tx.insertUser('usr_outsider', 'Outsider');
+    await tx.insertTokenHash(sha256Hex(TOKEN), 'usr_member');
+    await tx.insertTokenHash(sha256Hex(OTHER_TOKEN), 'usr_outsider');
+    await tx.insertWorkspace({ id: WS, name: 'Test workspace', root_path: 'ws', created_at: 1 });
+    await tx.addMember(WS, 'usr_member');
+  });
   const opened: SqliteStore[] = [];
   return {
     dir,
@@ -62,8 +65,8 @@ export function createFixture(files: Record<string, string | Buffer> = {}): Fixt
     root,
     store,
     raw: store.db,
-    app: () => {
-      const reportStore = openSqlite(dbPath, { readOnly: true });
+    app: async () => {
+      const reportStore = await openSqlite(dbPath, { readOnly: true });
       opened.push(reportStore);
       return createApp({ store, reportStore });
     },
@@ -87,7 +90,7 @@ export async function reportOf(
   fx: Pick<Fixture, 'dbPath'>,
   request: Partial<ReportRequest> = {},
 ): Promise<ContextReport> {
-  const store = openSqlite(fx.dbPath, { readOnly: true });
+  const store = await openSqlite(fx.dbPath, { readOnly: true });
   try {
     return await new ReportService(store).report({ workspaceId: WS, ...request });
   } finally {
@@ -135,13 +138,14 @@ export function addMessages(fx: Pick<Fixture, 'raw'>, specs: MessageSpec[], work
   });
 }
 
+/** Adds a usage row (synchronously, on the raw connection). */
 export function addUsage(
-  fx: Pick<Fixture, 'store'>,
+  fx: Pick<Fixture, 'raw'>,
   contextUsed: number | null,
   options: { source?: string; size?: number | null; session?: string; at?: number } = {},
 ): void {
   clock += 1000;
-  fx.store.now.insertUsage({
+  insertUsageRow(fx.raw, {
     workspaceId: WS,
     sessionId: options.session ?? SESSION,
     source: options.source ?? 'acp',
@@ -151,6 +155,34 @@ export function addUsage(
     costCurrency: null,
     createdAt: options.at ?? clock,
   });
+}
+
+/** A usage row on a raw connection, as the store writes it. */
+export function insertUsageRow(raw: Fixture['raw'], u: NewUsage): void {
+  raw
+    .prepare(
+      `INSERT INTO interaction_token_usage
+         (workspace_id, session_id, source, context_used, context_size, cost_amount, cost_currency, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(u.workspaceId, u.sessionId, u.source, u.contextUsed, u.contextSize, u.costAmount, u.costCurrency, u.createdAt);
+}
+
+/** A message row on a raw connection, as the store writes it. */
+export function insertMessageRow(raw: Fixture['raw'], m: NewMessage): void {
+  raw
+    .prepare(
+      'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .run(
+      m.id,
+      m.workspaceId,
+      m.sessionId,
+      m.timeCreated,
+      m.timeUpdated,
+      JSON.stringify(m.info),
+      JSON.stringify(m.parts),
+    );
 }
 
 export const text = (t: string, extra: { synthetic?: boolean; ignored?: boolean } = {}): Part => part.text(t, extra);
@@ -176,7 +208,7 @@ export const readTool = (root: string, path: string, output: string, extra: Para
 
 /** Every table's rows, independent of page layout: equal digests mean equal content. */
 export async function databaseDigest(dbPath: string): Promise<string> {
-  const store = openSqlite(dbPath, { readOnly: true });
+  const store = await openSqlite(dbPath, { readOnly: true });
   try {
     return createHash('sha256')
       .update((await store.contentRows()).join('\n'))

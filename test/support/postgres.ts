@@ -5,7 +5,7 @@
  * PostgreSQL refuses to run as root. Each test takes a database of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ export interface PostgresServer {
   url: (database: string) => string;
   /** A new, empty database; its URL. */
   createDatabase: (prefix?: string) => Promise<string>;
+  /** The server's processes: the postmaster and every process it started (backends, workers). */
+  processes: () => number[];
   stop: () => void;
 }
 
@@ -86,7 +88,23 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
   process.once('exit', stop);
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  return { url, stop, createDatabase: (prefix) => createDatabase(url('postgres'), prefix) };
+  const processes = () => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((name) => {
+        try {
+          const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+          // pid (comm) state ppid …: the command may hold spaces and parentheses.
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  };
+  return { url, stop, processes, createDatabase: (prefix) => createDatabase(url('postgres'), prefix) };
 }
 
 let counter = 0;

@@ -12,7 +12,7 @@ import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
 import type { ReportedUsage, ScriptedFamily } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
 import { buildRecordingWorkspace, treeDigest, type RecordingWorkspace } from '../recording/workspace';
-import type { Fixture } from './fixtures';
+import { insertMessageRow, insertUsageRow, type Fixture } from './fixtures';
 
 const DIRS = [join(PROJECT_ROOT, 'test', 'fixtures', 'opencode'), join(PROJECT_ROOT, 'demo', 'recordings')];
 
@@ -81,11 +81,11 @@ export function seedRecording(
   const rows = messageRows(recording.export);
   let last = 0;
   for (const row of rows) {
-    fx.store.now.insertMessage({ ...row, workspaceId, sessionId });
+    insertMessageRow(fx.raw, { ...row, workspaceId, sessionId });
     last = Math.max(last, row.timeUpdated);
   }
   recording.acp.usageUpdates.forEach((update, index) => {
-    fx.store.now.insertUsage(acpUsageRow(workspaceId, sessionId, update, last + 1 + index));
+    insertUsageRow(fx.raw, acpUsageRow(workspaceId, sessionId, update, last + 1 + index));
   });
 }
 

@@ -17,8 +17,11 @@ export async function startServerProcess(
   env: Record<string, string> = {},
   /** `start.js` (npm start) or `demo-agent.js` (npm run demo:agent). */
   entry = 'start.js',
+  /** A command the server is started through (`unshare -m sh -c '… exec "$@"' sh`): its pid is the server's. */
+  launcher: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(PROJECT, 'bin', entry)], {
+  const [command, ...args] = [...launcher, process.execPath, join(PROJECT, 'bin', entry)];
+  const child = spawn(command!, args, {
     cwd: PROJECT,
     env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

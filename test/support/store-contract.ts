@@ -232,10 +232,74 @@ export function storeContract(name: string, harness: StoreHarness): void {
       'refuses writes on the read-only store',
       withStore(async ({ store, readOnly }) => {
         await seed(store);
-        await expect(readOnly.insertMessage(message('msg_ro', 's', 1))).rejects.toThrow();
+        // In words: a database that can be read but not written (a 503 at the API).
+        await expect(readOnly.insertMessage(message('msg_ro', 's', 1))).rejects.toMatchObject({
+          name: 'StoreUnavailable',
+          code: 'database_read_only',
+        });
         expect(await store.listMessages('w1', 's')).toEqual([]);
         await expect(readOnly.ping()).resolves.toBeUndefined();
         await expect(readOnly.checkWritable()).rejects.toMatchObject({ code: 'database_read_only' });
+      }),
+    );
+
+    it(
+      'finds nothing by an id holding U+0000, on every read, inside a snapshot too',
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        await store.insertMessage(message('msg_1', 's', 1));
+        await store.insertUsage(usage('s', 'acp', 10, 2));
+        const nul = (id: string) => `${id}\u0000`;
+        for (const read of [store, readOnly]) {
+          expect(await read.userIdForTokenHash(nul('a'.repeat(64)))).toBeNull();
+          expect(await read.workspaceForMember(nul('w1'), 'u1')).toBeNull();
+          expect(await read.workspaceForMember('w1', nul('u1'))).toBeNull();
+          expect(await read.workspacesForMember(nul('u1'))).toEqual([]);
+          expect(await read.listMessages('w1', nul('s'))).toEqual([]);
+          expect(await read.listMessages(nul('w1'), 's')).toEqual([]);
+          await read.snapshot(async (snap) => {
+            expect(await snap.getWorkspace(nul('w1'))).toBeNull();
+            expect(await snap.listSessions(nul('w1'))).toEqual([]);
+            expect(await snap.sessionExists('w1', nul('s'))).toBe(false);
+            expect(await snap.sessionOwner(nul('s'))).toBeNull();
+            expect(await snap.acpUsageNewestFirst('w1', nul('s'))).toEqual([]);
+            expect(await snap.messageStamps('w1', nul('s'))).toEqual([]);
+            expect((await snap.messages([nul('msg_1'), 'msg_1', 'a\u0000b'])).map((m) => m.id)).toEqual(['msg_1']);
+          });
+        }
+        await store.deleteMessage('w1', 's', nul('msg_1'));
+        expect(await store.listMessages('w1', 's')).toHaveLength(1);
+      }),
+    );
+
+    it(
+      'stores text with U+0000 where the database can hold it, else refuses it in words (StoreValueError), and goes on',
+      withStore(async ({ store }) => {
+        await seed(store);
+        const canHold = store.backend === 'sqlite';
+        const writes: [string, () => Promise<void>][] = [
+          ['a message id', () => store.insertMessage(message('msg_\u0000', 's', 1))],
+          ['a session id', () => store.upsertMessage(message('msg_2', 's\u0000', 2))],
+          ['a usage session', () => store.insertUsage(usage('s\u0000', 'acp', 1, 3))],
+          ['a user id', () => store.insertUser('u\u0000', 'Nul')],
+          [
+            'a workspace name',
+            () => store.insertWorkspace({ id: 'w3', name: 'W\u00003', root_path: '/x', created_at: 3 }),
+          ],
+          ['a membership', () => store.addMember('w1', 'u2\u0000')],
+          [
+            'a write in a transaction',
+            () => store.transaction((tx) => tx.insertMessage(message('msg_t\u0000', 's', 4))),
+          ],
+        ];
+        for (const [what, write] of writes) {
+          if (canHold) await expect(write(), what).resolves.toBeUndefined();
+          else await expect(write(), what).rejects.toMatchObject({ name: 'StoreValueError', code: 'unstorable_value' });
+        }
+        // The store goes on as before.
+        await store.insertMessage(message('msg_ok', 's', 5));
+        expect((await store.listMessages('w1', 's')).map((m) => m.id)).toContain('msg_ok');
+        await expect(store.checkWritable()).resolves.toBeUndefined();
       }),
     );
 

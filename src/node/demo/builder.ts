@@ -46,7 +46,7 @@ export interface SeedResult {
 export async function seedDemoDatabase(dbPath: string, token: string): Promise<SeedResult> {
   if (existsSync(dbPath)) throw new Error(`refusing to seed an existing database: ${dbPath}`);
   ensureFolder(dirname(resolve(dbPath)));
-  const store = openSqlite(dbPath);
+  const store = await openSqlite(dbPath);
   try {
     return await seedDemo(store, token);
   } finally {

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { AppError, asAppError, HTTP_STATUS } from '../errors';
 import { ReportCache } from '../report/report-cache';
 import { ReportService } from '../report/service';
-import type { Store } from '../storage/store';
+import { StoreUnavailable, type Store } from '../storage/store';
 import { errorBody, requireUser, requireWorkspace, TOKEN_COOKIE, userForToken, type AppEnv } from './access';
 import { AgentBridge } from '../agent/bridge';
 import { agentRoutes } from './agent-routes';
@@ -59,14 +59,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   );
 
   // For load balancers: reachable under any Host name (they probe by address), says nothing
-  // but whether both databases answer.
+  // but whether the database takes writes and the report database answers — and, when not,
+  // why, in one code (database_timeout, database_read_only, disk_full…). Each check is bounded:
+  // the stores bound their own calls, and a check that still has no answer is a timeout.
   app.get('/healthz', async (c) => {
     try {
-      await Promise.all([store.ping(), options.reportStore.ping()]);
+      await Promise.all([bounded(store.checkWritable()), bounded(options.reportStore.ping())]);
       return c.json({ status: 'ok', database: store.backend }, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
       log(`health check failed: ${error instanceof Error ? error.message : String(error)}`);
-      return c.json({ status: 'unavailable' }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
+      const reason = error instanceof StoreUnavailable ? error.code : 'database_unavailable';
+      return c.json({ status: 'unavailable', reason }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
     }
   });
   app.use('*', allowedHosts(options.allowedHosts ?? []));
@@ -146,6 +149,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
   return app;
 }
+
+/** A health check's answer within `ms`, or database_timeout. */
+function bounded<T>(work: Promise<T>, ms = HEALTH_CHECK_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreUnavailable(`no answer from the database within ${ms} ms`, 'database_timeout')),
+      ms,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+const HEALTH_CHECK_MS = 4000;
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 

@@ -1,7 +1,8 @@
 /**
  * The schema, described once for every backend: the tables of contract §1 (rows that fill only
  * the listed columns must be accepted, so everything added is nullable or an index) and the
- * migrations that build them, in order. Each backend renders this description in its own SQL.
+ * migrations that build them, in order. sql/migrations.ts turns each migration into a Kysely
+ * migration (its schema builder writes each backend's DDL); sql/database.ts types the tables.
  */
 
 export type ColumnType = 'text' | 'integer' | 'real' | 'json';
@@ -21,8 +22,14 @@ export interface Table {
   references?: { column: string; table: string; to: string }[];
 }
 
-export type Migration =
+export type MigrationStep =
   { kind: 'table'; table: Table } | { kind: 'index'; name: string; table: string; columns: string[] };
+
+/** A schema version: its name (Kysely's migration table keeps it; names sort in order) and its steps. */
+export interface Migration {
+  name: string;
+  steps: readonly MigrationStep[];
+}
 
 const text = (name: string, nullable = false): Column => ({ name, type: 'text', nullable });
 const integer = (name: string, nullable = false): Column => ({ name, type: 'integer', nullable });
@@ -87,37 +94,51 @@ export const TABLE_ORDER: readonly TableName[] = [
   'interaction_token_usage',
 ];
 
-/** Version N of the schema is the first N migrations. */
-export const MIGRATIONS: readonly (readonly Migration[])[] = [
-  [
-    ...Object.values(TABLES).map((table): Migration => ({ kind: 'table', table })),
-    { kind: 'index', name: 'messages_v2_session', table: 'messages_v2', columns: ['workspace_id', 'session_id', 'id'] },
-    {
-      kind: 'index',
-      name: 'interaction_token_usage_session',
-      table: 'interaction_token_usage',
-      columns: ['workspace_id', 'session_id', 'source', 'created_at'],
-    },
-  ],
+/** Version N of the schema is the first N migrations. Never edit one that has shipped: add one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '0001_tables',
+    steps: [
+      ...Object.values(TABLES).map((table): MigrationStep => ({ kind: 'table', table })),
+      {
+        kind: 'index',
+        name: 'messages_v2_session',
+        table: 'messages_v2',
+        columns: ['workspace_id', 'session_id', 'id'],
+      },
+      {
+        kind: 'index',
+        name: 'interaction_token_usage_session',
+        table: 'interaction_token_usage',
+        columns: ['workspace_id', 'session_id', 'source', 'created_at'],
+      },
+    ],
+  },
   // A warm report checks which messages changed from this index alone, without reading rows.
-  [
-    {
-      kind: 'index',
-      name: 'messages_v2_stamps',
-      table: 'messages_v2',
-      columns: ['workspace_id', 'session_id', 'id', 'time_updated'],
-    },
-  ],
+  {
+    name: '0002_message_stamps',
+    steps: [
+      {
+        kind: 'index',
+        name: 'messages_v2_stamps',
+        table: 'messages_v2',
+        columns: ['workspace_id', 'session_id', 'id', 'time_updated'],
+      },
+    ],
+  },
   // Which workspace a session belongs to is asked by session id alone (Store.sessionOwner).
-  [
-    { kind: 'index', name: 'messages_v2_by_session', table: 'messages_v2', columns: ['session_id', 'time_created'] },
-    {
-      kind: 'index',
-      name: 'interaction_token_usage_by_session',
-      table: 'interaction_token_usage',
-      columns: ['session_id', 'created_at'],
-    },
-  ],
+  {
+    name: '0003_session_owner',
+    steps: [
+      { kind: 'index', name: 'messages_v2_by_session', table: 'messages_v2', columns: ['session_id', 'time_created'] },
+      {
+        kind: 'index',
+        name: 'interaction_token_usage_by_session',
+        table: 'interaction_token_usage',
+        columns: ['session_id', 'created_at'],
+      },
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -172,3 +172,18 @@ export class StoreOpenError extends Error {
     this.name = 'StoreOpenError';
   }
 }
+
+/**
+ * A value this database cannot store: PostgreSQL's text cannot hold U+0000, so an id or name
+ * with one is refused before it reaches the database (SQLite stores it). The request is at fault.
+ */
+export class StoreValueError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'unstorable_value',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreValueError';
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The tables of schema.ts as Kysely sees them: what a query may select, insert and compare.
+ * JSON columns (`info`, `parts`) are written as JSON text and read as whatever the database
+ * holds (text normally; another writer's BLOB or number on SQLite), hence `unknown`.
+ */
+import type { ColumnType, Generated } from 'kysely';
+import type { TableName } from '../schema';
+
+type Json = ColumnType<unknown, string, string>;
+
+export interface Database {
+  users: { id: string; name: string };
+  api_tokens: { token_sha256: string; user_id: string };
+  workspaces: { id: string; name: string; root_path: string; created_at: number };
+  workspace_members: { workspace_id: string; user_id: string };
+  messages_v2: {
+    id: string;
+    workspace_id: string;
+    session_id: string;
+    time_created: number;
+    time_updated: number;
+    info: Json;
+    parts: Json;
+  };
+  interaction_token_usage: {
+    id: Generated<number>;
+    workspace_id: string;
+    session_id: string;
+    source: string;
+    context_used: number | null;
+    context_size: number | null;
+    cost_amount: number | null;
+    cost_currency: string | null;
+    created_at: number;
+  };
+}
+
+// The typed tables are the tables of schema.ts, no more and no fewer.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const TABLES_MATCH: Same<keyof Database, TableName> = true;
