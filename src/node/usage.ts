@@ -47,7 +47,11 @@ export function usableUsage(rows: readonly UsageRow[], warnings: string[]): Late
     } else if (size !== null && used > size) {
       warnings.push(`interaction_token_usage/${row.id}: context_used ${used} exceeds context_size ${size}`);
     }
-    return { contextUsed: used, contextSize: size, recordedAt: row.created_at };
+    const cost =
+      typeof row.cost_amount === 'number' && Number.isFinite(row.cost_amount)
+        ? { amount: row.cost_amount, currency: row.cost_currency || 'USD' }
+        : null;
+    return { contextUsed: used, contextSize: size, recordedAt: row.created_at, cost };
   }
   return null;
 }

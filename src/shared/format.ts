@@ -10,6 +10,15 @@ const numbers = new Intl.NumberFormat('en-US');
 export const fmt = (value: number | null | undefined): string =>
   value === null || value === undefined ? '—' : numbers.format(value);
 
+/**
+ * A share in percent, computed once from integers and rounded once, to one decimal: every view
+ * prints this figure as it is (the JSON carries it), so no view rounds twice.
+ */
+export function percentOf(part: number | null, whole: number | null): number | null {
+  if (part === null || whole === null) return null;
+  return whole === 0 ? 0 : Math.round((part * 1000) / whole) / 10;
+}
+
 export const fmtPct = (value: number | null | undefined): string =>
   value === null || value === undefined ? '—' : `${value.toFixed(1)}%`;
 

@@ -179,6 +179,37 @@ export const SUGGESTION_KINDS = [
   'unused_skill',
 ] as const;
 
+/**
+ * The report in a few figures, first: where the context went, what to do about it, what it costs
+ * and how much room is left. Every figure is one the report carries elsewhere too.
+ */
+export const verdictSchema = z.object({
+  biggestSource: z.nullable(
+    z.object({ id: z.string(), label: z.string(), tokens: z.int(), percentOfUsed: z.nullable(z.number()) }),
+  ),
+  /** The largest item a user can act on (the runtime's own prompt is not one). */
+  biggestItem: z.nullable(
+    z.object({
+      id: z.string(),
+      label: z.string(),
+      source: z.string(),
+      tokens: z.int(),
+      percentOfUsed: z.nullable(z.number()),
+    }),
+  ),
+  /** The first suggestion, warnings first: what to do about it. */
+  action: z.nullable(z.object({ kind: z.string(), title: z.string(), itemIds: z.array(z.string()) })),
+  /** Of the last prompt, read from the provider's cache (null: not reported). */
+  cacheReadPercent: z.nullable(z.number()),
+  /** The session's cost so far, as the agent reported it (null: not reported). */
+  cost: z.nullable(z.object({ amount: z.number(), currency: z.string() })),
+  /** Room before OpenCode compacts (null: the window is not known). */
+  headroom: z.nullable(z.object({ used: z.int(), usable: z.int(), left: z.int(), percentOfUsable: z.number() })),
+  /** Hidden reasoning the provider kept in the prompt, when there is any. */
+  hiddenReasoning: z.optional(z.int()),
+});
+export type Verdict = z.infer<typeof verdictSchema>;
+
 /** Advice computed from the report's own figures, never guessed. */
 export const suggestionSchema = z.object({
   kind: z.enum(SUGGESTION_KINDS),
@@ -299,9 +330,18 @@ export const timelinePointSchema = z.object({
   hiddenAdded: z.optional(z.int()),
   /** What its prompt lost besides: earlier reasoning the provider dropped at this user message. */
   dropped: z.optional(z.int()),
-  /** The largest items the call added; `measured` when their tokens are the measured growth. */
+  /**
+   * The largest items the call added; `measured` when their tokens are the measured growth. An
+   * item still in context carries its report figure and `itemId`, the same as in every other view.
+   */
   added: z.array(
-    z.object({ label: z.string(), source: z.string(), tokens: z.int(), measured: z.optional(z.boolean()) }),
+    z.object({
+      label: z.string(),
+      source: z.string(),
+      tokens: z.int(),
+      measured: z.optional(z.boolean()),
+      itemId: z.optional(z.string()),
+    }),
   ),
   /** TIMELINE_EVENTS, as strings: an unknown event is ignored, never an error. */
   events: z.array(z.string()),
@@ -378,6 +418,8 @@ export const contextReportSchema = z.object({
   timeline: z.optional(z.array(timelinePointSchema)),
   /** The window's budget (null without a window size from the agent). */
   window: z.optional(z.nullable(contextWindowSchema)),
+  /** The report in a few figures, to show first (null: estimates only, no total yet). */
+  verdict: z.optional(z.nullable(verdictSchema)),
   /** Every known source, in table order (contract §3: all nine, even when empty). */
   sources: z.array(reportSourceSchema),
   /**
@@ -429,6 +471,8 @@ export const readerPageSchema = z.object({
       source: sourceIdSchema,
       label: z.string(),
       estimatedTokens: z.int(),
+      /** The item's figure in the report (measured or scaled), the same as everywhere else; null when pending. */
+      tokens: z.optional(z.nullable(z.int())),
       bytes: z.int(),
       preview: z.string(),
       truncated: z.boolean(),

@@ -266,7 +266,7 @@ describe('prompt content', () => {
       cacheWrite: 4,
       promptTokens: 104,
       convention: 'input-excludes-cache',
-      cacheReadSharePercent: 86.54,
+      cacheReadSharePercent: 86.5,
     });
   });
 

@@ -6,11 +6,20 @@
  * add up to it exactly.
  */
 import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
-import type { REMAINDER_KINDS } from '../../shared/wire';
-import { type Basis, type ContextReport, type Excluded, type RemainderRow, type ReportItem } from '../../shared/wire';
+import type {
+  Basis,
+  ContextReport,
+  ContextWindow,
+  Excluded,
+  REMAINDER_KINDS,
+  RemainderRow,
+  ReportItem,
+  Suggestion,
+  Verdict,
+} from '../../shared/wire';
 import { apportion } from './apportion';
 import type { Calibration, Item, TokenConvention } from './calibrate';
-import { itemId, percentOf, percentOfWindow, round2, round4, sum, type UsageInput } from './figures';
+import { itemId, percentOf, percentOfWindow, round4, sum, type UsageInput } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
@@ -122,6 +131,9 @@ export function buildReport(input: ReportInput): ContextReport {
   const hidden = measuredMode ? calibration.hidden.tokens : 0;
   const afterLastCall = measuredMode ? (calibration.afterLastCall?.tokens ?? 0) : 0;
   const remainder = remainderRows({ hidden, afterLastCall, left, unexplained, calibration }, used);
+  const countedByKey = new Map(counted.map((c) => [c.item.key, c]));
+  const suggestions = suggest({ input, counted, duplicates, used });
+  const window = contextWindow(input.usage, input.workspace.agentConfig, input.targetModel);
   // Request order, as the reader lists it: the measured runtime prompt first, then the view.
   const offset = calibration.mode === 'measured' ? 1 : 0;
   const orderOf = new Map(calibration.view.map((item, index) => [item.key, index + offset]));
@@ -157,7 +169,7 @@ export function buildReport(input: ReportInput): ContextReport {
       convention: input.provider.convention,
       cacheReadSharePercent:
         input.provider.prompt > 0 && input.provider.tokens.cacheRead !== null
-          ? round2((input.provider.tokens.cacheRead / input.provider.prompt) * 100)
+          ? percentOf(input.provider.tokens.cacheRead, input.provider.prompt)
           : null,
     },
     calibration: {
@@ -203,8 +215,17 @@ export function buildReport(input: ReportInput): ContextReport {
         source: item.source,
       })),
     },
-    timeline: downsample(calibration.timeline).map((p) => ({ ...p, at: new Date(p.at).toISOString() })),
-    window: contextWindow(input.usage, input.workspace.agentConfig, input.targetModel),
+    // An item still in the report carries its report figure in the timeline too: one figure per item.
+    timeline: downsample(calibration.timeline).map((p) => ({
+      ...p,
+      at: new Date(p.at).toISOString(),
+      added: p.added.map(({ key, ...a }) => {
+        const c = countedByKey.get(key);
+        return c && c.scaled !== null ? { ...a, tokens: c.scaled, itemId: itemId(c.item.sourceRef) } : a;
+      }),
+    })),
+    window,
+    verdict: verdictOf({ sources, counted, suggestions, used, window, input, hidden }),
     sources,
     remainder,
     duplicates: {
@@ -218,9 +239,59 @@ export function buildReport(input: ReportInput): ContextReport {
       ...excludedEntries(input.history, input.omissions),
       ...notReceivedEntry(calibration),
     ],
-    suggestions: suggest({ input, counted, duplicates, used }),
+    suggestions,
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
+  };
+}
+
+/** The report in a few figures, to show first. */
+function verdictOf(facts: {
+  sources: ContextReport['sources'];
+  counted: readonly Counted[];
+  suggestions: readonly Suggestion[];
+  used: number | null;
+  window: ContextWindow | null;
+  input: ReportInput;
+  hidden: number;
+}): Verdict | null {
+  const { sources, counted, suggestions, used, window, input } = facts;
+  if (used === null) return null;
+  const source = [...sources].sort((a, b) => (b.scaledTokens ?? 0) - (a.scaledTokens ?? 0))[0];
+  const item = counted
+    .filter((c) => c.scaled !== null && c.item.sourceRef !== RUNTIME_REF)
+    .sort((a, b) => b.scaled! - a.scaled!)[0];
+  const action = [...suggestions].sort(
+    (a, b) => Number(b.severity === 'warning') - Number(a.severity === 'warning'),
+  )[0];
+  const prompt = input.provider?.prompt ?? 0;
+  const cacheRead = input.provider?.tokens.cacheRead ?? null;
+  return {
+    biggestSource:
+      source && (source.scaledTokens ?? 0) > 0
+        ? { id: source.id, label: source.label, tokens: source.scaledTokens!, percentOfUsed: source.percentOfUsed }
+        : null,
+    biggestItem: item
+      ? {
+          id: itemId(item.item.sourceRef),
+          label: item.item.label,
+          source: item.item.source,
+          tokens: item.scaled!,
+          percentOfUsed: percentOf(item.scaled, used),
+        }
+      : null,
+    action: action ? { kind: action.kind, title: action.title, itemIds: action.itemIds } : null,
+    cacheReadPercent: cacheRead !== null && prompt > 0 ? percentOf(cacheRead, prompt) : null,
+    cost: input.usage?.cost ?? null,
+    headroom: window
+      ? {
+          used,
+          usable: window.usable,
+          left: Math.max(0, (window.autoCompactAt ?? window.usable) - used),
+          percentOfUsable: percentOf(used, window.usable) ?? 0,
+        }
+      : null,
+    ...(facts.hidden > 0 ? { hiddenReasoning: facts.hidden } : {}),
   };
 }
 

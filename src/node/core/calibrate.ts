@@ -155,7 +155,7 @@ export interface TimelinePoint {
   model: string | null;
   tokenizer: string;
   /** The largest items this call added, with what they cost (`measured`: the provider's growth, not an estimate). */
-  added: { label: string; source: SourceId; tokens: number; measured: boolean }[];
+  added: { key: string; label: string; source: SourceId; tokens: number; measured: boolean }[];
   /** Everything this call added: its items' estimate, and the hidden reasoning its prompt gained (measured). */
   addedEstimate: number;
   hiddenAdded: number;
@@ -761,6 +761,7 @@ class Walk {
       added: added
         .filter((i) => !this.alwaysKeys.has(i.key) || this.timeline.length === 0)
         .map((i) => ({
+          key: i.key,
           label: i.label,
           source: i.source,
           tokens: this.cal.get(i.key) ?? i.tokens,

@@ -1,4 +1,5 @@
 /** Small pure helpers for the report's figures: sums, rounding, shares, and item ids. */
+import { percentOf } from '../../shared/format';
 import { contentHash } from './hash';
 
 /** The agent-reported total: the newest usable ACP usage_update of the session. */
@@ -6,19 +7,18 @@ export interface UsageInput {
   contextUsed: number;
   contextSize: number | null;
   recordedAt: number;
+  /** The session's cost so far, as the agent reported it (cumulative), when it did. */
+  cost?: { amount: number; currency: string } | null;
 }
 
 export function percentOfWindow(usage: UsageInput): number | null {
-  return usage.contextSize ? round2((usage.contextUsed / usage.contextSize) * 100) : null;
+  return usage.contextSize ? percentOf(usage.contextUsed, usage.contextSize) : null;
 }
 
 /** A short stable id for an item, safe in URLs. */
 export const itemId = (sourceRef: string): string => `it_${contentHash(sourceRef)}`;
 
-export function percentOf(scaled: number | null, used: number | null): number | null {
-  if (scaled === null || used === null) return null;
-  return used === 0 ? 0 : round2((scaled / used) * 100);
-}
+export { percentOf };
 
 export const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 export const round2 = (n: number): number => Math.round(n * 100) / 100;

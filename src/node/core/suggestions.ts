@@ -8,7 +8,7 @@ import type { Suggestion } from '../../shared/wire';
 import type { Counted, ReportInput } from './build-report';
 import type { Item } from './calibrate';
 import type { DuplicateMark } from './duplicates';
-import { itemId, percentOfWindow, round2, sum } from './figures';
+import { itemId, percentOf, percentOfWindow, sum } from './figures';
 
 /** One item above this share of the used context is worth a look. */
 export const LARGE_ITEM_PERCENT = 20;
@@ -26,6 +26,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
   const out: Suggestion[] = [];
   const scaledOf = new Map(counted.map((c) => [c.item.key, c.scaled]));
   const cost = (item: Item) => scaledOf.get(item.key) ?? null;
+  // One figure per item: the report's (measured or scaled); the estimate only while there is no total.
   const tokensOf = (item: Item) => {
     const scaled = cost(item);
     return scaled === null ? `≈${fmt(item.tokens)} estimated tokens` : `${fmt(scaled)} tokens`;
@@ -47,7 +48,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       kind: 'duplicate_read',
       severity: 'warning',
       title: `${what} is in context ${group.length} times`,
-      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ≈${fmt(repeated)} estimated tokens${repeatedScaled === null ? '' : ` (${fmt(repeatedScaled)} of the used context)`}. Ask the agent to refer to the earlier read instead of reading again.`,
+      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ${repeatedScaled === null ? `≈${fmt(repeated)} estimated tokens` : `${fmt(repeatedScaled)} tokens`}. Ask the agent to refer to the earlier read instead of reading again.`,
       itemIds: group.map((i) => itemId(i.sourceRef)),
       figures: {
         reads: group.length,
@@ -61,7 +62,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
     for (const c of counted) {
       // The runtime's own prompt is not something a narrower read can shrink.
       if (c.scaled === null || c.item.sourceRef.startsWith('runtime:')) continue;
-      const share = (c.scaled / used) * 100;
+      const share = percentOf(c.scaled, used)!;
       if (share <= LARGE_ITEM_PERCENT) continue;
       out.push({
         kind: 'large_item',
@@ -69,7 +70,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
         title: `${c.item.label} is ${share.toFixed(1)}% of the used context`,
         detail: `One item holds ${tokensOf(c.item)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
         itemIds: [itemId(c.item.sourceRef)],
-        figures: { percentOfUsed: round2(share), scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
+        figures: { percentOfUsed: share, scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
       });
     }
   }

@@ -128,6 +128,9 @@ export class ReportService {
     }
     const start = page * READER_BLOCKS_PER_PAGE;
     const slice = all.slice(start, start + READER_BLOCKS_PER_PAGE);
+    // Each block with its figure in the report: one number per item, whatever the view.
+    const report = buildReport({ ...collected.input, itemsLimit: 'all' });
+    const figures = new Map(report.sources.flatMap((s) => s.items.map((i) => [i.id, i.scaledTokens] as const)));
     const texts = await this.texts(
       collected,
       slice.map((b) => b.item),
@@ -143,6 +146,7 @@ export class ReportService {
         source: b.source,
         label: b.item.label,
         estimatedTokens: b.item.tokens,
+        tokens: figures.get(itemId(b.item.sourceRef)) ?? null,
         bytes: b.item.bytes,
         ...previewText({ source: b.source, text: texts.get(b.item.key) ?? '' }, READER_PREVIEW_CHARS),
       })),
