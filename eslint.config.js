@@ -57,6 +57,19 @@ const CORE = {
   message:
     'The report core is pure: no Node built-ins, storage, server, CLI, tokenizer or HTTP error modules (raise core errors).',
 };
+// OpenCode is one agent runtime behind a seam (core/runtime.ts): only its adapter knows its format.
+const RUNTIME = {
+  group: [
+    '**/shared/opencode/**',
+    '**/shared/opencode',
+    '**/core/opencode/**',
+    '**/core/opencode',
+    './opencode',
+    './opencode/*',
+  ],
+  message:
+    "Only the runtime adapter (src/node/core/opencode) knows OpenCode's format: the core goes through the AgentRuntime seam.",
+};
 const DRIVERS = {
   group: ['better-sqlite3', 'pg', 'pg-*', 'kysely'],
   message: 'Only src/node/storage talks to a database driver: use the Store interface.',
@@ -86,6 +99,11 @@ export default defineConfig([
   },
   {
     files: ['src/node/core/**/*.ts'],
+    ignores: ['src/node/core/opencode/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [CORE, RUNTIME] }] },
+  },
+  {
+    files: ['src/node/core/opencode/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [CORE] }] },
   },
   {

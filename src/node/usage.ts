@@ -3,7 +3,7 @@
  * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
  * warning. Shared by the usage API (context meter) and the report.
  */
-import type { UsageInput as LatestUsage } from './core/figures';
+import type { UsageInput as LatestUsage } from './core/types';
 import type { NewUsage, ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };

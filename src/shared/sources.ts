@@ -4,6 +4,7 @@
  * read this table; a new source is a new row (and, if files belong to it, a path rule).
  * Browser-safe: plain data.
  */
+import { ALL_SKILLS_DIR, SKILL_DIRS } from './opencode/runtime';
 
 export interface PathRule {
   /** A workspace folder (relative, POSIX separators): the path itself or anything under it. */
@@ -46,10 +47,7 @@ export const SOURCES = [
     id: 'skills_knowledge',
     label: 'Skills & Knowledge',
     color: { light: '#8b5cf6', dark: '#a78bfa' },
-    paths: [
-      { under: '.opencode/skills', read: (rest) => `Read skill file: ${rest}` },
-      { under: '.opencode/skill', read: (rest) => `Read skill file: ${rest}` },
-    ],
+    paths: SKILL_DIRS.map((under) => ({ under, read: (rest: string) => `Read skill file: ${rest}` })),
   },
   {
     id: 'cluster_alert_metadata',
@@ -75,7 +73,7 @@ export const SOURCES = [
     label: 'Unknown tool payload',
     color: { light: '#8a8a8a', dark: '#a3a3a3' },
     // A read of a candidate skill puts text in context although the cache itself never counts.
-    paths: [{ under: '.opencode/.all-skills', read: (rest) => `Read candidate skill (not enabled): ${rest}` }],
+    paths: [{ under: ALL_SKILLS_DIR, read: (rest) => `Read candidate skill (not enabled): ${rest}` }],
   },
 ] as const satisfies readonly SourceDef[];
 

@@ -51,6 +51,22 @@ describe('import boundaries', () => {
     expect(await errors('src/node/core/x.ts', code)).toEqual([]);
   });
 
+  it.each([
+    ["import { parseInfo } from '../../shared/opencode/format';"],
+    ["import { messageView } from './opencode/request-view';"],
+    ["import { opencodeRuntime } from './opencode';"],
+  ])('only the runtime adapter knows OpenCode: %s', async (code) => {
+    expect((await errors('src/node/core/x.ts', `${code}\nexport {};`)).join()).toMatch(/runtime adapter/);
+  });
+
+  it('the OpenCode adapter reads its format and stays pure', async () => {
+    const code = "import { parseInfo } from '../../../shared/opencode/format';\nexport { parseInfo };";
+    expect(await errors('src/node/core/opencode/x.ts', code)).toEqual([]);
+    expect(
+      (await errors('src/node/core/opencode/x.ts', "import { readFileSync } from 'node:fs';\nexport {};")).join(),
+    ).toMatch(/report core is pure/);
+  });
+
   it.each(['src/node/server/x.ts', 'src/node/cli/x.ts', 'src/node/report/x.ts'])(
     '%s reaches the database only through the Store interface',
     async (file) => {

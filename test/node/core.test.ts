@@ -17,8 +17,8 @@ const items = (r: ContextReport) => r.sources.flatMap((s) => s.items.map((i) => 
 const sourceOf = (r: ContextReport, label: string) => items(r).find((i) => i.label === label)?.source;
 
 describe('the core, in memory', () => {
-  it('attributes reads by the folder rules of the source table, not to the tool that carried them', () => {
-    const r = coreReport({
+  it('attributes reads by the folder rules of the source table, not to the tool that carried them', async () => {
+    const r = await coreReport({
       files: { 'evidence/slow.log': 40, 'meta/cluster.json': 20, 'issues/7.md': 10, 'notes.txt': 5 },
       messages: [
         user([part.text('why is it slow?')]),
@@ -37,7 +37,7 @@ describe('the core, in memory', () => {
     expect(JSON.stringify(r.sources.map((s) => s.label))).not.toMatch(/tool output/i);
   });
 
-  it('keeps the summary and the kept tail after a compaction, and counts what came before as history', () => {
+  it('keeps the summary and the kept tail after a compaction, and counts what came before as history', async () => {
     const messages = [
       user([part.text('first question '.repeat(20))]),
       assistant([part.text('first answer '.repeat(20))]),
@@ -51,7 +51,7 @@ describe('the core, in memory', () => {
       }),
       user([part.text('next question')]),
     ];
-    const r = coreReport({ messages });
+    const r = await coreReport({ messages });
     const labels = items(r).map((i) => i.label);
     expect(labels).toEqual(expect.arrayContaining(['User message: kept question', 'User message: next question']));
     expect(labels.some((l) => l.includes('first question'))).toBe(false);
@@ -59,8 +59,8 @@ describe('the core, in memory', () => {
     expect(r.excluded.some((e) => /compaction|history/i.test(e.label))).toBe(true);
   });
 
-  it('measures the runtime overhead from the first call and makes the sources add up to the total', () => {
-    const r = coreReport({
+  it('measures the runtime overhead from the first call and makes the sources add up to the total', async () => {
+    const r = await coreReport({
       files: { 'evidence/slow.log': 40 },
       usage: { contextUsed: 5_300, contextSize: 200_000, recordedAt: 2_000_000_000_000 },
       messages: [
@@ -87,28 +87,31 @@ describe('the window, as OpenCode budgets it', () => {
   const messages = [user([part.text('hi')]), assistant([part.text('hello')])];
   const model = 'local/scripted'; // the harness's assistant messages name providerID local, modelID scripted
 
-  it('keeps OpenCode’s 32,000-token output cap free when the model’s limits are unknown', () => {
-    expect(coreReport({ messages, usage }).window).toEqual({
+  it('keeps OpenCode’s 32,000-token output cap free when the model’s limits are unknown', async () => {
+    expect((await coreReport({ messages, usage })).window).toEqual({
       contextSize: 200_000,
       reservedOutput: 32_000,
       usable: 168_000,
       autoCompactAt: 168_000,
       basis: 'assumed',
     });
-    expect(coreReport({ messages }).window).toBeNull();
+    expect((await coreReport({ messages })).window).toBeNull();
   });
 
-  it('follows the limits and compaction settings of the workspace’s opencode.json', () => {
-    const window = (agentConfig: object) => coreReport({ messages, usage, workspace: { agentConfig } as never }).window;
-    expect(window({ models: { [model]: { output: 8_192 } } })).toMatchObject({
+  it('follows the limits and compaction settings of the workspace’s opencode.json', async () => {
+    const window = async (agentConfig: object) =>
+      (await coreReport({ messages, usage, workspace: { agentConfig } as never })).window;
+    expect(await window({ models: { [model]: { output: 8_192 } } })).toMatchObject({
       reservedOutput: 8_192,
       usable: 191_808,
       basis: 'workspace-config',
     });
-    expect(window({ models: { [model]: { input: 150_000, output: 64_000 } } })).toMatchObject({ usable: 130_000 });
-    expect(window({ compactionReserved: 5_000, models: { [model]: { input: 150_000 } } })).toMatchObject({
+    expect(await window({ models: { [model]: { input: 150_000, output: 64_000 } } })).toMatchObject({
+      usable: 130_000,
+    });
+    expect(await window({ compactionReserved: 5_000, models: { [model]: { input: 150_000 } } })).toMatchObject({
       usable: 145_000,
     });
-    expect(window({ compactionAuto: false, models: {} })).toMatchObject({ usable: 168_000, autoCompactAt: null });
+    expect(await window({ compactionAuto: false, models: {} })).toMatchObject({ usable: 168_000, autoCompactAt: null });
   });
 });

@@ -137,7 +137,7 @@ describe('tool payload attribution', () => {
     expect(labels(r, 'skills_knowledge')).toContain('Loaded skill: alpha');
     expect(labels(r, 'issue_source_files')).toContain('Read cluster metadata: cluster.json');
     expect(labels(r, 'unknown_tool_payload')).toEqual(
-      expect.arrayContaining(['Shell: ls -la', 'Tool call: webfetch — https://example.com']),
+      expect.arrayContaining(['Shell: ls -la', 'Web fetch: https://example.com']),
     );
     expect(r.warnings.some((w) => w.includes('not-a-source'))).toBe(true);
     // Never a "tool" source: input and output of a call are one item.

@@ -25,8 +25,8 @@ describe('ReportCache', () => {
       const report = () => warmService.report({ workspaceId: WS, items: 'all' });
       const coldReport = () => new ReportService(db).report({ workspaceId: WS, items: 'all' });
       const cold = await report();
-      // Per message: its header (to find the live window) and its analysis.
-      expect(cache.size).toBe(6);
+      // Per message: its header (to find the live window) and its analysis; and the whole session.
+      expect(cache.size).toBe(7);
       expect(strip(await report())).toEqual(strip(cold));
       expect(strip(await coldReport())).toEqual(strip(cold));
 
@@ -74,25 +74,18 @@ describe('ReportCache', () => {
     }
   });
 
-  it('keeps at most maxEntries, dropping the oldest, and misses on a changed stamp', () => {
+  it('keeps at most maxEntries, dropping the least recently used', () => {
     const cache = new ReportCache(2);
-    const entry = (t: number) => ({
-      stamp: stampOf({ time_updated: t }),
-      size: 1,
-      info: { role: 'user' as const, summary: false, time: {} },
-      compaction: null,
-      infoWarnings: [],
-      analysis: null,
-    });
-    cache.set('s', 'a', entry(1));
-    cache.set('t', 'b', entry(1));
-    cache.set('t', 'c', entry(1));
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.get('a')).toBe(1); // a is now the most recently used
+    cache.set('c', 3);
     expect(cache.size).toBe(2);
-    expect(cache.get('s', 'a', '1')).toBeUndefined();
-    expect(cache.get('t', 'b', '1')).toBeDefined();
-    expect(cache.get('t', 'b', '2')).toBeUndefined();
-    cache.set('t', 'b', entry(2));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBe(1);
+    cache.set('a', 4);
     expect(cache.size).toBe(2);
+    expect(cache.get('a')).toBe(4);
     // A row version (PostgreSQL's xmin) tells apart two states with the same time_updated.
     expect(stampOf({ time_updated: 2, version: '901' })).not.toBe(stampOf({ time_updated: 2, version: '902' }));
   });

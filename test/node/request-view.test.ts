@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseInfo, parsePart, type Part } from '../../src/shared/opencode/format';
-import { liveWindow, messageView, toolResult, type StoredMessage } from '../../src/node/core/request-view';
+import { liveWindow, messageView, toolResult, type StoredMessage } from '../../src/node/core/opencode/request-view';
 import { loadRecording } from '../support/recordings';
 
 const ignore = () => {};

@@ -3,13 +3,10 @@
  * database, no folder, no service — for tests of the engine's rules (the service and its
  * adapters have their own tests, through SQLite and real folders).
  */
-import { analyzeMessage } from '../../src/node/core/analyze';
-import { buildReport } from '../../src/node/core/build-report';
-import { familyRules } from '../../src/node/core/providers';
-import { reportInput } from '../../src/node/core/pipeline';
-import type { WorkspaceSnapshot } from '../../src/node/core/workspace-items';
-import { chars4Estimator, type Estimator } from '../../src/node/report/estimator';
-import { parseInfo, parsePart, type CompactionPart } from '../../src/shared/opencode/format';
+import { contextReport, type ContextResult, type Memo, type StoredRow } from '../../src/node/core/context-report';
+import { chars4Estimator } from '../../src/node/core/estimate';
+import { opencodeRuntime } from '../../src/node/core/opencode';
+import type { Estimator, WorkspaceSnapshot } from '../../src/node/core/types';
 import type { ContextReport } from '../../src/shared/wire';
 
 export const CORE_ROOT = '/srv/ws';
@@ -20,16 +17,20 @@ export interface CoreInput {
   items?: number | 'all';
   workspace?: Partial<WorkspaceSnapshot>;
   /** Sizes of workspace files by relative path (absent: no such file). */
-  files?: Record<string, number> | ((path: string) => number | null);
+  files?: Record<string, number>;
   estimator?: Estimator;
   /** Message ids by position (default: ids that sort in message order). */
   ids?: (index: number) => string;
+  /** Each message's stamp (default: '1'). */
+  stamps?: (index: number) => string;
+  /** A memo kept between reports (default: none kept). */
+  memo?: Memo;
 }
 
-export function coreReport(input: CoreInput): ContextReport {
-  const { messages } = input;
-  const files = input.files ?? {};
+/** The core's answer for messages and a workspace given as plain data (every row at hand). */
+export async function coreResult(input: CoreInput, texts?: Parameters<typeof contextReport>[0]['texts']) {
   const idOf = input.ids ?? messageId;
+  const stampOf = input.stamps ?? (() => '1');
   const workspace: WorkspaceSnapshot = {
     root: CORE_ROOT,
     instructions: [],
@@ -37,45 +38,40 @@ export function coreReport(input: CoreInput): ContextReport {
     excluded: [],
     warnings: [],
     stamps: [],
+    files: input.files ?? {},
     ...input.workspace,
   };
-  const attribution = {
-    root: CORE_ROOT,
-    instructionFiles: new Set(workspace.instructions.map((i) => i.path)),
-    fileSize: typeof files === 'function' ? files : (path: string) => files[path] ?? null,
-    skillNames: workspace.skills.map((s) => s.name),
-  };
-  const ignore = () => {};
-  const headers = messages.map((m, i) => ({
-    id: idOf(i),
-    info: parseInfo(m.info, ignore),
-    compaction: (Array.isArray(m.parts)
-      ? (m.parts.map((p) => parsePart(p, ignore)).find((p) => p?.type === 'compaction') ?? null)
-      : null) as CompactionPart | null,
-    size: JSON.stringify(m).length,
-  }));
-  const estimator = input.estimator ?? chars4Estimator;
-  const built = reportInput({
-    workspaceId: 'ws_core',
-    sessionId: 'ses_core',
-    generatedAt: new Date(0).toISOString(),
-    snapshotId: 'snap_core',
-    estimator,
-    historyEstimator: chars4Estimator,
-    workspace,
-    headers,
-    analyze: (i, chosen, facts) =>
-      analyzeMessage(idOf(i), messages[i]!.info, messages[i]!.parts, {
-        attribution: { ...attribution, sessionRoots: facts.sessionRoots },
-        estimator: chosen,
-        targetModel: facts.targetModel,
-        family: familyRules(facts.family),
-        rough: facts.rough,
-      }),
-    usage: input.usage ?? null,
-    warnings: [],
+  const rows = new Map<string, StoredRow>();
+  const messages = input.messages.map((m, i) => {
+    const id = idOf(i);
+    const info = JSON.stringify(m.info) ?? null;
+    const parts = JSON.stringify(m.parts) ?? null;
+    rows.set(id, { id, stamp: stampOf(i), size: (info?.length ?? 0) + (parts?.length ?? 0), info, parts });
+    return { id, stamp: stampOf(i) };
   });
-  return buildReport({ ...built, itemsLimit: input.items ?? 'all' });
+  const estimator = input.estimator ?? chars4Estimator;
+  const result: ContextResult = await contextReport(
+    {
+      workspaceId: 'ws_core',
+      sessionId: 'ses_core',
+      generatedAt: new Date(0).toISOString(),
+      estimator: estimator.id,
+      workspace,
+      usage: input.usage ?? null,
+      messages,
+      rows,
+      warnings: [],
+      items: input.items ?? 'all',
+      ...(texts ? { texts } : {}),
+    },
+    { runtime: opencodeRuntime, estimator: () => estimator, ...(input.memo ? { memo: input.memo } : {}) },
+  );
+  if (result.kind !== 'report') throw new Error(`the core asked for rows it was given: ${result.rows.join(', ')}`);
+  return result;
+}
+
+export async function coreReport(input: CoreInput): Promise<ContextReport> {
+  return (await coreResult(input)).report;
 }
 
 /** Ids that sort in message order, as OpenCode's do. */

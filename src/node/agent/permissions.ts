@@ -20,6 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
+import { CONFIG_FILES } from '../../shared/opencode/runtime';
 
 export type Action = 'allow' | 'ask' | 'deny';
 /** OpenCode's permission value: one action, or actions by pattern (glob, last match wins). */
@@ -102,9 +103,6 @@ function isPermissionValue(value: unknown): value is PermissionValue {
   );
 }
 
-/** The files OpenCode reads as a project's configuration, in the order it merges them. */
-const PROJECT_CONFIGS = ['opencode.jsonc', 'opencode.json', '.opencode/opencode.jsonc', '.opencode/opencode.json'];
-
 export interface WorkspacePermissions {
   /** Top-level `permission`, merged over the files. */
   permission: PermissionConfig;
@@ -116,7 +114,7 @@ export interface WorkspacePermissions {
 /** What a workspace's own OpenCode configuration says about permissions. */
 export function readWorkspacePermissions(root: string): WorkspacePermissions {
   const out: WorkspacePermissions = { permission: {}, agents: {}, warnings: [] };
-  for (const name of PROJECT_CONFIGS) {
+  for (const name of CONFIG_FILES) {
     let text: string;
     try {
       text = readFileSync(join(root, name), 'utf8');

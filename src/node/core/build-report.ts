@@ -18,66 +18,14 @@ import type {
   Verdict,
 } from '../../shared/wire';
 import { apportion } from './apportion';
-import type { Calibration, Item, TokenConvention } from './calibrate';
-import { itemId, percentOf, percentOfWindow, round4, sum, type UsageInput } from './figures';
+import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
-import { contextWindow } from './window';
-import type { Tokens } from '../../shared/opencode/format';
-import type { WorkspaceSnapshot } from './workspace-items';
-
-export interface Omissions {
-  prunedOutputs: { count: number; bytes: number };
-  ignoredText: { count: number; bytes: number };
-  attachmentBodies: { count: number; bytes: number };
-  failedReplies: { count: number; bytes: number };
-  unsignedReasoning: { count: number; bytes: number };
-  unencryptedReasoning: { count: number; bytes: number };
-  bookkeeping: { count: number; bytes: number };
-}
-
-export const emptyOmissions = (): Omissions => ({
-  prunedOutputs: { count: 0, bytes: 0 },
-  ignoredText: { count: 0, bytes: 0 },
-  attachmentBodies: { count: 0, bytes: 0 },
-  failedReplies: { count: 0, bytes: 0 },
-  unsignedReasoning: { count: 0, bytes: 0 },
-  unencryptedReasoning: { count: 0, bytes: 0 },
-  bookkeeping: { count: 0, bytes: 0 },
-});
-
-export interface ReportInput {
-  workspaceId: string;
-  sessionId: string | null;
-  generatedAt: string;
-  snapshotId: string;
-  estimator: { id: 'bpe' | 'chars4'; method: string };
-  workspace: WorkspaceSnapshot;
-  calibration: Calibration;
-  history: { messages: number; bytes: number };
-  omissions: Omissions;
-  usage: UsageInput | null;
-  provider: { messageId: string; tokens: Tokens; convention: TokenConvention; prompt: number } | null;
-  /** The model requests go to ("provider/model"), for its limits. */
-  targetModel?: string | undefined;
-  /** Skill names each message mentions, in view order (for "loaded but never used"). */
-  mentions: { messageId: string; names: string[] }[];
-  warnings: string[];
-  itemsLimit: number | 'all';
-}
+import type { Calibration, Counted, Item, ReportInput } from './types';
 
 export const DEFAULT_ITEMS = 20;
 export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
-const RUNTIME_LABEL = 'OpenCode system prompt and tool schemas, measured';
-
-/** An item as the report counts it: its estimate and what it costs in the total. */
-export interface Counted {
-  item: Item;
-  scaled: number | null;
-  measured: boolean;
-  order: number;
-}
 
 export function buildReport(input: ReportInput): ContextReport {
   const { calibration, usage } = input;
@@ -133,7 +81,7 @@ export function buildReport(input: ReportInput): ContextReport {
   const remainder = remainderRows({ hidden, afterLastCall, left, unexplained, calibration }, used);
   const countedByKey = new Map(counted.map((c) => [c.item.key, c]));
   const suggestions = suggest({ input, counted, duplicates, used });
-  const window = contextWindow(input.usage, input.workspace.agentConfig, input.targetModel);
+  const { window } = input;
   // Request order, as the reader lists it: the measured runtime prompt first, then the view.
   const offset = calibration.mode === 'measured' ? 1 : 0;
   const orderOf = new Map(calibration.view.map((item, index) => [item.key, index + offset]));
@@ -234,11 +182,7 @@ export function buildReport(input: ReportInput): ContextReport {
       repeatedEstimatedTokens: sum(repeated.map(([item]) => item.tokens)),
       repeatedScaledTokens: used === null ? null : sum(repeated.map(([item]) => scaledOf.get(item.key) ?? 0)),
     },
-    excluded: [
-      ...input.workspace.excluded,
-      ...excludedEntries(input.history, input.omissions),
-      ...notReceivedEntry(calibration),
-    ],
+    excluded: [...input.workspace.excluded, ...excludedEntries(input), ...notReceivedEntry(input)],
     suggestions,
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
@@ -355,18 +299,10 @@ function reasoningPolicyNote(calibration: Calibration): string | null {
 }
 
 /** Visible reasoning the provider never counted, by its own counts. */
-function notReceivedEntry(calibration: Calibration): Excluded[] {
-  const items = calibration.notReceived;
+function notReceivedEntry(input: ReportInput): Excluded[] {
+  const items = input.calibration.notReceived;
   if (items.length === 0) return [];
-  return [
-    {
-      label: 'Reasoning the provider does not receive back',
-      reason:
-        "OpenCode sends earlier reasoning back, but the model's prompts did not grow by it (measured): this provider drops it, so it is in no context.",
-      bytes: sum(items.map((i) => i.bytes)),
-      count: items.length,
-    },
-  ];
+  return [{ ...input.runtime.words.excluded.notReceived, bytes: sum(items.map((i) => i.bytes)), count: items.length }];
 }
 
 /** Each item with its share of the total: measured, scaled in proportion, or none. */
@@ -376,7 +312,7 @@ function countItems(input: ReportInput, inTotal: readonly Item[], orderOf: (item
     const overhead: Item = {
       key: RUNTIME_REF,
       source: 'agent_instructions',
-      label: RUNTIME_LABEL,
+      label: input.runtime.label,
       sourceRef: RUNTIME_REF,
       tokens: calibration.runtimeOverhead ?? 0,
       bytes: 0,
@@ -447,54 +383,18 @@ function methodOf(input: ReportInput): string {
   return `${base} (no ACP total yet)`;
 }
 
-function excludedEntries(history: ReportInput['history'], o: Omissions): Excluded[] {
+function excludedEntries(input: ReportInput): Excluded[] {
+  const { history, omissions: o } = input;
+  const words = input.runtime.words.excluded;
   const out: Excluded[] = [];
-  const add = (count: number, bytes: number, label: string, reason: string) => {
-    if (count > 0) out.push({ label, reason, bytes, count });
+  const add = (kind: keyof typeof words, count: number, bytes: number) => {
+    if (count > 0) out.push({ ...words[kind], bytes, count });
   };
-  add(
-    history.messages,
-    history.bytes,
-    'History before the latest compaction',
-    'Replaced by the compaction summary; the model no longer sees these messages (OpenCode keeps only the tail it names).',
-  );
-  add(
-    o.prunedOutputs.count,
-    o.prunedOutputs.bytes,
-    'Pruned tool outputs',
-    'Cleared by OpenCode; the model sees "[Old tool result content cleared]" instead.',
-  );
-  add(
-    o.failedReplies.count,
-    o.failedReplies.bytes,
-    'Failed replies',
-    'Assistant messages that ended in an error (other than an interruption with output) are never sent again.',
-  );
-  add(
-    o.attachmentBodies.count,
-    o.attachmentBodies.bytes,
-    'Attachment bodies (base64)',
-    'The model gets the file itself; the server counts its description only.',
-  );
-  add(o.ignoredText.count, o.ignoredText.bytes, 'Ignored text parts', 'Marked ignored; never sent to the model.');
-  add(
-    o.unsignedReasoning.count,
-    o.unsignedReasoning.bytes,
-    'Reasoning without a signature',
-    "Anthropic's API drops reasoning it cannot verify, so it is not sent again.",
-  );
-  add(
-    o.unencryptedReasoning.count,
-    o.unencryptedReasoning.bytes,
-    'Reasoning without its encrypted content',
-    "OpenAI's API gets earlier reasoning back only as its encrypted content; these parts have none, so OpenCode does not send them.",
-  );
-  add(
-    o.bookkeeping.count,
-    o.bookkeeping.bytes,
-    'Bookkeeping parts (step, patch, snapshot, agent, retry)',
-    'Kept by OpenCode for itself; never sent to the model.',
-  );
+  // In the runtime's order of its words.
+  for (const kind of Object.keys(words) as (keyof typeof words)[]) {
+    if (kind === 'history') add(kind, history.messages, history.bytes);
+    else if (kind !== 'notReceived') add(kind, o[kind].count, o[kind].bytes);
+  }
   return out;
 }
 
@@ -505,7 +405,7 @@ function notes(input: ReportInput): string[] {
     const ref = calibration.reference!;
     const changes = calibration.runtimeChanges.slice(1);
     out.push(
-      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are OpenCode's own system prompt, environment and tool schemas, which the server cannot see (measured at the first call${changes.length ? `, again at ${changes.map((c) => `call ${c.call} (${c.reason})`).join(', ')}` : ''}).`,
+      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are ${input.runtime.words.ownPrompt}, which the server cannot see (measured at the first call${changes.length ? `, again at ${changes.map((c) => `call ${c.call} (${c.reason})`).join(', ')}` : ''}).`,
     );
     if (calibration.totalIsCompaction)
       out.push(
@@ -523,7 +423,7 @@ function notes(input: ReportInput): string[] {
       );
     if (calibration.left.tokens > 0)
       out.push(
-        `${calibration.left.tokens} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? 'pruned by OpenCode' : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
+        `${calibration.left.tokens} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? input.runtime.words.pruned : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
       );
     if (calibration.pending.length > 0)
       out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");
@@ -542,14 +442,7 @@ function notes(input: ReportInput): string[] {
   );
   if (usage === null)
     out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only.');
-  const window = contextWindow(usage, input.workspace.agentConfig, input.targetModel);
-  if (window && window.autoCompactAt !== null)
-    out.push(
-      `Auto-compaction at ${window.autoCompactAt} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${window.reservedOutput}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`,
-    );
-  else if (window?.basis === 'unknown')
-    out.push(
-      "Auto-compaction point not shown: in a window this small the model's output limit decides it, and only OpenCode's model list knows that limit.",
-    );
+  const note = input.window && input.runtime.words.windowNote(input.window);
+  if (note) out.push(note);
   return out;
 }

@@ -25,207 +25,20 @@
  *
  * Pure. Items carry estimates already; nothing here tokenizes.
  */
-import type { Tokens } from '../../shared/opencode/format';
-import { modelKey } from '../../shared/opencode/format';
 import { SOURCE_IDS, type SourceId } from '../../shared/sources';
 import { apportion } from './apportion';
-import type { Contribution } from './attribute';
-import { familyRules, providerFamily, type ProviderFamily } from './providers';
-import { HistoryWindow, type StoredMessage } from './request-view';
-import type { UsageInput } from './figures';
-
-export interface Item extends Omit<Contribution, 'texts'> {
-  /** Estimated tokens, images included. */
-  tokens: number;
-  /** Estimated with the cheap estimator (history): good for sharing growth, not for judging it. */
-  rough?: boolean;
-  /** Of `tokens`, what the model wrote itself (reply, reasoning, a tool call's input). */
-  produced?: number;
-  /** Of `tokens`, what its images cost by the provider family's published rule. */
-  vision?: number;
-}
-
-export type TokenConvention = 'input-excludes-cache' | 'input-includes-cache';
-
-/** The prompt size a step's tokens describe, under the convention the data follows. */
-export function promptOf(tokens: Tokens, acpUsed?: number): { prompt: number; convention: TokenConvention } {
-  const cached = (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0);
-  let convention: TokenConvention = 'input-excludes-cache';
-  // OpenCode stores input without the cached part, and total = input + cache + output + reasoning.
-  // Data whose total leaves the cache out (or whose ACP total equals input alone) counted the
-  // cached tokens inside input already.
-  if (tokens.total !== undefined) {
-    if (
-      cached > 0 &&
-      (tokens.total === tokens.input + tokens.output + tokens.reasoning ||
-        tokens.total === tokens.input + tokens.output)
-    )
-      convention = 'input-includes-cache';
-  } else if (cached > 0 && acpUsed !== undefined && acpUsed === tokens.input) {
-    convention = 'input-includes-cache';
-  }
-  return { prompt: convention === 'input-excludes-cache' ? tokens.input + cached : tokens.input, convention };
-}
-
-/**
- * What a call produced: its output and its reasoning. OpenCode reports them apart
- * (total = input + cache + output + reasoning); older versions counted reasoning inside output
- * (total = input + cache + output), which the total tells.
- */
-export function producedOf(tokens: Tokens): number {
-  const cached = (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0);
-  if (tokens.reasoning > 0 && tokens.total !== undefined) {
-    if (tokens.total === tokens.input + cached + tokens.output || tokens.total === tokens.input + tokens.output)
-      return tokens.output;
-  }
-  return tokens.output + tokens.reasoning;
-}
-
-export interface ModelCall {
-  /** Index of the assistant message that made the call. */
-  message: number;
-  /** Which of the message's steps (OpenCode makes one call a step; its items of earlier steps are in view). */
-  segment: number;
-  messageId: string;
-  time: number;
-  /** The compaction (summary) call: a different request, not part of the chain. */
-  compaction: boolean;
-  /** Provider-measured prompt tokens; null when the call recorded none (failed, aborted). */
-  prompt: number | null;
-  tokens: Tokens | null;
-  /** Output and reasoning tokens it produced. */
-  produced: number;
-  /** "provider/model". */
-  model: string | undefined;
-  family: ProviderFamily;
-  /** What the runtime sent besides the conversation depends on: agent, model, tools, system. */
-  runtime: string;
-}
-
-/** Every model call of a session: one per finished step of an assistant message. */
-export function modelCalls(messages: readonly StoredMessage[], acpUsed?: number): ModelCall[] {
-  const calls: ModelCall[] = [];
-  const byId = new Map(messages.map((m) => [m.id, m]));
-  messages.forEach((message, index) => {
-    const { info } = message;
-    if (info.role !== 'assistant') return;
-    const steps: Tokens[] = [];
-    for (const part of message.parts) if (part?.type === 'step-finish' && part.tokens) steps.push(part.tokens);
-    // Rows from elsewhere may carry the message's tokens only.
-    if (steps.length === 0 && info.tokens) steps.push(info.tokens);
-    if (steps.length === 0) steps.push({ input: 0, output: 0, reasoning: 0, cacheRead: null, cacheWrite: null });
-    const parent = info.parentID ? byId.get(info.parentID) : undefined;
-    const model = modelKey(info);
-    const runtime = JSON.stringify([info.agent ?? null, model ?? null, parent?.info.runtime ?? null]);
-    steps.forEach((tokens, segment) => {
-      const measured = tokens.input + (tokens.cacheRead ?? 0) + (tokens.cacheWrite ?? 0) > 0 ? tokens : null;
-      calls.push({
-        message: index,
-        segment,
-        messageId: message.id,
-        time: info.time.created ?? 0,
-        compaction: info.summary,
-        prompt: measured ? promptOf(measured, acpUsed).prompt : null,
-        tokens: measured,
-        produced: measured ? producedOf(measured) : 0,
-        model,
-        family: providerFamily(info.providerID, info.modelID),
-        runtime,
-      });
-    });
-  });
-  return calls;
-}
-
-export type TimelineEvent = 'compaction' | 'pruning' | 'skill' | 'overhead_change' | 'hidden_reasoning' | 'unexplained';
-
-export interface TimelinePoint {
-  /** 1-based number of the model call in the session (main calls only). */
-  call: number;
-  messageId: string;
-  at: number;
-  promptTokens: number;
-  runtimeOverhead: number;
-  bySource: Record<SourceId, number>;
-  /** Hidden reasoning the provider kept in this prompt (measured). */
-  hiddenReasoning: number;
-  /** What no item, image, hidden reasoning or runtime change explains, carried since. */
-  unexplained: number;
-  /** The model called, and the tokenizer that shared its growth. */
-  model: string | null;
-  tokenizer: string;
-  /** The largest items this call added, with what they cost (`measured`: the provider's growth, not an estimate). */
-  added: { key: string; label: string; source: SourceId; tokens: number; measured: boolean }[];
-  /** Everything this call added: its items' estimate, and the hidden reasoning its prompt gained (measured). */
-  addedEstimate: number;
-  hiddenAdded: number;
-  /** What its prompt lost besides: earlier reasoning the provider dropped at this user message. */
-  dropped: number;
-  events: TimelineEvent[];
-}
-
-export interface RuntimeChange {
-  messageId: string;
-  call: number;
-  delta: number;
-  /** What the rows show changed: agent, model, tools, system prompt, instructions, skills. */
-  reason: string;
-}
-
-export interface CalibrationInput {
-  messages: readonly StoredMessage[];
-  /** Per message, every item it can put in view (both forms of a pruned output). */
-  items: readonly (readonly Item[])[];
-  /** Instructions and the skill catalog: in every request, from the first call on. */
-  alwaysLoaded: readonly Item[];
-  usage: UsageInput | null;
-  /** Files the runtime puts in every request that changed on disk, and when (instructions, skills). */
-  changes?: readonly { at: number; what: string }[];
-  /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
-  reasoningCopies?: readonly (number | undefined)[];
-}
-
-export interface Calibration {
-  /** measured: step data explains the total; scaled: none (or contradicting), estimates scaled to the total. */
-  mode: 'measured' | 'scaled' | 'estimate-only';
-  /** Why the report fell back to scaling although calls were measured. */
-  scaledBecause?: 'contradicting';
-  /** What is in context now (the next request), in request order. */
-  view: Item[];
-  /** Tokens of each item of `view` as measured at the reference call (absent: pending). */
-  measured: Map<string, number>;
-  /** Whether each of those came from measured growth or fell back to its estimate. */
-  measuredBasis: Map<string, 'measured' | 'estimated'>;
-  runtimeOverhead: number | null;
-  /** Where the runtime was measured, and every later change the rows showed. */
-  runtimeChanges: RuntimeChange[];
-  reference: { messageId: string; promptTokens: number; call: number; matchesUsage: boolean } | null;
-  /** The agent's total is the prompt of a compaction call (the history sent to be summarised). */
-  totalIsCompaction: boolean;
-  /** In view now but added after the reference call: not in the agent's total yet (unless `afterLastCall`). */
-  pending: Item[];
-  /** In the reference call, gone from the context since (pruned or compacted after it). */
-  left: { items: number; tokens: number; reason: 'pruned' | 'compacted' | 'both' | null };
-  /** Hidden reasoning the provider kept in the reference call's prompt, by the call that produced it. */
-  hidden: { tokens: number; calls: { call: number; messageId: string; tokens: number }[] };
-  /** The agent's total is newer than every persisted call: the gap, shared by what was added since. */
-  afterLastCall: { tokens: number; shares: Map<string, number> } | null;
-  /** Tokens no source, image, hidden reasoning or runtime change explains (at the reference, and any gap to the total). */
-  unexplained: number;
-  /** Visible reasoning the provider was shown to not count (measured): in no source. */
-  notReceived: Item[];
-  /** What the provider does with reasoning, as the session's counts show it, and which of it they could show. */
-  policy: ReasoningPolicy;
-  asks: { hidden: boolean; turn: boolean; reasoning: boolean; reasoningTurn: boolean };
-  /** How many reasoning parts the provider dropped at later user messages (of `notReceived`). */
-  droppedAtTurn: number;
-  /** @deprecated the runtime changes as deltas (`runtimeChanges`). */
-  overheadChanges: { messageId: string; delta: number }[];
-  timeline: TimelinePoint[];
-  calls: number;
-  /** History messages (before the latest compaction, outside its tail). */
-  history: number[];
-}
+import { familyRules } from './providers';
+import type {
+  Calibration,
+  CalibrationInput,
+  Item,
+  ModelCall,
+  ReasoningPolicy,
+  RuntimeChange,
+  TimelineEvent,
+  TimelinePoint,
+  WindowWalk,
+} from './types';
 
 /** Growth this far from the estimate is not the new items' cost. */
 export function plausible(measured: number, estimated: number): boolean {
@@ -259,8 +72,8 @@ interface Snapshot {
 }
 
 export function calibrate(input: CalibrationInput): Calibration {
-  const { messages, usage } = input;
-  const calls = modelCalls(messages, usage?.contextUsed);
+  const { session, usage } = input;
+  const { calls } = session;
   const main = calls.filter((c) => !c.compaction);
   const measuredCalls = main.filter((c) => c.prompt !== null);
   const walk = bestWalk(input, calls);
@@ -301,7 +114,7 @@ export function calibrate(input: CalibrationInput): Calibration {
   const last = measuredCalls.at(-1)!;
   const totalIsCompaction =
     !reference && calls.some((c) => c.compaction && c.prompt === usage.contextUsed && c.time >= last.time);
-  const newer = usage.recordedAt > lastActivity(messages[last.message]!);
+  const newer = usage.recordedAt > session.messages[last.message]!.lastActivity;
   if (!reference && !totalIsCompaction && !newer) {
     // No call's prompt is the total, and the total is not newer than the calls: the rows and the
     // total contradict each other, so no call can be the reference.
@@ -425,21 +238,6 @@ function misfit(fits: readonly { share: number; estimate: number; clean: boolean
   return fits.reduce((n, f) => n + Math.abs(f.share - scale * f.estimate) / (f.estimate + 64), 0);
 }
 
-/** When a message was last worked on: its completion, else its creation. */
-const lastActivity = (message: StoredMessage): number => message.info.time.completed ?? message.info.time.created ?? 0;
-
-/** What the provider does with reasoning, for a whole session. */
-export interface ReasoningPolicy {
-  /** Keeps a call's hidden reasoning in the next prompt (OpenAI, Anthropic). */
-  keepsHidden: boolean;
-  /** Drops the hidden reasoning it kept at a new user message. */
-  dropsAtTurn: boolean;
-  /** Counts the visible reasoning sent back (a local model may not). */
-  receives: boolean;
-  /** Counts it only for the current turn: earlier turns' reasoning is dropped at a new user message (DeepSeek, GLM). */
-  reasoningTurnOnly: boolean;
-}
-
 const DEFAULT_POLICY: ReasoningPolicy = {
   keepsHidden: true,
   dropsAtTurn: false,
@@ -460,7 +258,7 @@ interface Hypothesis {
 
 /** The view kept current step by step, and what each measured call's items cost. */
 class Walk {
-  readonly window: HistoryWindow;
+  readonly window: WindowWalk;
   /** Items in view, by key. */
   readonly view = new Map<string, Item>();
   readonly cal = new Map<string, number>();
@@ -507,8 +305,8 @@ class Walk {
     private readonly input: CalibrationInput,
     readonly policy: ReasoningPolicy = DEFAULT_POLICY,
   ) {
-    const { messages, items, alwaysLoaded } = input;
-    this.window = new HistoryWindow(messages);
+    const { session, items, alwaysLoaded } = input;
+    this.window = session.window();
     this.alwaysKeys = new Set(alwaysLoaded.map((i) => i.key));
     this.changes = [...(input.changes ?? [])].sort((a, b) => a.at - b.at);
     for (const item of alwaysLoaded) this.add(item);
@@ -524,10 +322,10 @@ class Walk {
   run(calls: readonly ModelCall[]): void {
     const byMessage = new Map<number, ModelCall[]>();
     for (const call of calls) byMessage.set(call.message, [...(byMessage.get(call.message) ?? []), call]);
-    this.input.messages.forEach((message, index) => {
+    this.input.session.messages.forEach((message, index) => {
       if (this.window.append(index)) this.rebuild(index);
       else this.inWindow.add(index);
-      if (message.info.role === 'user' && !isCompactionRequest(message)) this.userSinceCall = true;
+      if (message.userTurn) this.userSinceCall = true;
       for (const call of byMessage.get(index) ?? []) {
         if (call.compaction) {
           this.addSegment(index, call.segment + 1);
@@ -963,9 +761,8 @@ class Walk {
 
   history(): number[] {
     const live = new Set(this.window.order);
-    return this.input.messages.map((_, i) => i).filter((i) => !live.has(i));
+    return this.input.session.messages.map((_, i) => i).filter((i) => !live.has(i));
   }
 }
 
 /** OpenCode's compaction request (a user message with a compaction part) is no user's prompt. */
-const isCompactionRequest = (message: StoredMessage): boolean => message.parts.some((p) => p?.type === 'compaction');

@@ -2,7 +2,7 @@
  * The same content read again while still in context: same path (and range) and same content.
  * A file read again after it changed is a new read, not a duplicate. Pure.
  */
-import type { Item } from './calibrate';
+import type { Item } from './types';
 
 export interface DuplicateMark {
   /** How many times this content is in context. */

@@ -1,15 +1,7 @@
 /** Small pure helpers for the report's figures: sums, rounding, shares, and item ids. */
 import { percentOf } from '../../shared/format';
 import { contentHash } from './hash';
-
-/** The agent-reported total: the newest usable ACP usage_update of the session. */
-export interface UsageInput {
-  contextUsed: number;
-  contextSize: number | null;
-  recordedAt: number;
-  /** The session's cost so far, as the agent reported it (cumulative), when it did. */
-  cost?: { amount: number; currency: string } | null;
-}
+import type { UsageInput } from './types';
 
 export function percentOfWindow(usage: UsageInput): number | null {
   return usage.contextSize ? percentOf(usage.contextUsed, usage.contextSize) : null;

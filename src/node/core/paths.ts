@@ -5,9 +5,6 @@
 import { basename, isAbsolute, normalize } from 'pathe';
 import { PATH_RULES, type SourceId } from '../../shared/sources';
 
-export const ALL_SKILLS_DIR = '.opencode/.all-skills';
-export const SKILL_DIRS = ['.opencode/skills', '.opencode/skill'] as const;
-
 export interface PathClass {
   source: SourceId;
   /** e.g. "Read evidence summary: evidence_summary_for_agent.txt" */

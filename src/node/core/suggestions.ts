@@ -5,8 +5,7 @@
  */
 import { fmt, fmtBytes } from '../../shared/format';
 import type { Suggestion } from '../../shared/wire';
-import type { Counted, ReportInput } from './build-report';
-import type { Item } from './calibrate';
+import type { Counted, Item, ReportInput } from './types';
 import type { DuplicateMark } from './duplicates';
 import { itemId, percentOf, percentOfWindow, sum } from './figures';
 

@@ -3,7 +3,7 @@
  * calls, every call with an event (compaction, pruning, a skill load, an overhead change) and the
  * biggest jumps are kept; the rest is sampled evenly. Pure.
  */
-import type { TimelinePoint } from './calibrate';
+import type { TimelinePoint } from './types';
 
 export const MAX_TIMELINE_POINTS = 200;
 

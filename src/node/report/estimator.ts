@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project';
 import type { EstimatorId } from '../../shared/wire';
-import type { Estimator } from '../core/analyze';
+import { chars4Estimator } from '../core/estimate';
+import type { Estimator } from '../core/types';
 import { familyRules, type Encoding, type ProviderFamily } from '../core/providers';
 
 export type { Estimator };
@@ -150,14 +151,7 @@ export function bpeEstimatorFor(family: ProviderFamily): Estimator {
   return found;
 }
 
-export const chars4Estimator: Estimator = {
-  id: 'chars4',
-  key: 'chars4',
-  method: 'chars/4',
-  count(text) {
-    return Math.ceil(text.length / 4);
-  },
-};
+export { chars4Estimator };
 
 export function estimatorFor(id: EstimatorId): Estimator {
   return id === 'chars4' ? chars4Estimator : bpeEstimator;

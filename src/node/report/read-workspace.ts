@@ -1,17 +1,16 @@
 /**
- * Reads what the agent runtime always loads from a workspace folder: instruction files and the
- * enabled skills' frontmatter, plus the size of the candidate skill cache. Read-only, never
+ * Reads what the agent runtime always loads from a workspace folder, by its layout: instruction
+ * files and the enabled skills' frontmatter, the size of the folders it never loads, and the
+ * sizes of the files in the source table's folders. Read-only, never
  * follows a symlink out of the root, reads at most `maxFileBytes` of any file, and turns every
  * oddity (missing folder, binary file, loop) into a warning.
  */
 import { closeSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { join, sep } from 'node:path';
+import { PATH_RULES } from '../../shared/sources';
 import type { Excluded } from '../../shared/wire';
-import { ALL_SKILLS_DIR, SKILL_DIRS } from '../core/paths';
-import type { WorkspaceSnapshot } from '../core/workspace-items';
-import type { AgentConfig } from '../core/window';
-import { isObject } from '../../shared/opencode/format';
+import type { WorkspaceLayout } from '../core/runtime';
+import type { WorkspaceSnapshot } from '../core/types';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_WALK_ENTRIES = 20_000;
@@ -156,6 +155,51 @@ export class WorkspaceReader {
     }
   }
 
+  /**
+   * Sizes of everything under some folders (the folders themselves included; a folder is 0), by
+   * workspace-relative path, breadth first across them, at most `cap` entries. A link counts as
+   * what it points to when that stays inside the root (as `size` does), and is not walked into.
+   */
+  sizes(dirs: readonly string[], cap: number): { sizes: Record<string, number>; truncated: boolean } {
+    const sizes: Record<string, number> = {};
+    if (this.realRoot === null) return { sizes, truncated: false };
+    const queue: string[] = [];
+    for (const dir of dirs) {
+      const size = this.size(dir);
+      if (size === null) continue;
+      sizes[dir] = size;
+      if (size === 0) queue.push(dir);
+    }
+    let seen = 0;
+    for (let next = 0; next < queue.length; next++) {
+      const dir = queue[next]!;
+      let entries;
+      try {
+        entries = readdirSync(join(this.root, dir), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++seen > cap) return { sizes, truncated: true };
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          sizes[path] = 0;
+          queue.push(path);
+        } else if (entry.isFile()) {
+          try {
+            sizes[path] = lstatSync(join(this.root, path)).size;
+          } catch {
+            // vanished while walking: not listed
+          }
+        } else if (entry.isSymbolicLink()) {
+          const size = this.size(path);
+          if (size !== null) sizes[path] = size;
+        }
+      }
+    }
+    return { sizes, truncated: false };
+  }
+
   /** Total size and count of the files under a folder, without reading them or following links. */
   measure(relDir: string): { bytes: number; files: number; truncated: boolean } {
     const out = { bytes: 0, files: 0, truncated: false };
@@ -191,8 +235,14 @@ export class WorkspaceReader {
   }
 }
 
-/** What the runtime loads for every request, from the workspace folder. */
-export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
+/**
+ * What the runtime loads for every request, from the workspace folder, by the runtime's layout:
+ * its config files, the instruction files they name, the enabled skills; the size of the folders
+ * it never loads; and the sizes of the files whose reads decide a source (the folders of the
+ * source table), for attributing shell commands that name them. All of it as data: the core
+ * reads no folder.
+ */
+export function readWorkspace(reader: WorkspaceReader, layout: WorkspaceLayout): WorkspaceSnapshot {
   const snapshot: WorkspaceSnapshot = {
     root: reader.root,
     instructions: [],
@@ -200,12 +250,20 @@ export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
     excluded: [],
     warnings: reader.warnings,
     stamps: reader.stamps,
+    files: {},
   };
   if (!reader.available) return snapshot;
 
-  const configs = readConfigs(reader);
-  snapshot.agentConfig = agentConfig(configs);
-  for (const path of instructionPaths(reader, configs)) {
+  const configs: { path: string; parsed: unknown }[] = [];
+  for (const path of layout.configFiles) {
+    const file = reader.read(path);
+    if (!file.ok) continue;
+    const parsed = layout.parseConfig(file.text);
+    if ('parsed' in parsed) configs.push({ path, parsed: parsed.parsed });
+    else reader.warnings.push(`${path}: ${parsed.error}; its instructions were not read`);
+  }
+  snapshot.agentConfig = layout.agentConfig(configs);
+  for (const path of layout.instructionPaths(configs, reader.root, (m) => reader.warnings.push(m))) {
     const file = reader.read(path);
     if (file.ok) snapshot.instructions.push({ path, text: file.text });
     else if (file.reason === 'not found' && path !== 'AGENTS.md') {
@@ -214,18 +272,18 @@ export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
   }
 
   const seen = new Set<string>();
-  for (const dir of SKILL_DIRS) {
+  for (const dir of layout.skillDirs) {
     for (const entry of reader.list(dir)) {
       // A linked skill folder is followed only if it stays inside the root (read() checks).
       if (!entry.isDirectory && !entry.isSymlink) continue;
-      const path = `${dir}/${entry.name}/SKILL.md`;
+      const path = `${dir}/${entry.name}/${layout.skillFile}`;
       const file = reader.read(path);
       if (!file.ok) {
         if (file.reason === 'not found')
-          reader.warnings.push(`${dir}/${entry.name}: no SKILL.md; not an enabled skill`);
+          reader.warnings.push(`${dir}/${entry.name}: no ${layout.skillFile}; not an enabled skill`);
         continue;
       }
-      const meta = frontmatter(file.text);
+      const meta = layout.skillMeta(file.text);
       const name = meta.name ?? entry.name;
       if (!meta.name) reader.warnings.push(`${path}: frontmatter has no name; using the folder name`);
       if (seen.has(name)) continue;
@@ -234,121 +292,31 @@ export function readWorkspace(reader: WorkspaceReader): WorkspaceSnapshot {
     }
   }
 
-  const cache = reader.measure(ALL_SKILLS_DIR);
-  if (cache.files > 0) {
-    const entry: Excluded = {
-      label: `Candidate skill cache (${ALL_SKILLS_DIR})`,
-      reason: 'Cached candidates, not enabled skills: never in the model context.',
-      bytes: cache.bytes,
-      count: cache.files,
-    };
+  for (const { dir, label, reason } of layout.excludedDirs) {
+    const measured = reader.measure(dir);
+    if (measured.files === 0) continue;
+    const entry: Excluded = { label, reason, bytes: measured.bytes, count: measured.files };
     snapshot.excluded.push(entry);
-    if (cache.truncated)
-      reader.warnings.push(`${ALL_SKILLS_DIR}: more than ${MAX_WALK_ENTRIES} entries; size is a lower bound`);
+    if (measured.truncated)
+      reader.warnings.push(`${dir}: more than ${MAX_WALK_ENTRIES} entries; size is a lower bound`);
+  }
+
+  const listed = reader.sizes(SOURCE_FOLDERS, MAX_WALK_ENTRIES);
+  snapshot.files = listed.sizes;
+  for (const { path } of snapshot.stamps) {
+    const size = reader.size(path);
+    if (size !== null) snapshot.files[path] = size;
+  }
+  if (listed.truncated) {
+    snapshot.filesTruncated = true;
+    reader.warnings.push(
+      `more than ${MAX_WALK_ENTRIES} files in ${SOURCE_FOLDERS.join(', ')}: shell commands naming files past them are attributed without their sizes`,
+    );
   }
   return snapshot;
 }
 
-/**
- * What opencode.json / .opencode/opencode.json (the later wins) say about compaction and the
- * models' limits: the window's budget depends on them. Anything else in them is not read here.
- */
-function agentConfig(configs: readonly Config[]): AgentConfig {
-  const config: AgentConfig = { models: {} };
-  const number = (value: unknown) =>
-    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-  for (const { parsed } of configs) {
-    if (!isObject(parsed)) continue;
-    if (isObject(parsed.compaction)) {
-      if (typeof parsed.compaction.auto === 'boolean') config.compactionAuto = parsed.compaction.auto;
-      const reserved = number(parsed.compaction.reserved);
-      if (reserved !== undefined) config.compactionReserved = reserved;
-    }
-    if (!isObject(parsed.provider)) continue;
-    for (const [provider, spec] of Object.entries(parsed.provider)) {
-      if (!isObject(spec) || !isObject(spec.models)) continue;
-      for (const [model, modelSpec] of Object.entries(spec.models)) {
-        if (!isObject(modelSpec) || !isObject(modelSpec.limit)) continue;
-        const { context, input, output } = modelSpec.limit;
-        config.models[`${provider}/${model}`] = {
-          ...(number(context) !== undefined ? { context: number(context) } : {}),
-          ...(number(input) !== undefined ? { input: number(input) } : {}),
-          ...(number(output) !== undefined ? { output: number(output) } : {}),
-        };
-      }
-    }
-  }
-  return config;
-}
-
-interface Config {
-  path: string;
-  parsed: unknown;
-}
-
-/** opencode.json and .opencode/opencode.json, parsed (each read once; invalid JSON is a warning). */
-function readConfigs(reader: WorkspaceReader): Config[] {
-  const configs: Config[] = [];
-  for (const path of ['opencode.json', '.opencode/opencode.json']) {
-    const file = reader.read(path);
-    if (!file.ok) continue;
-    try {
-      configs.push({ path, parsed: JSON.parse(file.text) as unknown });
-    } catch {
-      reader.warnings.push(`${path}: not valid JSON; its instructions were not read`);
-    }
-  }
-  return configs;
-}
-
-/** AGENTS.md and the `instructions` of opencode.json / .opencode/opencode.json, in that order. */
-function instructionPaths(reader: WorkspaceReader, configs: readonly Config[]): string[] {
-  const paths = ['AGENTS.md'];
-  for (const { path: config, parsed } of configs) {
-    const list = (parsed as { instructions?: unknown } | null)?.instructions;
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) {
-      reader.warnings.push(`${config}: "instructions" is not an array; ignored`);
-      continue;
-    }
-    const base = config.startsWith('.opencode/') ? '.opencode' : '';
-    for (const item of list) {
-      if (typeof item !== 'string') {
-        reader.warnings.push(`${config}: an instructions entry is not a string; ignored`);
-      } else if (/[*?[\]{}]/.test(item) || /^https?:/.test(item)) {
-        reader.warnings.push(`${config}: instructions entry "${item}" is a pattern or URL; not resolved`);
-      } else if (isAbsolute(item) || item.startsWith('~')) {
-        // OpenCode reads an absolute (or home) path as it is: inside the workspace it is one of
-        // its files; anywhere else it is outside what this report may read.
-        const inside = isAbsolute(item) ? relative(reader.root, item).split(sep).join('/') : '..';
-        if (inside.startsWith('..') || isAbsolute(inside))
-          reader.warnings.push(`${config}: instructions entry "${item}" is outside the workspace; not read`);
-        else if (!paths.includes(inside)) paths.push(inside);
-      } else {
-        const joined = relative(reader.root, join(reader.root, base, item))
-          .split(sep)
-          .join('/');
-        if (joined.startsWith('..'))
-          reader.warnings.push(`${config}: instructions entry "${item}" is outside the workspace; not read`);
-        else if (!paths.includes(joined)) paths.push(joined);
-      }
-    }
-  }
-  return paths;
-}
-
-function frontmatter(text: string): { name?: string; description?: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
-  if (!match) return {};
-  try {
-    const data: unknown = parseYaml(match[1]!);
-    if (typeof data !== 'object' || data === null) return {};
-    const { name, description } = data as Record<string, unknown>;
-    return {
-      ...(typeof name === 'string' ? { name } : {}),
-      ...(typeof description === 'string' ? { description } : {}),
-    };
-  } catch {
-    return {};
-  }
-}
+/** Folders whose files decide a source when a shell command names them (the source table's). */
+const SOURCE_FOLDERS = [
+  ...new Set(PATH_RULES.filter((rule) => rule.source !== 'unknown_tool_payload').map((rule) => rule.under)),
+];

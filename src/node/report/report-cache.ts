@@ -1,81 +1,36 @@
 /**
- * In-memory memo of per-message work, keyed by message id and its stamp (`time_updated`, and the
- * row version where the database keeps one, so that a change made by another server instance is
- * never answered from this one's memory) within a scope
- * (estimator, workspace root, enabled skills, the model requests go to — what the analysis
- * depends on). A second report over unchanged data reads only the stamp index. Bounded: past
- * `maxEntries` the oldest entries are dropped. Never written anywhere but memory.
+ * The memo a long-lived process (the server) lends the core: whatever the core keeps under the
+ * keys it derives (core/context-report.ts) — message headers, message analyses, whole sessions.
+ * In memory only, bounded: past `maxEntries` the least recently used entries go. It changes how
+ * fast a report comes, never what it says: the keys carry everything the values depend on.
  */
-import type { MessageAnalysis } from '../core/analyze';
-import type { MessageInfo, CompactionPart } from '../../shared/opencode/format';
-
-export interface CachedMessage {
-  /** The message's stamp when this was made (see `stampOf`). */
-  stamp: string;
-  size: number;
-  info: MessageInfo;
-  compaction: CompactionPart | null;
-  infoWarnings: string[];
-  /** Filled once analysed. */
-  analysis: MessageAnalysis | null;
-}
+import type { Memo } from '../core/context-report';
 
 export const DEFAULT_CACHE_ENTRIES = 100_000;
 
-/** Whole report inputs kept, by the digest of everything they were made from. */
-const COLLECTED_ENTRIES = 8;
+export class ReportCache implements Memo {
+  private readonly entries = new Map<string, unknown>();
 
-export class ReportCache {
-  private readonly scopes = new Map<string, Map<string, CachedMessage>>();
-  private entries = 0;
-  private readonly inputs = new Map<string, unknown>();
+  constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
 
-  /** A report input made from exactly these inputs (the snapshot digest), if one was. */
-  collected<T>(key: string): T | undefined {
-    const found = this.inputs.get(key) as T | undefined;
+  get(key: string): unknown {
+    const found = this.entries.get(key);
     if (found !== undefined) {
-      this.inputs.delete(key);
-      this.inputs.set(key, found); // most recently used last
+      // Most recently used last (Map order is insertion order).
+      this.entries.delete(key);
+      this.entries.set(key, found);
     }
     return found;
   }
 
-  remember(key: string, value: unknown): void {
-    this.inputs.set(key, value);
-    while (this.inputs.size > COLLECTED_ENTRIES) this.inputs.delete(this.inputs.keys().next().value!);
-  }
-
-  constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
-
-  get(scope: string, id: string, stamp: string): CachedMessage | undefined {
-    const entry = this.scopes.get(scope)?.get(id);
-    return entry && entry.stamp === stamp ? entry : undefined;
-  }
-
-  set(scope: string, id: string, entry: CachedMessage): void {
-    let messages = this.scopes.get(scope);
-    if (!messages) {
-      messages = new Map();
-      this.scopes.set(scope, messages);
-    }
-    if (!messages.has(id)) this.entries++;
-    messages.set(id, entry);
-    // Oldest scopes first, oldest entries of a scope first (Map order is insertion order).
-    while (this.entries > this.maxEntries) {
-      const [oldestScope, oldest] = this.scopes.entries().next().value as [string, Map<string, CachedMessage>];
-      const first = oldest.keys().next();
-      if (first.done) {
-        this.scopes.delete(oldestScope);
-        continue;
-      }
-      oldest.delete(first.value);
-      this.entries--;
-      if (oldest.size === 0) this.scopes.delete(oldestScope);
-    }
+  set(key: string, value: unknown): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
   get size(): number {
-    return this.entries;
+    return this.entries.size;
   }
 }
 

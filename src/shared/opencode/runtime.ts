@@ -6,6 +6,23 @@
  */
 import { escapeXml } from './format';
 
+/** Where OpenCode finds a workspace's skills: one folder each, its SKILL.md defining it. */
+export const SKILL_DIRS = ['.opencode/skills', '.opencode/skill'] as const;
+export const SKILL_FILE = 'SKILL.md';
+/** Investibook's cache of candidate skills beside them: never loaded by OpenCode. */
+export const ALL_SKILLS_DIR = '.opencode/.all-skills';
+/**
+ * OpenCode's project config files, in the order it merges them (the later wins): in each folder
+ * `opencode.json` then `opencode.jsonc` (its `up()` search lists them the other way and reverses
+ * the list), the project folder before its `.opencode` folder. JSON with comments, all four.
+ */
+export const CONFIG_FILES = [
+  'opencode.json',
+  'opencode.jsonc',
+  '.opencode/opencode.json',
+  '.opencode/opencode.jsonc',
+] as const;
+
 /** `Instruction.system`: each instruction file as one system block. */
 export function instructionBlock(absolutePath: string, content: string): string {
   return `Instructions from: ${absolutePath}\n${content}`;

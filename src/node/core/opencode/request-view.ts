@@ -18,7 +18,7 @@ import {
   type MessageInfo,
   type Part,
   type ToolPart,
-} from '../../shared/opencode/format';
+} from '../../../shared/opencode/format';
 
 export interface StoredMessage {
   id: string;

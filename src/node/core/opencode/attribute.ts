@@ -5,7 +5,7 @@
  * `state.metadata.investibook.source`, the `skill` tool, the path in its input, workspace paths
  * named in a shell command (the largest file if several), else Unknown tool payload.
  */
-import { fmtBytes } from '../../shared/format';
+import { fmtBytes } from '../../../shared/format';
 import {
   isObject,
   isWorkspaceContext,
@@ -15,94 +15,16 @@ import {
   type Json,
   type Reminder,
   type ToolPart,
-} from '../../shared/opencode/format';
-import { isSourceId, type SourceId } from '../../shared/sources';
-import { contentHash } from './hash';
-import { classifyPath, describeScope, toWorkspacePath } from './paths';
+} from '../../../shared/opencode/format';
+import { isSourceId, type SourceId } from '../../../shared/sources';
+import { contentHash } from '../hash';
+import { dataUrlImageSize } from '../images';
+import { classifyPath, toWorkspacePath } from '../paths';
+import { shellPaths } from '../shell-paths';
+import { preview, utf8Bytes } from '../text';
+import type { AttributionContext, Contribution, MessageContributions } from '../types';
 import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';
-import { dataUrlImageSize } from './images';
-import { shellPaths } from './shell-paths';
-
-export interface Contribution {
-  /** Identity across model calls: the same key is the same content in the same form. */
-  key: string;
-  source: SourceId;
-  label: string;
-  /** Internal locator: messages_v2/ID/parts/N[#…] or file:PATH. */
-  sourceRef: string;
-  /** The texts the model reads for this item (estimated, never stored in the report). */
-  texts: string[];
-  bytes: number;
-  path?: string;
-  /** Reads with the same key read the same file (and range)… */
-  readKey?: string;
-  /** …and with the same content hash, the same content: a true duplicate. */
-  contentKey?: string;
-  /** The skill a `skill` call loaded. */
-  skill?: string;
-  /** When this form of the item is in view (a pruned output: whole until, placeholder from). */
-  until?: number;
-  from?: number;
-  /**
-   * Which model call of its message made it (the number of steps that finished before its part):
-   * an item is in view from the next call on.
-   */
-  segment?: number;
-  /** How many of `texts`, from the first, the model wrote itself (its reply, reasoning, a tool call's input). */
-  producedTexts?: number;
-  /** Images (and PDFs) the model is shown with this item, with their sizes where known. */
-  images?: { mime: string; width?: number; height?: number }[];
-  /** Visible reasoning, which some providers never receive back. */
-  reasoning?: boolean;
-}
-
-export interface AttributionContext {
-  /** Workspace root now; roots recorded in assistant info are added per message. */
-  root: string;
-  instructionFiles: ReadonlySet<string>;
-  /**
-   * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
-   * messages record none, yet their attached files carry absolute paths.
-   */
-  sessionRoots?: readonly string[];
-  /** Size of a workspace file in bytes (0 for a folder), or null when there is none (shell paths). */
-  fileSize: (path: string) => number | null;
-  /** Enabled skill names to look for in the conversation. */
-  skillNames?: readonly string[];
-  /**
-   * History only feeds the calibration and the timeline: no content keys (duplicates) and no
-   * skill mentions (unused skills) are worked out for it.
-   */
-  light?: boolean;
-  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: contentHash). */
-  hash?: (text: string) => string;
-}
-
-export interface MessageContributions {
-  contributions: Contribution[];
-  /** Enabled skills this message names outside of loading them. */
-  mentions: string[];
-  warnings: string[];
-}
-
-/** UTF-8 length without encoding (no allocation: texts can be megabytes). */
-export function utf8Bytes(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      // A surrogate pair: 4 bytes for two UTF-16 units.
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2;
-        i++;
-      } else bytes += 2;
-    } else bytes += 2;
-  }
-  return bytes;
-}
+import { toolRule, type ToolClass } from './tools';
 
 export function attributeMessage(
   message: StoredMessage,
@@ -359,40 +281,22 @@ class Walker {
     this.reminders(reminders, index);
   }
 
-  /** The semantic source of a tool call, its label and what it read. */
-  private classifyTool(call: ToolPart, index: number) {
-    const { input, tool: name } = call;
-    const recordedPath = str(input.filePath) ?? str(input.path);
-    const path = recordedPath === undefined ? undefined : toWorkspacePath(recordedPath, this.roots);
-    const classified = path === undefined || path === null ? null : classifyPath(path, this.context.instructionFiles);
-    let source: SourceId = classified?.source ?? 'unknown_tool_payload';
-    let label: string;
-    let readKey: string | undefined;
-    let skill: string | undefined;
-    if (name === 'skill') {
-      skill = str(input.name) ?? str(call.metadata.name) ?? 'unnamed';
-      source = 'skills_knowledge';
-      label = `Loaded skill: ${skill}`;
-    } else if (name === 'read' && path !== undefined) {
-      label = classified?.readLabel ?? `Read file outside the workspace: ${recordedPath}`;
-      const range = [input.offset, input.limit].map((v) => (typeof v === 'number' ? v : '')).join(':');
-      if (path !== null) readKey = `read:${path}:${range}`;
-      if (range !== ':') label += ` (lines ${describeRange(input.offset, input.limit)})`;
-    } else if (typeof input.command === 'string' && path === undefined) {
-      const named = this.shellSource(input.command);
-      source = named?.source ?? 'unknown_tool_payload';
-      label = `Shell: ${preview(input.command, 60)}`;
-      if (named) return { source, label, path: named.path, readKey, skill };
-    } else {
-      label = `Tool call: ${name} — ${toolSummary(name, input, path)}`;
-    }
+  /** The semantic source of a tool call, its label and what it read: its tool's rule, then an explicit tag. */
+  private classifyTool(call: ToolPart, index: number): ToolClass {
+    const decided = toolRule({ name: call.tool, input: call.input, metadata: call.metadata })(
+      { name: call.tool, input: call.input, metadata: call.metadata },
+      {
+        workspacePath: (recorded) => toWorkspacePath(recorded, this.roots),
+        classify: (path) => classifyPath(path, this.context.instructionFiles),
+        shellSource: (command) => this.shellSource(command),
+      },
+    );
     const tag = isObject(call.metadata.investibook) ? call.metadata.investibook.source : undefined;
     if (tag !== undefined && !isSourceId(tag))
       this.out.warnings.push(
         `${this.ref(index)}: investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`,
       );
-    if (isSourceId(tag)) source = tag;
-    return { source, label, path: path ?? undefined, readKey, skill };
+    return isSourceId(tag) ? { ...decided, source: tag } : decided;
   }
 
   /** Workspace paths named by a shell command decide its source; the largest file wins. */
@@ -435,35 +339,4 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 function mediaOf(file: { mime: string; url: string }): { mime: string; width?: number; height?: number } {
   const size = dataUrlImageSize(file.url);
   return size ? { mime: file.mime, ...size } : { mime: file.mime };
-}
-
-function toolSummary(tool: string, input: Json, path: string | null | undefined): string {
-  const pattern = str(input.pattern) ?? str(input.query);
-  if (pattern !== undefined) {
-    const scope = path === undefined ? '' : ` in ${describeScope(path)}`;
-    return `"${preview(pattern, 40)}"${scope}`;
-  }
-  if (path !== undefined) return describeScope(path);
-  const first = Object.values(input).find((value) => typeof value === 'string');
-  return typeof first === 'string' ? preview(first, 60) : tool;
-}
-
-function describeRange(offset: unknown, limit: unknown): string {
-  const start = typeof offset === 'number' ? offset : 1;
-  return typeof limit === 'number' ? `${start}–${start + limit - 1}` : `${start}–end`;
-}
-
-export function preview(text: string, max = 60): string {
-  // Only the head can show: collapsing the whitespace of a megabyte output would be wasted. A
-  // short head is enough unless it is mostly whitespace (indented JSON): then a longer one.
-  let flat = text
-    .slice(0, max * 2)
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (flat.length < max && text.length > max * 2)
-    flat = text
-      .slice(0, max * 8)
-      .replace(/\s+/g, ' ')
-      .trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -5,26 +5,12 @@
  * OpenCode compacts by itself when a call's tokens (prompt plus reply) reach `usable`, unless
  * `compaction.auto` is false. Pure.
  */
-import type { ContextWindow } from '../../shared/wire';
-import type { UsageInput } from './figures';
+import type { ContextWindow } from '../../../shared/wire';
+import type { AgentConfig, UsageInput } from '../types';
 
 /** OpenCode's cap on the output it reserves (OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX default). */
 export const OUTPUT_TOKEN_MAX = 32_000;
 const RESERVED_MAX = 20_000;
-
-export interface ModelLimits {
-  context?: number;
-  input?: number;
-  output?: number;
-}
-
-/** What the workspace's opencode.json says about compaction and the models' limits. */
-export interface AgentConfig {
-  compactionAuto?: boolean;
-  compactionReserved?: number;
-  /** By "provider/model". */
-  models: Record<string, ModelLimits>;
-}
 
 export function contextWindow(
   usage: UsageInput | null,

@@ -3,24 +3,9 @@
  * instruction file as OpenCode writes it into the system prompt, and the skill catalog
  * (enabled skills plus OpenCode's built-in ones, in OpenCode's own wording). Pure.
  */
-import type { AgentConfig } from './window';
-import { instructionBlock, skillCatalogText, BUILT_IN_SKILLS } from '../../shared/opencode/runtime';
-import type { Excluded } from '../../shared/wire';
-import { utf8Bytes, type Contribution } from './attribute';
-
-export interface WorkspaceSnapshot {
-  root: string;
-  /** Always-loaded instruction files, workspace-relative, in load order. */
-  instructions: { path: string; text: string }[];
-  /** Enabled skills (never the candidate cache). */
-  skills: { name: string; description: string; path: string }[];
-  excluded: Excluded[];
-  warnings: string[];
-  /** Path, size and mtime of every file read: part of the snapshot digest. */
-  stamps: { path: string; size: number; mtimeMs: number }[];
-  /** Compaction settings and model limits from opencode.json, when it has any. */
-  agentConfig?: AgentConfig;
-}
+import { instructionBlock, skillCatalogText, BUILT_IN_SKILLS } from '../../../shared/opencode/runtime';
+import { utf8Bytes } from '../text';
+import type { Contribution, WorkspaceSnapshot } from '../types';
 
 export const CATALOG_REF = 'file:.opencode/skills (catalog)';
 

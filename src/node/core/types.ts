@@ -1,0 +1,407 @@
+/**
+ * The core's types, in one module: what the runtime adapter hands the core (messages, calls,
+ * contributions), what the core's stages pass each other (items, the calibration), and what
+ * the report is built from. Types only, and the empty values of two of them: every stage
+ * imports from here, never from another stage, so no import cycle can form.
+ */
+import type { SourceId } from '../../shared/sources';
+import type { ContextWindow, Excluded } from '../../shared/wire';
+import type { ProviderFamily, Encoding } from './providers';
+
+/** A provider's count for one model call, in the runtime's convention (see `TokenConvention`). */
+export interface Tokens {
+  total?: number;
+  input: number;
+  output: number;
+  reasoning: number;
+  /** null when the provider reported no cache figures: never invented as 0. */
+  cacheRead: number | null;
+  cacheWrite: number | null;
+}
+
+// ── Inputs: usage and the workspace ──────────────────────────────────────────────────────────
+
+/** The agent-reported total: the newest usable ACP usage_update of the session. */
+export interface UsageInput {
+  contextUsed: number;
+  contextSize: number | null;
+  recordedAt: number;
+  /** The session's cost so far, as the agent reported it (cumulative), when it did. */
+  cost?: { amount: number; currency: string } | null;
+}
+
+export interface ModelLimits {
+  context?: number;
+  input?: number;
+  output?: number;
+}
+
+/** What the workspace's opencode.json says about compaction and the models' limits. */
+export interface AgentConfig {
+  compactionAuto?: boolean;
+  compactionReserved?: number;
+  /** By "provider/model". */
+  models: Record<string, ModelLimits>;
+}
+
+export interface WorkspaceSnapshot {
+  root: string;
+  /** Always-loaded instruction files, workspace-relative, in load order. */
+  instructions: { path: string; text: string }[];
+  /** Enabled skills (never the candidate cache). */
+  skills: { name: string; description: string; path: string }[];
+  excluded: Excluded[];
+  warnings: string[];
+  /** Path, size and mtime of every file read: part of the snapshot digest. */
+  stamps: { path: string; size: number; mtimeMs: number }[];
+  /** Compaction settings and model limits from opencode.json, when it has any. */
+  agentConfig?: AgentConfig;
+  /**
+   * Sizes of the files (a folder: 0) whose reads decide a source — the source table's folders and
+   * the instruction files — by workspace-relative path: a shell command naming several is
+   * attributed to the largest. A path not listed is taken not to exist.
+   */
+  files: Record<string, number>;
+  /** The listing stopped at its cap (a warning says so). */
+  filesTruncated?: boolean;
+}
+
+// ── From the runtime adapter: contributions and the session's shape ─────────────────────────
+
+export interface Contribution {
+  /** Identity across model calls: the same key is the same content in the same form. */
+  key: string;
+  source: SourceId;
+  label: string;
+  /** Internal locator: messages_v2/ID/parts/N[#…] or file:PATH. */
+  sourceRef: string;
+  /** The texts the model reads for this item (estimated, never stored in the report). */
+  texts: string[];
+  bytes: number;
+  path?: string;
+  /** Reads with the same key read the same file (and range)… */
+  readKey?: string;
+  /** …and with the same content hash, the same content: a true duplicate. */
+  contentKey?: string;
+  /** The skill a `skill` call loaded. */
+  skill?: string;
+  /** When this form of the item is in view (a pruned output: whole until, placeholder from). */
+  until?: number;
+  from?: number;
+  /**
+   * Which model call of its message made it (the number of steps that finished before its part):
+   * an item is in view from the next call on.
+   */
+  segment?: number;
+  /** How many of `texts`, from the first, the model wrote itself (its reply, reasoning, a tool call's input). */
+  producedTexts?: number;
+  /** Images (and PDFs) the model is shown with this item, with their sizes where known. */
+  images?: { mime: string; width?: number; height?: number }[];
+  /** Visible reasoning, which some providers never receive back. */
+  reasoning?: boolean;
+}
+
+export interface AttributionContext {
+  /** Workspace root now; roots recorded in assistant info are added per message. */
+  root: string;
+  instructionFiles: ReadonlySet<string>;
+  /**
+   * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
+   * messages record none, yet their attached files carry absolute paths.
+   */
+  sessionRoots?: readonly string[];
+  /** Size of a workspace file in bytes (0 for a folder), or null when there is none (shell paths). */
+  fileSize: (path: string) => number | null;
+  /** Enabled skill names to look for in the conversation. */
+  skillNames?: readonly string[];
+  /**
+   * History only feeds the calibration and the timeline: no content keys (duplicates) and no
+   * skill mentions (unused skills) are worked out for it.
+   */
+  light?: boolean;
+  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: contentHash). */
+  hash?: (text: string) => string;
+}
+
+export interface MessageContributions {
+  contributions: Contribution[];
+  /** Enabled skills this message names outside of loading them. */
+  mentions: string[];
+  warnings: string[];
+}
+
+/** A message as the calibration walks it: no runtime format, only what the walk asks. */
+export interface MessageMeta {
+  id: string;
+  /** A new user turn (not a compaction request): providers may drop reasoning here. */
+  userTurn: boolean;
+  /** When the message was last worked on: its completion, else its creation. */
+  lastActivity: number;
+}
+
+/** The runtime's history window, kept up to date one message at a time. */
+export interface WindowWalk {
+  /** Message indices in view, in request order. */
+  readonly order: readonly number[];
+  /** Adds message `index`; true when the view restarted (a compaction completed). */
+  append(index: number): boolean;
+}
+
+/** The session as its runtime describes it to the calibration. */
+export interface SessionShape {
+  messages: readonly MessageMeta[];
+  /** Every model call, in order. */
+  calls: readonly ModelCall[];
+  /** A fresh walk of the history window. */
+  window(): WindowWalk;
+}
+
+// ── Estimates ───────────────────────────────────────────────────────────────────────────────
+
+export interface Estimator {
+  readonly id: 'bpe' | 'chars4';
+  /** Which tokenizer exactly (`bpe:claude×1.1`): analyses made with another are not reused. */
+  readonly key: string;
+  /** The BPE table, for counting elsewhere (threads). */
+  readonly encoding?: Encoding;
+  readonly multiplier?: number;
+  /** Human name, reported as `estimate.method`. */
+  readonly method: string;
+  count(text: string): number;
+  /** Texts above this length are estimated from samples (a warning says so). */
+  readonly sampleLimit?: number;
+}
+
+export interface Omissions {
+  prunedOutputs: { count: number; bytes: number };
+  ignoredText: { count: number; bytes: number };
+  attachmentBodies: { count: number; bytes: number };
+  failedReplies: { count: number; bytes: number };
+  unsignedReasoning: { count: number; bytes: number };
+  unencryptedReasoning: { count: number; bytes: number };
+  bookkeeping: { count: number; bytes: number };
+}
+
+export const emptyOmissions = (): Omissions => ({
+  prunedOutputs: { count: 0, bytes: 0 },
+  ignoredText: { count: 0, bytes: 0 },
+  attachmentBodies: { count: 0, bytes: 0 },
+  failedReplies: { count: 0, bytes: 0 },
+  unsignedReasoning: { count: 0, bytes: 0 },
+  unencryptedReasoning: { count: 0, bytes: 0 },
+  bookkeeping: { count: 0, bytes: 0 },
+});
+
+export interface MessageAnalysis {
+  items: Item[];
+  /** Same order as `items`, only when texts were kept. */
+  texts?: string[][];
+  omissions: Omissions;
+  mentions: string[];
+  warnings: string[];
+  /**
+   * How many times the provider is sent this message's hidden reasoning: OpenCode sends each
+   * summary part of an OpenAI reasoning item as an item of its own, every one with the item's
+   * whole encrypted content, so the provider counts the reasoning once a part (weighted by each
+   * item's share when a message has several). Absent: once, or none to send.
+   */
+  reasoningCopies?: number;
+  /** The estimator's key: an analysis is reused only with the same tokenizer. */
+  estimator: Estimator['key'];
+}
+
+/** What the runtime adapter makes of one message before estimating: its contributions and what it leaves out. */
+export interface RuntimeAnalysis extends MessageContributions {
+  omissions: Omissions;
+  /** See MessageAnalysis. */
+  reasoningCopies?: number;
+}
+
+// ── Calibration ─────────────────────────────────────────────────────────────────────────────
+
+export interface Item extends Omit<Contribution, 'texts'> {
+  /** Estimated tokens, images included. */
+  tokens: number;
+  /** The message it comes from (absent: always loaded, or the runtime's own). */
+  messageId?: string;
+  /** Estimated with the cheap estimator (history): good for sharing growth, not for judging it. */
+  rough?: boolean;
+  /** Of `tokens`, what the model wrote itself (reply, reasoning, a tool call's input). */
+  produced?: number;
+  /** Of `tokens`, what its images cost by the provider family's published rule. */
+  vision?: number;
+}
+
+export type TokenConvention = 'input-excludes-cache' | 'input-includes-cache';
+
+export interface ModelCall {
+  /** Index of the assistant message that made the call. */
+  message: number;
+  /** Which of the message's steps (OpenCode makes one call a step; its items of earlier steps are in view). */
+  segment: number;
+  messageId: string;
+  time: number;
+  /** The compaction (summary) call: a different request, not part of the chain. */
+  compaction: boolean;
+  /** Provider-measured prompt tokens; null when the call recorded none (failed, aborted). */
+  prompt: number | null;
+  tokens: Tokens | null;
+  /** Output and reasoning tokens it produced. */
+  produced: number;
+  /** "provider/model". */
+  model: string | undefined;
+  family: ProviderFamily;
+  /** What the runtime sent besides the conversation depends on: agent, model, tools, system. */
+  runtime: string;
+}
+
+export type TimelineEvent = 'compaction' | 'pruning' | 'skill' | 'overhead_change' | 'hidden_reasoning' | 'unexplained';
+
+export interface TimelinePoint {
+  /** 1-based number of the model call in the session (main calls only). */
+  call: number;
+  messageId: string;
+  at: number;
+  promptTokens: number;
+  runtimeOverhead: number;
+  bySource: Record<SourceId, number>;
+  /** Hidden reasoning the provider kept in this prompt (measured). */
+  hiddenReasoning: number;
+  /** What no item, image, hidden reasoning or runtime change explains, carried since. */
+  unexplained: number;
+  /** The model called, and the tokenizer that shared its growth. */
+  model: string | null;
+  tokenizer: string;
+  /** The largest items this call added, with what they cost (`measured`: the provider's growth, not an estimate). */
+  added: { key: string; label: string; source: SourceId; tokens: number; measured: boolean }[];
+  /** Everything this call added: its items' estimate, and the hidden reasoning its prompt gained (measured). */
+  addedEstimate: number;
+  hiddenAdded: number;
+  /** What its prompt lost besides: earlier reasoning the provider dropped at this user message. */
+  dropped: number;
+  events: TimelineEvent[];
+}
+
+export interface RuntimeChange {
+  messageId: string;
+  call: number;
+  delta: number;
+  /** What the rows show changed: agent, model, tools, system prompt, instructions, skills. */
+  reason: string;
+}
+
+export interface CalibrationInput {
+  /** The session's messages, calls and window, as the runtime adapter reads them. */
+  session: SessionShape;
+  /** Per message, every item it can put in view (both forms of a pruned output). */
+  items: readonly (readonly Item[])[];
+  /** Instructions and the skill catalog: in every request, from the first call on. */
+  alwaysLoaded: readonly Item[];
+  usage: UsageInput | null;
+  /** Files the runtime puts in every request that changed on disk, and when (instructions, skills). */
+  changes?: readonly { at: number; what: string }[];
+  /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
+  reasoningCopies?: readonly (number | undefined)[];
+}
+
+export interface Calibration {
+  /** measured: step data explains the total; scaled: none (or contradicting), estimates scaled to the total. */
+  mode: 'measured' | 'scaled' | 'estimate-only';
+  /** Why the report fell back to scaling although calls were measured. */
+  scaledBecause?: 'contradicting';
+  /** What is in context now (the next request), in request order. */
+  view: Item[];
+  /** Tokens of each item of `view` as measured at the reference call (absent: pending). */
+  measured: Map<string, number>;
+  /** Whether each of those came from measured growth or fell back to its estimate. */
+  measuredBasis: Map<string, 'measured' | 'estimated'>;
+  runtimeOverhead: number | null;
+  /** Where the runtime was measured, and every later change the rows showed. */
+  runtimeChanges: RuntimeChange[];
+  reference: { messageId: string; promptTokens: number; call: number; matchesUsage: boolean } | null;
+  /** The agent's total is the prompt of a compaction call (the history sent to be summarised). */
+  totalIsCompaction: boolean;
+  /** In view now but added after the reference call: not in the agent's total yet (unless `afterLastCall`). */
+  pending: Item[];
+  /** In the reference call, gone from the context since (pruned or compacted after it). */
+  left: { items: number; tokens: number; reason: 'pruned' | 'compacted' | 'both' | null };
+  /** Hidden reasoning the provider kept in the reference call's prompt, by the call that produced it. */
+  hidden: { tokens: number; calls: { call: number; messageId: string; tokens: number }[] };
+  /** The agent's total is newer than every persisted call: the gap, shared by what was added since. */
+  afterLastCall: { tokens: number; shares: Map<string, number> } | null;
+  /** Tokens no source, image, hidden reasoning or runtime change explains (at the reference, and any gap to the total). */
+  unexplained: number;
+  /** Visible reasoning the provider was shown to not count (measured): in no source. */
+  notReceived: Item[];
+  /** What the provider does with reasoning, as the session's counts show it, and which of it they could show. */
+  policy: ReasoningPolicy;
+  asks: { hidden: boolean; turn: boolean; reasoning: boolean; reasoningTurn: boolean };
+  /** How many reasoning parts the provider dropped at later user messages (of `notReceived`). */
+  droppedAtTurn: number;
+  /** @deprecated the runtime changes as deltas (`runtimeChanges`). */
+  overheadChanges: { messageId: string; delta: number }[];
+  timeline: TimelinePoint[];
+  calls: number;
+  /** History messages (before the latest compaction, outside its tail). */
+  history: number[];
+}
+
+/** What the provider does with reasoning, for a whole session. */
+export interface ReasoningPolicy {
+  /** Keeps a call's hidden reasoning in the next prompt (OpenAI, Anthropic). */
+  keepsHidden: boolean;
+  /** Drops the hidden reasoning it kept at a new user message. */
+  dropsAtTurn: boolean;
+  /** Counts the visible reasoning sent back (a local model may not). */
+  receives: boolean;
+  /** Counts it only for the current turn: earlier turns' reasoning is dropped at a new user message (DeepSeek, GLM). */
+  reasoningTurnOnly: boolean;
+}
+
+/** What a runtime keeps of a session but never sends, by kind. */
+export type ExcludedKind = 'history' | 'notReceived' | keyof Omissions;
+
+/** The runtime's own words in the report: what it leaves out and why, and how it compacts. */
+export interface RuntimeWords {
+  excluded: Record<ExcludedKind, { label: string; reason: string }>;
+  /** Its own prompt, as a noun phrase ("OpenCode's own system prompt, environment and tool schemas"). */
+  ownPrompt: string;
+  /** What pruning is called ("pruned by OpenCode"). */
+  pruned: string;
+  /** How the runtime compacts at this window, for the notes; null: nothing to say. */
+  windowNote(window: ContextWindow): string | null;
+}
+
+// ── The report's input ──────────────────────────────────────────────────────────────────────
+
+export interface ReportInput {
+  workspaceId: string;
+  sessionId: string | null;
+  generatedAt: string;
+  snapshotId: string;
+  estimator: { id: 'bpe' | 'chars4'; method: string };
+  /** The agent runtime: its name, its own item's label, and its words for what it leaves out. */
+  runtime: { name: string; label: string; words: RuntimeWords };
+  workspace: WorkspaceSnapshot;
+  calibration: Calibration;
+  history: { messages: number; bytes: number };
+  omissions: Omissions;
+  usage: UsageInput | null;
+  provider: { messageId: string; tokens: Tokens; convention: TokenConvention; prompt: number } | null;
+  /** The model requests go to ("provider/model"), for its limits. */
+  targetModel?: string | undefined;
+  /** The model's window as the runtime budgets it. */
+  window: ContextWindow | null;
+  /** Skill names each message mentions, in view order (for "loaded but never used"). */
+  mentions: { messageId: string; names: string[] }[];
+  warnings: string[];
+  itemsLimit: number | 'all';
+}
+
+/** An item as the report counts it: its estimate and what it costs in the total. */
+export interface Counted {
+  item: Item;
+  scaled: number | null;
+  measured: boolean;
+  order: number;
+}
