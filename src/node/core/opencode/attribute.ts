@@ -20,11 +20,11 @@ import { isSourceId, type SourceId } from '../../../shared/sources';
 import { contentHash } from '../hash';
 import { dataUrlImageSize } from '../images';
 import { classifyPath, toWorkspacePath } from '../paths';
-import { shellPaths } from '../shell-paths';
 import { preview, utf8Bytes } from '../text';
 import type { AttributionContext, Contribution, MessageContributions } from '../types';
 import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';
-import { toolRule, type ToolClass } from './tools';
+import { toolScope, type ToolClass } from '../tool-rules';
+import { toolRule } from './tools';
 
 export function attributeMessage(
   message: StoredMessage,
@@ -285,11 +285,7 @@ class Walker {
   private classifyTool(call: ToolPart, index: number): ToolClass {
     const decided = toolRule({ name: call.tool, input: call.input, metadata: call.metadata })(
       { name: call.tool, input: call.input, metadata: call.metadata },
-      {
-        workspacePath: (recorded) => toWorkspacePath(recorded, this.roots),
-        classify: (path) => classifyPath(path, this.context.instructionFiles),
-        shellSource: (command) => this.shellSource(command),
-      },
+      toolScope(this.roots, this.cwdInside, this.context),
     );
     const tag = isObject(call.metadata.investibook) ? call.metadata.investibook.source : undefined;
     if (tag !== undefined && !isSourceId(tag))
@@ -297,24 +293,6 @@ class Walker {
         `${this.ref(index)}: investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`,
       );
     return isSourceId(tag) ? { ...decided, source: tag } : decided;
-  }
-
-  /** Workspace paths named by a shell command decide its source; the largest file wins. */
-  private shellSource(command: string): { source: SourceId; path: string } | null {
-    let best: { source: SourceId; path: string; size: number } | null = null;
-    for (const candidate of shellPaths(command)) {
-      // Relative paths are relative to the folder the command ran in.
-      const named = candidate.startsWith('/') || this.cwdInside === '' ? candidate : `${this.cwdInside}/${candidate}`;
-      const path = toWorkspacePath(named, this.roots);
-      if (path === null || path === '' || path === '.') continue;
-      const classified = classifyPath(path, this.context.instructionFiles);
-      if (classified.source === 'unknown_tool_payload') continue;
-      const size = this.context.fileSize(path);
-      // A bare word (`ls evidence`, but also a grep pattern) names a path only if it exists.
-      if (size === null && !/[/.]/.test(candidate)) continue;
-      if (!best || (size ?? -1) > best.size) best = { source: classified.source, path, size: size ?? -1 };
-    }
-    return best && { source: best.source, path: best.path };
   }
 
   private reminders(reminders: Reminder[], index: number): void {
