@@ -76,7 +76,11 @@ export function calibrate(input: CalibrationInput): Calibration {
   const { calls } = session;
   const main = calls.filter((c) => !c.compaction);
   const measuredCalls = main.filter((c) => c.prompt !== null);
-  const walk = bestWalk(input, calls);
+  // The call the agent's total describes: the latest whose prompt equals ACP `used`, else the
+  // latest measured one. Only its state is kept from the walk (every call's would be calls × view).
+  const referenceCall =
+    [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ?? measuredCalls.at(-1) ?? null;
+  const walk = bestWalk(input, calls, referenceCall);
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
   const view = walk.orderedView().filter((i) => !walk.uncounted(i.key));
   const history = walk.history();
@@ -109,7 +113,6 @@ export function calibrate(input: CalibrationInput): Calibration {
   });
   if (!usage || measuredCalls.length === 0) return unmeasured(usage ? 'scaled' : 'estimate-only');
 
-  // The call the agent's total describes: the latest whose prompt equals ACP `used`.
   let reference = [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
   const last = measuredCalls.at(-1)!;
   const totalIsCompaction =
@@ -121,7 +124,7 @@ export function calibrate(input: CalibrationInput): Calibration {
     return unmeasured('scaled', 'contradicting');
   }
   reference ??= last;
-  const state = walk.snapshots.get(reference)!;
+  const state = walk.snapshot!;
   const nowKeys = new Set(view.map((i) => i.key));
   const measured = new Map<string, number>();
   const measuredBasis = new Map<string, 'measured' | 'estimated'>();
@@ -195,8 +198,8 @@ export function calibrate(input: CalibrationInput): Calibration {
  * growth its new items' estimates follow most closely — after one scale for the whole session,
  * as a tokenizer that is not the provider's would need — is kept. Ties keep the expected policy.
  */
-function bestWalk(input: CalibrationInput, calls: readonly ModelCall[]): Walk {
-  const first = new Walk(input, DEFAULT_POLICY);
+function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], reference: ModelCall | null): Walk {
+  const first = new Walk(input, DEFAULT_POLICY, reference);
   first.run(calls);
   const { hidden, turn, reasoning, reasoningTurn } = first.asks;
   if (!hidden && !turn && !reasoning && !reasoningTurn) return first;
@@ -209,7 +212,7 @@ function bestWalk(input: CalibrationInput, calls: readonly ModelCall[]): Walk {
         for (const reasoningTurnOnly of answers(reasoningTurn, false)) {
           const policy = { keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
           if (keepsHidden && !dropsAtTurn && receives && !reasoningTurnOnly) continue;
-          const walk = new Walk(input, policy);
+          const walk = new Walk(input, policy, reference);
           walk.run(calls);
           const error = misfit(walk.fits);
           // Another policy must fit clearly better than the expected one.
@@ -282,7 +285,11 @@ class Walk {
   /** The runtime as measured for each combination of agent, model and tools: a combination met again is not measured again. */
   private readonly overheads = new Map<string, number>();
   readonly timeline: TimelinePoint[] = [];
-  readonly snapshots = new Map<ModelCall, Snapshot>();
+  /** The state at the reference call. */
+  snapshot: Snapshot | null = null;
+  /** Keys of the reasoning items in view, and Σ cal of those the provider counts (kept as they change). */
+  private readonly reasoningInView = new Set<string>();
+  private reasoningCal = 0;
   private prunedSinceCall = false;
   private compactedSinceCall = false;
   private userSinceCall = false;
@@ -304,6 +311,7 @@ class Walk {
   constructor(
     private readonly input: CalibrationInput,
     readonly policy: ReasoningPolicy = DEFAULT_POLICY,
+    private readonly reference: ModelCall | null = null,
   ) {
     const { session, items, alwaysLoaded } = input;
     this.window = session.window();
@@ -344,6 +352,10 @@ class Walk {
   private add(item: Item): void {
     if (this.view.has(item.key)) return;
     this.view.set(item.key, item);
+    if (item.reasoning) {
+      this.reasoningInView.add(item.key);
+      if (!this.uncounted(item.key)) this.reasoningCal += this.cal.get(item.key) ?? 0;
+    }
     this.addedSinceCall.add(item.key);
   }
 
@@ -353,6 +365,7 @@ class Walk {
     this.view.delete(key);
     this.addedSinceCall.delete(key);
     const cal = this.cal.get(key);
+    if (this.reasoningInView.delete(key) && !this.uncounted(key)) this.reasoningCal -= cal ?? 0;
     if (cal !== undefined) {
       this.bySource[item.source] -= cal;
       this.calTotal -= cal;
@@ -482,11 +495,11 @@ class Walk {
       if (hypothesis.dropReasoning) {
         // Earlier turns' reasoning the provider dropped at this user message: in no context now.
         const freshKeys = new Set(fresh.map((i) => i.key));
-        for (const [key, item] of this.view) {
-          if (!item.reasoning || freshKeys.has(key) || this.notReceived.has(key) || this.droppedAtTurn.has(key))
-            continue;
+        for (const key of [...this.reasoningInView]) {
+          const item = this.view.get(key)!;
+          if (freshKeys.has(key) || this.notReceived.has(key) || this.droppedAtTurn.has(key)) continue;
           dropped += this.cal.get(key) ?? 0;
-          this.droppedAtTurn.add(key);
+          this.exclude(this.droppedAtTurn, key);
           this.assign(item, 0, 'measured');
         }
       }
@@ -496,7 +509,7 @@ class Walk {
         events.add('hidden_reasoning');
       }
       if (!hypothesis.received) {
-        for (const item of reasoning) this.notReceived.add(item.key);
+        for (const item of reasoning) this.exclude(this.notReceived, item.key);
         added = fresh.filter((i) => !this.notReceived.has(i.key));
       }
       for (const item of fresh) if (this.notReceived.has(item.key)) this.assign(item, 0, 'measured');
@@ -572,14 +585,16 @@ class Walk {
       hiddenAdded: this.hidden.reduce((n, h) => n + h.tokens, 0) - hiddenBefore,
       dropped,
     });
-    this.snapshots.set(call, {
-      view: new Map(this.view),
-      cal: new Map(this.cal),
-      basis: new Map(this.basis),
-      overhead: this.overhead ?? 0,
-      hidden: [...this.hidden],
-      unexplained: this.unexplained,
-    });
+    if (call === this.reference) {
+      this.snapshot = {
+        view: new Map(this.view),
+        cal: new Map(this.cal),
+        basis: new Map(this.basis),
+        overhead: this.overhead ?? 0,
+        hidden: [...this.hidden],
+        unexplained: this.unexplained,
+      };
+    }
     this.previous = { call, number: this.callNumber, hidden: this.hiddenProduced(call) };
 
     this.addedSinceCall = new Set();
@@ -664,11 +679,12 @@ class Walk {
 
   /** Visible reasoning in view from before this call's new items, still counted. */
   private carriedReasoning(fresh: readonly Item[]): number {
-    const freshKeys = new Set(fresh.map((i) => i.key));
-    let total = 0;
-    for (const [key, item] of this.view) {
-      if (item.reasoning && !freshKeys.has(key) && !this.notReceived.has(key) && !this.droppedAtTurn.has(key))
-        total += this.cal.get(key) ?? 0;
+    let total = this.reasoningCal;
+    const seen = new Set<string>();
+    for (const item of fresh) {
+      if (seen.has(item.key) || !this.reasoningInView.has(item.key) || this.uncounted(item.key)) continue;
+      seen.add(item.key);
+      total -= this.cal.get(item.key) ?? 0;
     }
     return total;
   }
@@ -734,10 +750,18 @@ class Walk {
   /** Sets an item's cost, keeping the running totals. */
   private assign(item: Item, tokens: number, basis: 'measured' | 'estimated'): void {
     const old = this.cal.get(item.key) ?? 0;
+    if (this.reasoningInView.has(item.key) && !this.uncounted(item.key)) this.reasoningCal += tokens - old;
     this.cal.set(item.key, tokens);
     this.basis.set(item.key, basis);
     this.bySource[item.source] += tokens - old;
     this.calTotal += tokens - old;
+  }
+
+  /** Reasoning the provider no longer counts: out of the counted reasoning's sum. */
+  private exclude(set: Set<string>, key: string): void {
+    if (this.uncounted(key)) return;
+    if (this.reasoningInView.has(key)) this.reasoningCal -= this.cal.get(key) ?? 0;
+    set.add(key);
   }
 
   notReceivedItems(): Item[] {

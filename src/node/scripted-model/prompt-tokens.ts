@@ -8,7 +8,7 @@
  * request by source. Hidden reasoning a provider keeps is not in the request: the server adds it.
  */
 import { imageSize } from 'image-size';
-import { ASSUMED_IMAGE, familyRules, type ProviderFamily } from '../core/providers';
+import { ASSUMED_IMAGE, familyRules, type Encoding, type ProviderFamily } from '../core/providers';
 import { encodingCounter } from '../report/estimator';
 
 /** Counts the tokens of a text: the model's tokenizer. */
@@ -72,7 +72,7 @@ export function imageDimensions(url: string | null): { width: number; height: nu
 /** Counting rules: a tokenizer, a vision rule (a family's, or a flat cost), reasoning received or not. */
 export function countingRules(
   options: {
-    encoding?: 'o200k_base' | 'cl100k_base' | 'claude';
+    encoding?: Encoding;
     vision?: ProviderFamily | 'flat';
     reasoning?: boolean;
   } = {},
