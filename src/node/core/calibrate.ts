@@ -203,8 +203,13 @@ function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], referenc
   first.run(calls);
   const { hidden, turn, reasoning, reasoningTurn } = first.asks;
   if (!hidden && !turn && !reasoning && !reasoningTurn) return first;
+  // The other policies are weighed on the first POLICY_CALLS measured calls: a provider's policy
+  // shows in them as well as in all (a session's thousandth call asks nothing its hundredth did
+  // not), and a long session is not walked once per policy.
+  const { message: until, call: upTo } = policyPrefix(calls);
+  const prefix = (walk: Walk) => walk.fits.filter((f) => f.call <= upTo);
   let best = first;
-  let bestError = misfit(first.fits);
+  let bestError = misfit(prefix(first));
   const answers = (asked: boolean, expected: boolean) => (asked ? [expected, !expected] : [expected]);
   for (const keepsHidden of answers(hidden, true)) {
     for (const dropsAtTurn of answers(turn, false)) {
@@ -213,8 +218,8 @@ function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], referenc
           const policy = { keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
           if (keepsHidden && !dropsAtTurn && receives && !reasoningTurnOnly) continue;
           const walk = new Walk(input, policy, reference);
-          walk.run(calls);
-          const error = misfit(walk.fits);
+          walk.run(calls, until);
+          const error = misfit(prefix(walk));
           // Another policy must fit clearly better than the expected one.
           if (error < bestError * 0.8) {
             best = walk;
@@ -224,14 +229,41 @@ function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], referenc
       }
     }
   }
-  return best;
+  if (best === first || until === Number.POSITIVE_INFINITY) return best;
+  // Chosen on the prefix: walked whole.
+  const chosen = new Walk(input, best.policy, reference);
+  chosen.run(calls);
+  return chosen;
+}
+
+/** Measured calls that weigh a reasoning policy. */
+const POLICY_CALLS = 300;
+
+interface Fit {
+  /** The call's number (main calls, 1-based). */
+  call: number;
+  share: number;
+  estimate: number;
+  clean: boolean;
+}
+
+/** Where the POLICY_CALLS-th measured main call is: its message and number (all of them when fewer). */
+function policyPrefix(calls: readonly ModelCall[]): { message: number; call: number } {
+  let number = 0;
+  let measured = 0;
+  for (const call of calls) {
+    if (call.compaction) continue;
+    number++;
+    if (call.prompt !== null && ++measured === POLICY_CALLS) return { message: call.message, call: number };
+  }
+  return { message: Number.POSITIVE_INFINITY, call: Number.POSITIVE_INFINITY };
 }
 
 /**
  * How far a walk's growth is from its estimates, after the scale that calls no policy question
  * touches show (a tokenizer that is not the provider's); 1 when too few such calls tell.
  */
-function misfit(fits: readonly { share: number; estimate: number; clean: boolean }[]): number {
+function misfit(fits: readonly Fit[]): number {
   if (fits.length === 0) return 0;
   const ratios = fits
     .filter((f) => f.clean && f.estimate > 0)
@@ -277,7 +309,7 @@ class Walk {
   /** Visible reasoning the provider does not count (by the counts): in view for OpenCode, not for the model. */
   readonly notReceived = new Set<string>();
   /** For choosing the session's policy: each call's growth against its new items' estimate. */
-  readonly fits: { share: number; estimate: number; clean: boolean }[] = [];
+  readonly fits: Fit[] = [];
   /** Which questions of the policy this session's calls put at all. */
   readonly asks = { hidden: false, turn: false, reasoning: false, reasoningTurn: false };
   /** Visible reasoning of earlier turns the provider dropped at a new user message. */
@@ -327,10 +359,12 @@ class Walk {
     this.prunes.sort((a, b) => a.at - b.at);
   }
 
-  run(calls: readonly ModelCall[]): void {
+  /** Walks the session's messages and calls, up to message `until` (a policy weighed on a prefix). */
+  run(calls: readonly ModelCall[], until = Number.POSITIVE_INFINITY): void {
     const byMessage = new Map<number, ModelCall[]>();
     for (const call of calls) byMessage.set(call.message, [...(byMessage.get(call.message) ?? []), call]);
     this.input.session.messages.forEach((message, index) => {
+      if (index > until) return;
       if (this.window.append(index)) this.rebuild(index);
       else this.inWindow.add(index);
       if (message.userTurn) this.userSinceCall = true;
@@ -346,7 +380,7 @@ class Walk {
       }
       this.addSegment(index, Number.POSITIVE_INFINITY);
     });
-    this.advanceTo(Number.POSITIVE_INFINITY);
+    if (until === Number.POSITIVE_INFINITY) this.advanceTo(Number.POSITIVE_INFINITY);
   }
 
   private add(item: Item): void {
@@ -648,6 +682,7 @@ class Walk {
     const expectedEstimate = estimate - (expected.received ? 0 : reasoningTokens);
     if (!rough)
       this.fits.push({
+        call: this.callNumber,
         share: expectedResidual + expectedEstimate,
         estimate: expectedEstimate,
         // A call no question of the policy touches shows how far the tokenizer is from the provider's.
