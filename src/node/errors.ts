@@ -3,6 +3,7 @@
  * places that turn them into statuses and exit codes (see `httpStatus` and the CLI's `run`).
  */
 import { ParamError } from '../shared/report-params';
+import { CallUnavailable } from './core/errors';
 import { StoreOpenError, StoreUnavailable, StoreValueError } from './storage/store';
 
 export type ErrorKind =
@@ -80,6 +81,7 @@ export function asAppError(error: unknown): AppError | null {
         cause: error,
       },
     );
+  if (error instanceof CallUnavailable) return new AppError('invalid', error.code, error.message, { cause: error });
   if (error instanceof StoreOpenError) return new AppError('failed', error.code, error.message, { cause: error });
   // Text no database can hold alike (a NUL byte): refused in words, nothing stored.
   if (error instanceof StoreValueError) return new AppError('invalid', error.code, error.message, { cause: error });

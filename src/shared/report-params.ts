@@ -6,7 +6,7 @@ import { ESTIMATORS, type EstimatorId } from './wire';
 
 export class ParamError extends Error {
   constructor(
-    readonly code: 'invalid_items' | 'invalid_estimator' | 'invalid_page',
+    readonly code: 'invalid_items' | 'invalid_estimator' | 'invalid_page' | 'invalid_call',
     message: string,
   ) {
     super(message);
@@ -30,6 +30,14 @@ export function parseEstimator(value: string | undefined): EstimatorId | undefin
   if (value === undefined || value === '') return undefined;
   if ((ESTIMATORS as readonly string[]).includes(value)) return value as EstimatorId;
   throw new ParamError('invalid_estimator', `estimator must be one of ${ESTIMATORS.join(', ')}, not "${value}"`);
+}
+
+/** A model call's number (1-based): the report as of that call; empty or absent means now. */
+export function parseCall(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1)
+    throw new ParamError('invalid_call', `call must be a model call's number from 1, not "${value}"`);
+  return Number(value);
 }
 
 /** A zero-based page number; empty or absent means the first page. */

@@ -437,6 +437,11 @@ export const contextReportSchema = z.object({
   suggestions: z.array(suggestionSchema),
   notes: z.array(z.string()),
   warnings: z.array(z.string()),
+  /**
+   * Present when the report describes an earlier model call (`?call=N`, `--call N`): that call,
+   * of how many, its message and time. `actual` is then that call's measured prompt.
+   */
+  asOf: z.optional(z.object({ call: z.int(), of: z.int(), messageId: z.string(), at: z.string() })),
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
 

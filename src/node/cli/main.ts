@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
-import { parseEstimator, parseItems, parsePage } from '../../shared/report-params';
+import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { asAppError, failed, usageError } from '../errors';
 import { ensureFolder, FolderError } from '../fs-safe';
 import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
@@ -38,6 +38,7 @@ interface ContextOptions {
   json?: boolean;
   timeline?: boolean;
   items?: string;
+  call?: string;
   estimator?: string;
   api?: string;
   token?: string;
@@ -103,6 +104,7 @@ function program(io: Io): Command {
     .option('--json', 'print the report as one JSON object')
     .option('--timeline', 'print how the context grew, model call by model call')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
+    .option('--call <n>', 'the context as of model call N (1 = the first; default: now)')
     .addOption(new Option('--estimator <name>', 'token estimator').choices(['bpe', 'chars4']))
     .option('--item <id>', "print an item's text as the model sees it (ids are in --json output)")
     .option('--page <n>', 'with --item: zero-based page of 8,000 characters', '0')
@@ -121,6 +123,7 @@ function program(io: Io): Command {
         sessionId: options.session,
         items: options.json ? items : (items ?? 'all'),
         estimator: parseEstimator(options.estimator),
+        call: parseCall(options.call),
       };
       const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');

@@ -83,6 +83,7 @@ export function apiSource(api: string, token: string, cwd: string): ReportSource
         session_id: request.sessionId,
         items: request.items === undefined ? undefined : String(request.items),
         estimator: request.estimator,
+        call: request.call === undefined ? undefined : String(request.call),
       });
       const report = contextReportSchema.safeParse(body);
       if (!report.success) throw failed('bad_response', `${api} sent a report that does not match schema version 1`);

@@ -186,6 +186,16 @@ export function buildReport(input: ReportInput): ContextReport {
     suggestions,
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
+    ...(input.asOf
+      ? {
+          asOf: {
+            call: input.asOf.call,
+            of: input.asOf.of,
+            messageId: input.asOf.messageId,
+            at: new Date(input.asOf.at).toISOString(),
+          },
+        }
+      : {}),
   };
 }
 

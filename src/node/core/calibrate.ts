@@ -69,6 +69,9 @@ interface Snapshot {
   overhead: number;
   hidden: HiddenBlock[];
   unexplained: number;
+  /** The view in request order, and the history, as of that call. */
+  ordered: Item[];
+  history: number[];
 }
 
 export function calibrate(input: CalibrationInput): Calibration {
@@ -78,12 +81,17 @@ export function calibrate(input: CalibrationInput): Calibration {
   const measuredCalls = main.filter((c) => c.prompt !== null);
   // The call the agent's total describes: the latest whose prompt equals ACP `used`, else the
   // latest measured one. Only its state is kept from the walk (every call's would be calls × view).
+  // As of an earlier call (`asOfCall`): that call, its view and its history.
+  const asOf = input.asOfCall === undefined ? null : (main[input.asOfCall - 1] ?? null);
   const referenceCall =
-    [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ?? measuredCalls.at(-1) ?? null;
+    asOf ??
+    [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ??
+    measuredCalls.at(-1) ??
+    null;
   const walk = bestWalk(input, calls, referenceCall);
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
-  const view = walk.orderedView().filter((i) => !walk.uncounted(i.key));
-  const history = walk.history();
+  const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));
+  const history = asOf && walk.snapshot ? walk.snapshot.history : walk.history();
   const base = {
     view,
     runtimeChanges: walk.runtimeChanges,
@@ -113,7 +121,7 @@ export function calibrate(input: CalibrationInput): Calibration {
   });
   if (!usage || measuredCalls.length === 0) return unmeasured(usage ? 'scaled' : 'estimate-only');
 
-  let reference = [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
+  let reference = asOf ?? [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
   const last = measuredCalls.at(-1)!;
   const totalIsCompaction =
     !reference && calls.some((c) => c.compaction && c.prompt === usage.contextUsed && c.time >= last.time);
@@ -627,6 +635,8 @@ class Walk {
         overhead: this.overhead ?? 0,
         hidden: [...this.hidden],
         unexplained: this.unexplained,
+        ordered: this.orderedView().filter((i) => !this.uncounted(i.key)),
+        history: this.history(),
       };
     }
     this.previous = { call, number: this.callNumber, hidden: this.hiddenProduced(call) };

@@ -17,6 +17,7 @@ import type { ContextReport, EstimatorId } from '../../shared/wire';
 import { buildReport, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
 import { chars4Estimator, toItem } from './estimate';
+import { CallUnavailable } from './errors';
 import { itemId } from './figures';
 import { contentHash } from './hash';
 import { familyRules, type FamilyRules, type ProviderFamily } from './providers';
@@ -27,6 +28,7 @@ import type {
   Estimator,
   Item,
   MessageAnalysis,
+  ModelCall,
   Omissions,
   ReportInput,
   UsageInput,
@@ -61,6 +63,8 @@ export interface ContextInput {
   /** Warnings of the reading (the usage rows, the session). */
   warnings: readonly string[];
   items?: number | 'all';
+  /** The context as of this model call (1-based, main calls), not the agent's latest total. */
+  asOfCall?: number;
   /** Also the texts of these items, and of the blocks in this range of request order. */
   texts?: { items?: readonly string[]; blocks?: { start: number; count: number } };
 }
@@ -185,6 +189,7 @@ function sessionDigest(input: ContextInput, runtime: AgentRuntime): string {
     JSON.stringify(input.workspace),
     JSON.stringify(input.usage),
     JSON.stringify(input.warnings),
+    String(input.asOfCall ?? ''),
     input.messages.map((m) => `${m.id}:${m.stamp}`).join('\n'),
   ];
   // Two independent hashes of the same text: 128 bits, for a key that must never collide.
@@ -275,6 +280,11 @@ async function makeSession(
   const family = familyRules(facts.family);
   const estimator = services.estimator(input.estimator, facts.family);
   const shape = runtime.session(headers, input.usage);
+  const asOf = input.asOfCall === undefined ? null : asOfCall(shape.calls, input.asOfCall);
+  // As of an earlier call, its measured prompt is the total the report describes.
+  const usage: UsageInput | null = asOf
+    ? { contextUsed: asOf.prompt!, contextSize: input.usage?.contextSize ?? null, recordedAt: asOf.time }
+    : input.usage;
   const live = new Set(runtime.liveWindow(headers));
   const firstCall = shape.calls.length > 0 ? Math.min(...shape.calls.map((c) => c.message)) : -1;
   const good = headers.map((_, i) => live.has(i) || firstCall < 0 || i < firstCall);
@@ -377,9 +387,10 @@ async function makeSession(
     session: shape,
     items: done.map((a) => a.items),
     alwaysLoaded: always,
-    usage: input.usage,
+    usage,
     changes: runtimeFileChanges(workspace),
     reasoningCopies: done.map((a) => a.reasoningCopies),
+    ...(input.asOfCall !== undefined ? { asOfCall: input.asOfCall } : {}),
   });
   const history = new Set(calibration.history);
   const omissions = emptyOmissions();
@@ -405,14 +416,40 @@ async function makeSession(
     calibration,
     history: { messages: calibration.history.length, bytes: historyBytes },
     omissions,
-    usage: input.usage,
-    provider: runtime.latestCount(headers, input.usage),
+    usage,
+    provider: runtime.latestCount(asOf ? headers.slice(0, asOf.message + 1) : headers, usage),
     targetModel: facts.targetModel,
-    window: runtime.window(input.usage, workspace.agentConfig, facts.targetModel),
+    window: runtime.window(usage, workspace.agentConfig, facts.targetModel),
+    ...(asOf
+      ? {
+          asOf: {
+            call: input.asOfCall!,
+            of: shape.calls.filter((c) => !c.compaction).length,
+            messageId: asOf.messageId,
+            at: asOf.time,
+          },
+        }
+      : {}),
     mentions,
     warnings: [...new Set(warnings)],
   };
   return { session: { input: reportInput, blocks: blocksOf(reportInput), analysisContext: context } };
+}
+
+/** The main call `n` (1-based) of a session, measured; else why not. */
+function asOfCall(calls: readonly ModelCall[], n: number): ModelCall {
+  const main = calls.filter((c) => !c.compaction);
+  const call = main[n - 1];
+  if (!Number.isInteger(n) || n < 1 || !call)
+    throw new CallUnavailable(
+      'call_out_of_range',
+      main.length === 0
+        ? `call ${n}: this session has made no model call yet`
+        : `call ${n} is out of range: this session has made ${main.length} model call${main.length === 1 ? '' : 's'} (1–${main.length})`,
+    );
+  if (call.prompt === null)
+    throw new CallUnavailable('call_not_measured', `call ${n} recorded no provider counts (it failed or was stopped)`);
+  return call;
 }
 
 function analysisKey(id: string, stamp: string, context: AnalysisContext, good: boolean): string {

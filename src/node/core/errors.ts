@@ -8,3 +8,14 @@ export class PageOutOfRange extends Error {
     this.name = 'PageOutOfRange';
   }
 }
+
+/** `?call=N` names no model call of the session, or one that recorded no counts. */
+export class CallUnavailable extends Error {
+  constructor(
+    readonly code: 'call_out_of_range' | 'call_not_measured',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallUnavailable';
+  }
+}

@@ -302,6 +302,8 @@ export interface CalibrationInput {
   changes?: readonly { at: number; what: string }[];
   /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
   reasoningCopies?: readonly (number | undefined)[];
+  /** The context as of this main call (1-based, measured), instead of the agent's latest total. */
+  asOfCall?: number;
 }
 
 export interface Calibration {
@@ -392,6 +394,8 @@ export interface ReportInput {
   targetModel?: string | undefined;
   /** The model's window as the runtime budgets it. */
   window: ContextWindow | null;
+  /** The report describes this earlier call (its prompt is the total). */
+  asOf?: { call: number; of: number; messageId: string; at: number };
   /** Skill names each message mentions, in view order (for "loaded but never used"). */
   mentions: { messageId: string; names: string[] }[];
   warnings: string[];

@@ -9,7 +9,7 @@ import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../
 import { ITEM_PAGE_CHARS } from '../../shared/wire';
 import { contextReport, type ContextInput, type ContextServices, type StoredRow } from '../core/context-report';
 import { pageText, previewText } from '../core/content-pages';
-import { PageOutOfRange } from '../core/errors';
+import { CallUnavailable, PageOutOfRange } from '../core/errors';
 import { opencodeRuntime } from '../core/opencode';
 import type { AgentRuntime } from '../core/runtime';
 import { AppError, notFound } from '../errors';
@@ -27,6 +27,8 @@ export interface ReportRequest {
   sessionId?: string | undefined;
   estimator?: EstimatorId | undefined;
   items?: number | 'all' | undefined;
+  /** The context as of this model call (1-based); absent: now. */
+  call?: number | undefined;
 }
 
 export interface ContentRequest extends ReportRequest {
@@ -171,21 +173,25 @@ export class ReportService {
       const root = this.store.resolveRoot(read.workspace.root_path);
       if (folder?.root !== root)
         folder = { root, snapshot: readWorkspace(new WorkspaceReader(root, this.options), runtime.layout) };
-      const result = await contextReport(
-        {
-          workspaceId: read.workspace.id,
-          sessionId: read.sessionId,
-          generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
-          estimator: asked,
-          workspace: folder.snapshot,
-          usage: read.usage,
-          messages: read.messages,
-          rows,
-          warnings: read.warnings,
-          items: request.items ?? undefined,
-          ...(texts ? { texts } : {}),
-        },
-        services,
+      const workspace = folder.snapshot;
+      const result = await withRange(() =>
+        contextReport(
+          {
+            workspaceId: read.workspace.id,
+            sessionId: read.sessionId,
+            generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
+            estimator: asked,
+            workspace,
+            usage: read.usage,
+            messages: read.messages,
+            rows,
+            warnings: read.warnings,
+            items: request.items ?? undefined,
+            ...(request.call !== undefined ? { asOfCall: request.call } : {}),
+            ...(texts ? { texts } : {}),
+          },
+          services,
+        ),
       );
       if (result.kind === 'report') return result;
       needs = result.rows;
@@ -239,12 +245,18 @@ function storedRow(row: { id: string; info: unknown; parts: unknown }, stamp: st
 const storedBytes = (value: unknown): number =>
   typeof value === 'string' ? Buffer.byteLength(value) : value instanceof Uint8Array ? value.length : 0;
 
+/** The core's range errors (a page, a call) in the service's words. */
 function withRange<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof PageOutOfRange) throw new AppError('invalid', error.code, error.message);
+  const words = (error: unknown): never => {
+    if (error instanceof PageOutOfRange || error instanceof CallUnavailable)
+      throw new AppError('invalid', error.code, error.message, { cause: error });
     throw error;
+  };
+  try {
+    const result = work();
+    return result instanceof Promise ? (result.catch(words) as T) : result;
+  } catch (error) {
+    return words(error);
   }
 }
 

@@ -1,11 +1,11 @@
 /**
  * The read-only debug routes, on the read-only store, GET (and HEAD) only:
- *   GET …/debug/context                      the report (metadata only)
+ *   GET …/debug/context                      the report (metadata only); ?call=N as of model call N
  *   GET …/debug/context/items/{itemId}       one page of an item's text (snapshot-pinned)
  *   GET …/debug/context/reader               the live context in request order (snapshot-pinned)
  */
 import { Hono, type Context } from 'hono';
-import { parseEstimator, parseItems, parsePage } from '../../shared/report-params';
+import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { methodNotAllowed } from '../errors';
 import type { ReportService } from '../report/service';
 import type { AppEnv } from './access';
@@ -16,6 +16,7 @@ export function debugRoutes(service: ReportService): Hono<AppEnv> {
     workspaceId: c.get('workspace').id,
     sessionId: c.req.query('session_id') || undefined,
     estimator: parseEstimator(c.req.query('estimator')),
+    call: parseCall(c.req.query('call')),
   });
   const pinned = (c: Context<AppEnv>) => ({
     ...base(c),
