@@ -66,6 +66,8 @@ const RUNTIME = {
     '**/core/opencode',
     './opencode',
     './opencode/*',
+    '../opencode',
+    '../opencode/*',
   ],
   message:
     "Only the runtime adapter (src/node/core/opencode) knows OpenCode's format: the core goes through the AgentRuntime seam.",

@@ -59,6 +59,11 @@ describe('import boundaries', () => {
     expect((await errors('src/node/core/x.ts', `${code}\nexport {};`)).join()).toMatch(/runtime adapter/);
   });
 
+  it("another runtime's adapter does not reach into OpenCode's", async () => {
+    const code = "import { messageView } from '../opencode/request-view';\nexport { messageView };";
+    expect((await errors('src/node/core/claude-code/x.ts', code)).join()).toMatch(/runtime adapter/);
+  });
+
   it('the OpenCode adapter reads its format and stays pure', async () => {
     const code = "import { parseInfo } from '../../../shared/opencode/format';\nexport { parseInfo };";
     expect(await errors('src/node/core/opencode/x.ts', code)).toEqual([]);

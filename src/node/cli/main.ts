@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
+import { ESTIMATORS } from '../../shared/wire';
 import { asAppError, failed, usageError } from '../errors';
 import { ensureFolder, FolderError } from '../fs-safe';
 import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
@@ -105,7 +106,7 @@ function program(io: Io): Command {
     .option('--timeline', 'print how the context grew, model call by model call')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
     .option('--call <n>', 'the context as of model call N (1 = the first; default: now)')
-    .addOption(new Option('--estimator <name>', 'token estimator').choices(['bpe', 'chars4']))
+    .addOption(new Option('--estimator <name>', 'token estimator').choices(ESTIMATORS))
     .option('--item <id>', "print an item's text as the model sees it (ids are in --json output)")
     .option('--page <n>', 'with --item: zero-based page of 8,000 characters', '0')
     .option('--snapshot <id>', 'with --item: fail (context changed) unless the report snapshot is still current')

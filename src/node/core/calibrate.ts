@@ -84,10 +84,7 @@ export function calibrate(input: CalibrationInput): Calibration {
   // As of an earlier call (`asOfCall`): that call, its view and its history.
   const asOf = input.asOfCall === undefined ? null : (main[input.asOfCall - 1] ?? null);
   const referenceCall =
-    asOf ??
-    [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ??
-    measuredCalls.at(-1) ??
-    null;
+    asOf ?? [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ?? measuredCalls.at(-1) ?? null;
   const walk = bestWalk(input, calls, referenceCall);
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
   const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));

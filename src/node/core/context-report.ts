@@ -312,7 +312,8 @@ async function makeSession(
   const freshLive = fresh.filter((i) => good[i]);
   const liveChars = freshLive.reduce((n, i) => n + (input.rows.get(headers[i]!.id)?.size ?? 0), 0);
   const pool =
-    estimator.id === 'bpe' && services.threads && liveChars >= services.threads.minChars
+    // A tokenizer with a table can count on threads (chars/4 costs nothing to count).
+    estimator.encoding !== undefined && services.threads && liveChars >= services.threads.minChars
       ? services.threads.open(estimator)
       : null;
   let counted: Estimator = estimator;
@@ -474,6 +475,7 @@ function analyseMessage(
   const attribution: AttributionContext & { facts: SessionFacts; light: boolean } = {
     root: workspace.root,
     instructionFiles: new Set(workspace.instructions.map((i) => i.path)),
+    skillDirs: services.runtime.layout.skillDirs,
     sessionRoots: context.facts.sessionRoots,
     skillNames: workspace.skills.map((s) => s.name),
     fileSize: (path) => {

@@ -33,10 +33,20 @@ export function toWorkspacePath(recorded: string, roots: readonly string[]): str
   return null;
 }
 
-export function classifyPath(path: string, instructionFiles: ReadonlySet<string>): PathClass {
+/**
+ * The source a workspace path belongs to: an instruction file, a folder the runtime loads skills
+ * from, else the source table's folder rules.
+ */
+export function classifyPath(
+  path: string,
+  runtime: { instructionFiles: ReadonlySet<string>; skillDirs?: readonly string[] | undefined },
+): PathClass {
   const name = basename(path);
-  if (instructionFiles.has(path) || name === 'AGENTS.md') {
+  if (runtime.instructionFiles.has(path) || name === 'AGENTS.md') {
     return { source: 'agent_instructions', readLabel: `Read instructions: ${path}` };
+  }
+  for (const dir of runtime.skillDirs ?? []) {
+    if (under(path, dir)) return { source: 'skills_knowledge', readLabel: `Read skill file: ${inside(path, dir)}` };
   }
   for (const rule of PATH_RULES) {
     if (under(path, rule.under)) return { source: rule.source, readLabel: rule.read(inside(path, rule.under), name) };

@@ -49,7 +49,7 @@ export type ToolRule = (call: ToolCall, scope: ToolScope) => ToolClass;
  */
 export function toolScope(roots: readonly string[], cwdInside: string, context: AttributionContext): ToolScope {
   const workspacePath = (recorded: string) => toWorkspacePath(recorded, roots);
-  const classify = (path: string) => classifyPath(path, context.instructionFiles);
+  const classify = (path: string) => classifyPath(path, context);
   return {
     workspacePath,
     classify,

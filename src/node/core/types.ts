@@ -5,7 +5,7 @@
  * imports from here, never from another stage, so no import cycle can form.
  */
 import type { SourceId } from '../../shared/sources';
-import type { ContextWindow, Excluded } from '../../shared/wire';
+import type { ContextWindow, EstimatorId, Excluded } from '../../shared/wire';
 import type { ProviderFamily, Encoding } from './providers';
 
 /** A provider's count for one model call, in the runtime's convention (see `TokenConvention`). */
@@ -105,6 +105,8 @@ export interface AttributionContext {
   /** Workspace root now; roots recorded in assistant info are added per message. */
   root: string;
   instructionFiles: ReadonlySet<string>;
+  /** Folders the runtime loads skills from (workspace-relative): their files are Skills & Knowledge. */
+  skillDirs?: readonly string[];
   /**
    * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
    * messages record none, yet their attached files carry absolute paths.
@@ -159,7 +161,7 @@ export interface SessionShape {
 // ── Estimates ───────────────────────────────────────────────────────────────────────────────
 
 export interface Estimator {
-  readonly id: 'bpe' | 'chars4';
+  readonly id: EstimatorId;
   /** Which tokenizer exactly (`bpe:claude×1.1`): analyses made with another are not reused. */
   readonly key: string;
   /** The BPE table, for counting elsewhere (threads). */
@@ -381,7 +383,7 @@ export interface ReportInput {
   sessionId: string | null;
   generatedAt: string;
   snapshotId: string;
-  estimator: { id: 'bpe' | 'chars4'; method: string };
+  estimator: { id: EstimatorId; method: string };
   /** The agent runtime: its name, its own item's label, and its words for what it leaves out. */
   runtime: { name: string; label: string; words: RuntimeWords };
   workspace: WorkspaceSnapshot;

@@ -153,8 +153,9 @@ export function bpeEstimatorFor(family: ProviderFamily): Estimator {
 
 export { chars4Estimator };
 
-export function estimatorFor(id: EstimatorId): Estimator {
-  return id === 'chars4' ? chars4Estimator : bpeEstimator;
+/** The estimator for an id, for the provider family the session talks to (its tokenizer). */
+export function estimatorFor(id: EstimatorId, family: ProviderFamily = 'other'): Estimator {
+  return id === 'chars4' ? chars4Estimator : bpeEstimatorFor(family);
 }
 
 /**

@@ -15,9 +15,9 @@ import type { AgentRuntime } from '../core/runtime';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
-import type { ReadSnapshot, Store } from '../storage/store';
+import type { ReadSnapshot, Store, WorkspaceRow } from '../storage/store';
 import { latestAcpUsage } from '../usage';
-import { bpeEstimatorFor, chars4Estimator, memoized } from './estimator';
+import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
@@ -50,8 +50,8 @@ export interface ServiceOptions extends ReadOptions {
    * but the primary does answers 503 replica_behind, never 404.
    */
   primary?: Pick<ReadSnapshot, 'sessionOwner'>;
-  /** The agent runtime whose rows these are (OpenCode). */
-  runtime?: AgentRuntime;
+  /** The agent runtime whose rows these are, or how to tell from the workspace (default: OpenCode). */
+  runtime?: AgentRuntime | ((workspace: WorkspaceRow) => AgentRuntime);
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -129,15 +129,16 @@ export class ReportService {
    * connection's queue) open.
    */
   private async context(request: ReportRequest, texts?: ContextInput['texts']) {
-    const runtime = this.options.runtime ?? opencodeRuntime;
+    const choose = this.options.runtime ?? opencodeRuntime;
+    const runtimeOf = (workspace: WorkspaceRow) => (typeof choose === 'function' ? choose(workspace) : choose);
     const asked = request.estimator ?? 'bpe';
     const estimators = new Map<string, ReturnType<typeof memoized>>();
     const services: ContextServices = {
-      runtime,
+      runtime: opencodeRuntime, // the workspace's, once its row is read
       estimator: (id, family) => {
         const key = `${id}:${family}`;
         let found = estimators.get(key);
-        if (!found) estimators.set(key, (found = memoized(id === 'bpe' ? bpeEstimatorFor(family) : chars4Estimator)));
+        if (!found) estimators.set(key, (found = memoized(estimatorFor(id, family))));
         return found;
       },
       memo: this.cache,
@@ -171,8 +172,12 @@ export class ReportService {
         return { workspace, sessionId, warnings, usage, messages };
       });
       const root = this.store.resolveRoot(read.workspace.root_path);
+      services.runtime = runtimeOf(read.workspace);
       if (folder?.root !== root)
-        folder = { root, snapshot: readWorkspace(new WorkspaceReader(root, this.options), runtime.layout) };
+        folder = {
+          root,
+          snapshot: readWorkspace(new WorkspaceReader(root, this.options), services.runtime.layout),
+        };
       const workspace = folder.snapshot;
       const result = await withRange(() =>
         contextReport(

@@ -186,7 +186,7 @@ class Walker {
     if (input === null) this.out.warnings.push(`${this.ref(index)}: attached read call has invalid JSON input`);
     const recorded = input ? (str(input.filePath) ?? str(input.path)) : undefined;
     const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
-    const classified = path === null ? null : classifyPath(path, this.context.instructionFiles);
+    const classified = path === null ? null : classifyPath(path, this.context);
     const { body, reminders } = output === undefined ? { body: '', reminders: [] } : splitReminders(output);
     const label = (classified?.readLabel ?? 'Read file outside the workspace') + ' (attached)';
     this.add(
@@ -219,7 +219,7 @@ class Walker {
     });
     const recorded = file.sourcePath ?? (file.url.startsWith('file://') ? decodeURI(file.url.slice(7)) : undefined);
     const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
-    const classified = path === null ? null : classifyPath(path, this.context.instructionFiles);
+    const classified = path === null ? null : classifyPath(path, this.context);
     const source =
       classified && classified.source !== 'unknown_tool_payload' ? classified.source : 'attachment_metadata';
     this.add(source, `Attachment: ${name} (${file.mime}${size})`, this.ref(index), [meta], {
