@@ -250,6 +250,8 @@ export interface ModelCall {
   tokens: Tokens | null;
   /** Output and reasoning tokens it produced. */
   produced: number;
+  /** What the provider charged for it, in USD, as the runtime recorded it; null: not reported. */
+  cost: number | null;
   /** "provider/model". */
   model: string | undefined;
   family: ProviderFamily;

@@ -48,6 +48,8 @@ export interface MessageInfo {
   /** The error's name (e.g. "MessageAbortedError", "APIError"), when there is one. */
   error?: string;
   tokens?: Tokens;
+  /** Σ of its steps' costs (USD), when reported. */
+  cost?: number;
   path?: { cwd?: string; root?: string };
   time: { created?: number; completed?: number };
   /**
@@ -96,6 +98,8 @@ export interface ToolPart {
 export interface StepFinishPart {
   type: 'step-finish';
   tokens?: Tokens;
+  /** What the provider charged for this step, in USD, as OpenCode priced it (absent: not reported). */
+  cost?: number;
   reason?: string;
 }
 export interface CompactionPart {
@@ -138,6 +142,10 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
 }
+
+/** A cost as OpenCode stores it: a finite, non-negative number (0 is "free" or "not priced"). */
+const money = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 export function parseTokens(value: unknown): Tokens | undefined {
   if (!isObject(value)) return undefined;
@@ -186,6 +194,7 @@ export function parseInfo(value: unknown, warn: (message: string) => void): Mess
     ...(str(value.finish) ? { finish: str(value.finish) } : {}),
     ...(errorName ? { error: errorName } : {}),
     ...(tokens ? { tokens } : {}),
+    ...(money(value.cost) !== undefined ? { cost: money(value.cost) } : {}),
     ...(path ? { path: { cwd: str(path.cwd), root: str(path.root) } } : {}),
     time: { created: num(time.created), completed: num(time.completed) },
     ...(runtime ? { runtime } : {}),
@@ -229,7 +238,12 @@ export function parsePart(value: unknown, warn: (message: string) => void): Part
       return parseTool(value, warn);
     case 'step-finish': {
       const tokens = parseTokens(value.tokens);
-      return { type, ...(tokens ? { tokens } : {}), ...(str(value.reason) ? { reason: str(value.reason) } : {}) };
+      return {
+        type,
+        ...(tokens ? { tokens } : {}),
+        ...(money(value.cost) !== undefined ? { cost: money(value.cost) } : {}),
+        ...(str(value.reason) ? { reason: str(value.reason) } : {}),
+      };
     }
     case 'compaction':
       return {

@@ -50,7 +50,14 @@ export function modelCalls(messages: readonly StoredMessage[], acpUsed?: number)
     const { info } = message;
     if (info.role !== 'assistant') return;
     const steps: Tokens[] = [];
-    for (const part of message.parts) if (part?.type === 'step-finish' && part.tokens) steps.push(part.tokens);
+    const costs: (number | null)[] = [];
+    for (const part of message.parts) {
+      if (part?.type !== 'step-finish' || !part.tokens) continue;
+      steps.push(part.tokens);
+      costs.push(part.cost ?? null);
+    }
+    // One step and the message's cost only: the message's is the step's.
+    if (steps.length === 0 && info.tokens) costs.push(info.cost ?? null);
     // Rows from elsewhere may carry the message's tokens only.
     if (steps.length === 0 && info.tokens) steps.push(info.tokens);
     if (steps.length === 0) steps.push({ input: 0, output: 0, reasoning: 0, cacheRead: null, cacheWrite: null });
@@ -68,6 +75,7 @@ export function modelCalls(messages: readonly StoredMessage[], acpUsed?: number)
         prompt: measured ? promptOf(measured, acpUsed).prompt : null,
         tokens: measured,
         produced: measured ? producedOf(measured) : 0,
+        cost: costs[segment] ?? null,
         model,
         family: providerFamily(info.providerID, info.modelID),
         runtime,
