@@ -14,7 +14,7 @@ export const preloadMarkdown = (): void => void load().catch(() => {});
 /** Markdown's marks taken out: headings, emphasis, code, links and list bullets read as plain text. */
 export function plainMarkdown(text: string): string {
   return text
-    .replace(/^```[^\n]*$/gm, '')
+    .replace(/^\s*(```|~~~)[^\n]*$/gm, '')
     .replace(/^#{1,6}\s+/gm, '')
     .replace(/^\s*>\s?/gm, '')
     .replace(/^(\s*)[-*+]\s+/gm, '$1• ')
