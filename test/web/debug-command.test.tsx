@@ -109,6 +109,26 @@ describe('/debug', () => {
     expect(legend).toHaveTextContent('OpenCode’s own prompt and tools (measured)');
   });
 
+  it('collapses the sources with nothing in context into one line, and still adds up', async () => {
+    const sparse: ContextReport = structuredClone(report);
+    const emptied = sparse.sources.filter((s) => s.id === 'attachment_metadata' || s.id === 'unknown_tool_payload');
+    const moved = emptied.reduce((n, s) => n + s.scaledTokens!, 0);
+    for (const s of emptied)
+      Object.assign(s, { scaledTokens: 0, estimatedTokens: 0, percentOfUsed: 0, items: [], itemCount: 0 });
+    sparse.sources[0]!.scaledTokens! += moved;
+    server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(sparse)));
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    const table = within(region).getByRole('table', { name: /^Context by semantic source, largest first/ });
+    expect(within(table.querySelector('tbody')!).getAllByRole('rowheader')).toHaveLength(7);
+    expect(table).toHaveTextContent('Nothing in context from Attachment metadata, Unknown tool payload.');
+    expect(table).not.toHaveTextContent(/\b0 ?0(\.0)?%/);
+    const total = within(table).getByRole('rowheader', { name: 'Total' }).closest('tr')!;
+    expect(total).toHaveTextContent(`Total${fmt(sparse.actual!.contextUsed)}100.0%`);
+  });
+
   it('takes focus on its heading when it is ready', async () => {
     const { user } = renderApp();
     await waitForHistory();

@@ -202,7 +202,11 @@ export function renderTimeline(report: ContextReport): string {
     lines.push('', 'No model call of this session recorded its prompt size: there is no timeline to draw.');
     return `${lines.join('\n')}\n`;
   }
-  const ids = report.sources.map((s) => s.id).filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
+  // The report's one order (by size), as in the table and the web.
+  const ids = reportFigures(report)
+    .rows.filter((r) => r.source)
+    .map((r) => r.key)
+    .filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
   const short = new Map(report.sources.map((s) => [s.id, s.label.split(/[ /&]/)[0]!]));
   const table = new Table({
     head: [
