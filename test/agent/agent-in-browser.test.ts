@@ -40,21 +40,38 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The events of every turn the page streams (read from the responses once they end). */
-function turnEvents(page: Page): AgentEvent[][] {
-  const turns: AgentEvent[][] = [];
-  page.on('response', (response) => {
-    if (!response.url().endsWith('/agent/prompt')) return;
-    void response.text().then((body) => {
-      turns.push(
+/**
+ * The events of every turn the page streams: the page's own fetch of …/agent/prompt is teed, so
+ * the chat still reads the stream as it comes and the test gets a copy once it ends.
+ */
+async function recordTurns(page: Page): Promise<() => Promise<AgentEvent[][]>> {
+  await page.addInitScript(() => {
+    const bodies: string[] = [];
+    (window as unknown as { __turns: string[] }).__turns = bodies;
+    const original = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const response = await original(input, init);
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (!url.endsWith('/agent/prompt') || !response.body) return response;
+      const [mine, theirs] = response.body.tee();
+      const slot = bodies.push('') - 1;
+      void new Response(theirs).text().then((text) => (bodies[slot] = text));
+      return new Response(mine, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+  });
+  return async () =>
+    (await page.evaluate(() => (window as unknown as { __turns: string[] }).__turns))
+      .filter((body) => body !== '')
+      .map((body) =>
         body
           .split('\n')
           .filter((line) => line.startsWith('data:'))
           .flatMap((line) => parseAgentEvent(line.slice(5).trim()) ?? []),
       );
-    });
-  });
-  return turns;
 }
 
 describe('the live agent in the browser', () => {
@@ -63,7 +80,7 @@ describe('the live agent in the browser', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    const turns = turnEvents(page);
+    const turnsSoFar = await recordTurns(page);
     await page.goto(server.url);
     await page.getByText(/Stopped\. Summary: cause found/).waitFor();
     const incident = seeded.sessions.find((s) => s.id === seeded.defaultSessionId)!;
@@ -89,7 +106,8 @@ describe('the live agent in the browser', () => {
     expect(await saved.locator('.tool-row').textContent()).toBe('readevidence/evidence_summary_for_agent.txtdone');
 
     // The turn continued the seeded session: not a new one, no notice, the history still there.
-    await expect.poll(() => turns.length).toBe(1);
+    await expect.poll(async () => (await turnsSoFar()).length).toBe(1);
+    const turns = await turnsSoFar();
     expect(turns[0]!.find((e) => e.type === 'turn')).toMatchObject({
       sessionId: seeded.defaultSessionId,
       newSession: false,
