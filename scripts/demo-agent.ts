@@ -4,6 +4,10 @@
  * the server exactly as `npm start` does (same variables, same `Open …` line) with the pinned
  * OpenCode runtime as its agent — installed on first use into .cache/opencode — so a message
  * in the chat is a real OpenCode turn, persisted as OpenCode wrote it, and `/debug` explains it.
+ *
+ * Before the server opens, the demo's seeded sessions are imported into the demo workspace's own
+ * OpenCode storage (src/node/demo/agent-import.ts): the first message continues the seeded
+ * incident conversation — its ~34k tokens of context — instead of starting a new session.
  */
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -13,6 +17,8 @@ import {
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
 } from '../src/node/agent/opencode-runtime';
+import { agentSettingsFromEnv } from '../src/node/agent/settings';
+import { importDemoSessions } from '../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
 import { liveDemoScript } from '../src/node/demo/live-script';
 import { startScriptedModel } from '../src/node/scripted-model/server';
@@ -37,9 +43,25 @@ if (!hasRipgrep()) {
 const bin = await ensureOpencode((line) => console.log(line));
 const root = join(dataDir, 'workspaces', DEMO_WORKSPACE_ID);
 const model = await startScriptedModel({ script: liveDemoScript(root), smallModels: [SCRIPTED_SMALL_MODEL] });
-// The agent's own HOME beside the data: its sessions survive a restart, the user's config is never read.
+// The operator's configuration for every workspace's agent: the scripted model as its provider.
 const env = opencodeEnv(join(dataDir, 'agent-home'));
 writeScriptedConfig(env, { baseURL: model.url });
 process.env.INVESTIBOOK_AGENT_COMMAND = `${JSON.stringify(bin)} acp`;
+
+// The same settings the server derives (main.ts), so the import lands in the storage it uses.
+const settings = agentSettingsFromEnv(process.env, { dataDir });
+if (settings) {
+  try {
+    const { imported } = await importDemoSessions(
+      { ...settings, env, hidden: [database, `${database}.demo-token`] },
+      bin,
+      root,
+    );
+    if (imported.length) console.log(`Agent: the demo's ${imported.length} seeded sessions are in its storage`);
+  } catch (error) {
+    // The demo still runs: its first message then starts a new session (and says so).
+    console.error(`investibook: the seeded demo sessions could not be given to the agent: ${(error as Error).message}`);
+  }
+}
 await main(process.env, { agentEnv: env });
 console.log(`Agent: OpenCode (pinned) on the scripted model at ${model.url}; try "what do we know?", then /debug`);

@@ -2,7 +2,8 @@
  * Regenerates the README screenshots: starts the product on a fresh temporary demo database,
  * opens the demo chat in Chromium and runs /debug — on a desktop (light and dark: the report;
  * light: the timeline, a revealed item, the reader) and on a phone (light and dark); then a live
- * agent turn in progress.
+ * agent turn in progress, continuing the seeded session (as npm run demo:agent does), and the
+ * session switcher.
  * Run: npx tsx scripts/screenshots.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import {
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
 } from '../src/node/agent/opencode-runtime';
+import { importDemoSessions } from '../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
 import { liveDemoScript } from '../src/node/demo/live-script';
 import { startScriptedModel } from '../src/node/scripted-model/server';
@@ -115,12 +117,15 @@ async function liveAgentShot(b: Browser): Promise<void> {
   const model = await startScriptedModel({ script, smallModels: [SCRIPTED_SMALL_MODEL] });
   const env = opencodeEnv(join(liveDir, 'agent-home'));
   writeScriptedConfig(env, { baseURL: model.url });
+  const settings = pinnedAgentSettings(bin, env, join(liveDir, 'agent'));
+  // As npm run demo:agent: the seeded sessions in the agent's storage, so the turn continues one.
+  await importDemoSessions(settings, bin, root);
   const live = await start({
     database: join(liveDir, 'investibook.db'),
     port: 0,
     token: 'screenshot-token',
     log: () => {},
-    agent: pinnedAgentSettings(bin, env, join(liveDir, 'agent')),
+    agent: settings,
   });
   try {
     const page = await b.newPage({ viewport: { width: 1200, height: 1000 }, colorScheme: 'light' });
@@ -129,10 +134,15 @@ async function liveAgentShot(b: Browser): Promise<void> {
     await input.fill('Tell me about the slow queries');
     await input.press('Enter');
     const reply = page.getByRole('article', { name: 'Agent (live reply)' });
-    await reply.getByText('slow-query.log').first().waitFor({ timeout: 60_000 });
+    await reply.locator('.tool-row').filter({ hasText: 'slow-query.log' }).first().waitFor({ timeout: 60_000 });
     await page.waitForTimeout(1500);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.screenshot({ path: 'docs/images/live-agent.png' });
+    await reply.waitFor({ state: 'detached', timeout: 60_000 });
+    await page.getByRole('button', { name: /^Conversation: / }).click();
+    await page.getByRole('list', { name: 'Conversations in this workspace' }).waitFor();
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: 'docs/images/sessions.png', clip: { x: 0, y: 0, width: 1200, height: 420 } });
     await page.close();
   } finally {
     await live.close();

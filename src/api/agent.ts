@@ -5,6 +5,7 @@
  * this client does not know is skipped, never an error.
  */
 import { queryOptions } from '@tanstack/react-query';
+import { createParser } from 'eventsource-parser';
 import {
   agentStatusSchema,
   parseAgentEvent,
@@ -122,51 +123,18 @@ function networkError(error: unknown, signal: AbortSignal | undefined): unknown 
 }
 
 /**
- * A Server-Sent Events parser (the WHATWG event-stream format, reduced to what this client
- * reads): lines end in CRLF, LF or CR, a blank line dispatches the `data:` lines gathered so far
- * (joined by newlines), `:` lines are comments, other fields are ignored. Chunks may split a line,
- * a line break or a multi-byte character anywhere (characters are decoded before they get here).
+ * The stream's `data:` payloads, one per event, by eventsource-parser (the WHATWG event-stream
+ * format: CRLF, LF or CR line ends, comments, multi-line data, chunks cut anywhere). `end()` at
+ * the end of the stream still delivers a last event whose blank line never came.
  */
 export function createSseParser(dispatch: (data: string) => void) {
-  let buffer = '';
-  let data: string[] = [];
-
-  const line = (text: string) => {
-    if (text === '') {
-      if (data.length > 0) dispatch(data.join('\n'));
-      data = [];
-      return;
-    }
-    if (text.startsWith(':')) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    if (field !== 'data') return;
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    data.push(value);
-  };
-
-  const drain = (final: boolean) => {
-    for (;;) {
-      const match = /\r\n|\n|\r/.exec(buffer);
-      // A CR at the very end may be the first half of a CRLF split across chunks: wait for more.
-      if (!match || (!final && match[0] === '\r' && match.index === buffer.length - 1)) break;
-      line(buffer.slice(0, match.index));
-      buffer = buffer.slice(match.index + match[0].length);
-    }
-  };
-
+  const parser = createParser({ onEvent: (event) => dispatch(event.data) });
   return {
-    push(chunk: string) {
-      buffer += chunk;
-      drain(false);
-    },
-    /** The stream ended: a last event without its blank line is still delivered. */
-    end() {
-      drain(true);
-      if (buffer !== '') line(buffer);
-      buffer = '';
-      line('');
+    push: (chunk: string) => parser.feed(chunk),
+    // A blank line ends whatever is pending (extra ones dispatch nothing).
+    end: () => {
+      parser.feed('\n\n');
+      parser.reset();
     },
   };
 }

@@ -18,7 +18,9 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
             element={
               <div className="page-status">
                 <h1>investibook</h1>
-                <p>Open a workspace link, for example the one `npm start` printed: /w/demo.</p>
+                <p>
+                  Open a workspace link, for example the one <code>npm start</code> printed: <code>/w/demo</code>.
+                </p>
               </div>
             }
           />

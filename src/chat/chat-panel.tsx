@@ -11,6 +11,9 @@ import { usageQueries } from '../api/usage';
 import type { CommandRegistry } from '../commands';
 import type { Workspace } from '../shared/wire';
 import { Composer, type ComposerHandle } from './composer';
+import { preloadMarkdown } from './lazy-markdown';
+import { SessionSwitcher } from './session-switcher';
+import { WorkspaceRoot } from './workspace-root';
 import { ContextMeter } from './context-meter';
 import { coverage } from './live-turns';
 import { LiveTurnView } from './live-turn-view';
@@ -30,7 +33,14 @@ export function ChatPanel({ workspace, registry }: Props) {
   // The agent may move the chat to a new session (it could not continue this one).
   const [sessionId, setSessionId] = useState(workspace.defaultSessionId);
   const history = useQuery(messageQueries.list(workspace.id, sessionId));
-  const local = useTranscript(workspace.id);
+  const allLocal = useTranscript(workspace.id);
+  // A command's output belongs to the session it was run in; notices to the whole chat.
+  const local = useMemo(
+    () => allLocal.filter((e) => e.sessionId === undefined || e.sessionId === sessionId),
+    [allLocal, sessionId],
+  );
+  const debugRun = allLocal.some((e) => e.kind === 'output' && e.command === 'debug');
+  useEffect(preloadMarkdown, []);
   const { localMessageDismissed } = useTranscriptActions();
   const agent = useAgentTurns({ workspaceId: workspace.id, sessionId, onSession: setSessionId });
   const busy = agent.active !== null || agent.runningElsewhere;
@@ -45,15 +55,17 @@ export function ChatPanel({ workspace, registry }: Props) {
     const messages = history.data?.messages;
     const persisted = (messages ?? []).map((m) => ({ at: m.timeCreated, persisted: m, local: null, live: null }));
     const locals = local.map((m) => ({ at: m.createdAt, persisted: null, local: m, live: null }));
-    const live = agent.turns.map((turn) => {
-      const { persisted, userMessage } = coverage(turn, messages, history.dataUpdatedAt);
-      // Never above the user's message the history already shows, whatever the clocks say; a
-      // failure the history cannot show comes after the turn's messages.
-      const at = Math.max(turn.startedAt, (userMessage?.timeCreated ?? 0) + 0.5, persisted ? (turn.endedAt ?? 0) : 0);
-      return { at, persisted: null, local: null, live: { turn, persisted, userInHistory: userMessage !== null } };
-    });
+    const live = agent.turns
+      .filter((turn) => turn.sessionId === sessionId)
+      .map((turn) => {
+        const { persisted, userMessage } = coverage(turn, messages, history.dataUpdatedAt);
+        // Never above the user's message the history already shows, whatever the clocks say; a
+        // failure the history cannot show comes after the turn's messages.
+        const at = Math.max(turn.startedAt, (userMessage?.timeCreated ?? 0) + 0.5, persisted ? (turn.endedAt ?? 0) : 0);
+        return { at, persisted: null, local: null, live: { turn, persisted, userInHistory: userMessage !== null } };
+      });
     return [...persisted, ...locals, ...live].sort((a, b) => a.at - b.at);
-  }, [history.data, history.dataUpdatedAt, local, agent.turns]);
+  }, [history.data, history.dataUpdatedAt, local, agent.turns, sessionId]);
 
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: 'end' });
@@ -82,55 +94,66 @@ export function ChatPanel({ workspace, registry }: Props) {
   const latestHere = agent.turns.findLast((t) => t.sessionId === sessionId) ?? null;
 
   return (
-    <main className="chat-panel">
-      <header className="chat-header">
-        <h1 title={workspace.name}>{workspace.name}</h1>
-        <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
-      </header>
-      <section
-        className="message-list"
-        aria-label="Messages"
-        onScroll={(event) => {
-          const list = event.currentTarget;
-          atBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
-        }}
-      >
-        {history.isPending && <p role="status">Loading messages…</p>}
-        {history.isError && !newSessionEmpty && (
-          <p role="alert">Messages could not be loaded: {history.error.message}</p>
+    <WorkspaceRoot.Provider value={workspace.root}>
+      <main className="chat-panel">
+        <header className="chat-header">
+          <div className="chat-title">
+            <h1 title={workspace.name}>{workspace.name}</h1>
+            <SessionSwitcher workspace={workspace} sessionId={sessionId} onOpen={setSessionId} />
+          </div>
+          <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
+        </header>
+        <section
+          className="message-list"
+          aria-label="Messages"
+          onScroll={(event) => {
+            const list = event.currentTarget;
+            atBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+          }}
+        >
+          {history.isPending && <p role="status">Loading messages…</p>}
+          {history.isError && !newSessionEmpty && (
+            <p role="alert">Messages could not be loaded: {history.error.message}</p>
+          )}
+          {history.isSuccess && history.data.messages.length === 0 && agent.turns.length === 0 && (
+            <p className="muted">No messages yet.</p>
+          )}
+          {entries.map((entry) =>
+            entry.persisted ? (
+              <PersistedMessage key={entry.persisted.id} message={entry.persisted} />
+            ) : entry.live ? (
+              <LiveTurnView
+                key={entry.live.turn.key}
+                turn={entry.live.turn}
+                persisted={entry.live.persisted}
+                userInHistory={entry.live.userInHistory}
+                onDismiss={agent.dismiss}
+                onResize={followReply}
+              />
+            ) : (
+              <LocalMessageView key={entry.local!.id} entry={entry.local!} handlers={handlers} />
+            ),
+          )}
+          <div ref={endRef} />
+        </section>
+        {agent.status?.configured && (
+          <TurnBar
+            latest={latestHere}
+            runningElsewhere={agent.runningElsewhere}
+            stoppingElsewhere={agent.stoppingElsewhere}
+            onStop={agent.stop}
+            onStopGone={focusComposer}
+          />
         )}
-        {history.isSuccess && history.data.messages.length === 0 && agent.turns.length === 0 && (
-          <p className="muted">No messages yet.</p>
-        )}
-        {entries.map((entry) =>
-          entry.persisted ? (
-            <PersistedMessage key={entry.persisted.id} message={entry.persisted} />
-          ) : entry.live ? (
-            <LiveTurnView
-              key={entry.live.turn.key}
-              turn={entry.live.turn}
-              persisted={entry.live.persisted}
-              userInHistory={entry.live.userInHistory}
-              onDismiss={agent.dismiss}
-              onResize={followReply}
-            />
-          ) : (
-            <LocalMessageView key={entry.local!.id} entry={entry.local!} handlers={handlers} />
-          ),
-        )}
-        <div ref={endRef} />
-      </section>
-      {agent.status?.configured && (
-        <TurnBar
-          latest={latestHere}
-          runningElsewhere={agent.runningElsewhere}
-          stoppingElsewhere={agent.stoppingElsewhere}
-          onStop={agent.stop}
-          onStopGone={focusComposer}
+        <Composer
+          ref={composer}
+          registry={runner.registry}
+          onSubmit={submit}
+          disabled={runner.sending}
+          firstRunHint={!debugRun}
         />
-      )}
-      <Composer ref={composer} registry={runner.registry} onSubmit={submit} disabled={runner.sending} />
-    </main>
+      </main>
+    </WorkspaceRoot.Provider>
   );
 }
 

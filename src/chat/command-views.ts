@@ -5,23 +5,10 @@
  * list of built-in commands: a command without a view does not compile.
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import type { CommandName, CommandPayloads, OutputEntry } from '../commands';
+import type { CommandName, CommandPayloads } from '../commands';
+import type { CommandViewProps } from './command-view-types';
 
-export interface CommandViewProps<P> {
-  entry: OutputEntry<P>;
-  /** What a view may ask of the chat: all local, none of it sends anything. */
-  actions: CommandViewActions;
-}
-
-export interface CommandViewActions {
-  dismiss: () => void;
-  /** Drops this output and runs its command line again (after an error). */
-  retry: () => void;
-  /** Runs the same command line again as a new output, keeping this one. */
-  rerun: () => void;
-  /** Puts text in the composer, for the user to edit and send (never sent from here). */
-  draft: (text: string) => void;
-}
+export type { CommandViewActions, CommandViewProps } from './command-view-types';
 
 export interface CommandView<P> {
   /** The output's accessible name (and the frame's label). */

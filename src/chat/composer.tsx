@@ -17,16 +17,19 @@ interface ComposerProps {
   registry: CommandRegistry;
   onSubmit: (text: string) => Promise<boolean> | boolean;
   disabled?: boolean;
+  /** No /debug has run on this page yet: say what it does. */
+  firstRunHint?: boolean;
   ref?: Ref<ComposerHandle>;
 }
 
-export function Composer({ registry, onSubmit, disabled = false, ref }: ComposerProps) {
+export function Composer({ registry, onSubmit, disabled = false, firstRunHint = false, ref }: ComposerProps) {
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const [drafted, setDrafted] = useState(false);
   const listId = useId();
   const hintId = useId();
+  const tipId = useId();
   const input = useRef<HTMLTextAreaElement>(null);
 
   useImperativeHandle(ref, () => ({
@@ -42,6 +45,7 @@ export function Composer({ registry, onSubmit, disabled = false, ref }: Composer
   const matches = prefix === null ? [] : registry.match(prefix);
   const open = matches.length > 0 && dismissed !== text;
   const unmatched = prefix !== null && prefix !== '' && matches.length === 0;
+  const meant = unmatched ? registry.suggest(prefix) : undefined;
   const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
 
   const complete = (index: number) => {
@@ -79,6 +83,11 @@ export function Composer({ registry, onSubmit, disabled = false, ref }: Composer
         complete(activeIndex);
         return;
       }
+    }
+    if (event.key === 'Tab' && !event.shiftKey && meant) {
+      event.preventDefault();
+      setText(`/${meant.name} `);
+      return;
     }
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
@@ -123,7 +132,7 @@ export function Composer({ registry, onSubmit, disabled = false, ref }: Composer
           aria-expanded={open}
           aria-controls={open ? listId : undefined}
           aria-activedescendant={open && matches[activeIndex] ? `${listId}-${matches[activeIndex].name}` : undefined}
-          aria-describedby={unmatched || drafted ? hintId : undefined}
+          aria-describedby={unmatched || drafted ? hintId : firstRunHint ? tipId : undefined}
           placeholder="Message the workspace · / for commands"
           rows={2}
           value={text}
@@ -142,12 +151,25 @@ export function Composer({ registry, onSubmit, disabled = false, ref }: Composer
           Send
         </button>
       </div>
+      {firstRunHint && (
+        <p className="composer-tip" id={tipId}>
+          Tip: <code>/debug</code> shows what fills the agent’s context — only you see it.
+        </p>
+      )}
       <p className="composer-hint" id={hintId} role="status">
-        {unmatched
-          ? `No command starts with /${prefix}. Enter runs it anyway (and says it is unknown); /help lists the commands; start with // to send text that begins with a slash.`
-          : drafted
-            ? 'Draft from the report — edit it, then press Enter to send it to the workspace. Nothing was sent.'
-            : ''}
+        {unmatched ? (
+          meant ? (
+            <>
+              No command /{prefix}. Did you mean <code>/{meant.name}</code>? Tab puts it in; /help lists the commands.
+            </>
+          ) : (
+            `No command starts with /${prefix}. /help lists the commands; start with // to send text that begins with a slash.`
+          )
+        ) : drafted ? (
+          'Draft from the report — edit it, then press Enter to send it to the workspace. Nothing was sent.'
+        ) : (
+          ''
+        )}
       </p>
     </form>
   );

@@ -1,11 +1,12 @@
 /**
- * The header's context meter: the agent's last ACP usage_update, used / size and percent. It is
+ * The header's context meter: the agent's last reported total (ACP usage_update), used / size and percent. It is
  * also the way in to the breakdown: pressing it runs /debug.
  */
 import { useQuery } from '@tanstack/react-query';
 import { isApiError } from '../api/http';
 import { usageQueries } from '../api/usage';
 import { fmt } from '../shared/format';
+import { absoluteTime } from './relative-time';
 import { shareText } from './share-text';
 
 export function ContextMeter({
@@ -40,7 +41,7 @@ export function ContextMeter({
       type="button"
       className="context-meter"
       onClick={onOpen}
-      title={`Last ACP usage_update: ${new Date(latest.recordedAt).toLocaleString()} — press to see what fills it (/debug)`}
+      title={`As the agent last reported it, ${absoluteTime(Date.parse(latest.recordedAt))} — press to see what fills it (/debug)`}
     >
       <span className="meter-text">
         Context {fmt(latest.contextUsed)}

@@ -5,10 +5,12 @@
  * so assistive technology does not re-read it on every chunk; the status line near the composer
  * says where the turn is. Once the history has the turn this view steps aside; a failure stays.
  */
-import { lazy, memo, Suspense, useDeferredValue, useEffect, useRef } from 'react';
-import { isActive, phaseText, type LiveTool, type LiveTurn } from './live-turns';
-
-const Markdown = lazy(() => import('./markdown'));
+import { memo, useDeferredValue, useEffect, useRef } from 'react';
+import { liveToolCall } from '../shared/tool-calls';
+import { LazyMarkdown } from './lazy-markdown';
+import { isActive, phaseText, type LiveTurn } from './live-turns';
+import { ToolCallRow } from './tool-call-row';
+import { useWorkspaceRoot } from './workspace-root';
 
 export const LIVE_REPLY_LABEL = 'Agent (live reply)';
 
@@ -65,10 +67,13 @@ export const LiveTurnView = memo(function LiveTurnView({ turn, persisted, userIn
             )}
           </header>
           {!persisted && <ReplyBody turn={turn} />}
-          <p className={`live-phase${failed ? ' live-error' : ''}`}>
-            {active && <span className="spinner" aria-hidden="true" />}
-            {phaseText(turn)}
-          </p>
+          {/* Stopping is said once, in the status line above the composer; the outcome stays here. */}
+          {turn.phase !== 'stopping' && (
+            <p className={`live-phase${failed ? ' live-error' : ''}`}>
+              {active && <span className="spinner" aria-hidden="true" />}
+              {phaseText(turn)}
+            </p>
+          )}
         </article>
       )}
     </>
@@ -78,6 +83,10 @@ export const LiveTurnView = memo(function LiveTurnView({ turn, persisted, userIn
 function ReplyBody({ turn }: { turn: LiveTurn }) {
   // Chunks can come faster than Markdown renders: let React skip to the latest text.
   const reply = useDeferredValue(turn.reply);
+  const root = useWorkspaceRoot();
+  const calls = turn.tools.map((tool) => ({ id: tool.toolCallId, call: liveToolCall(tool, root) }));
+  // A refusal is on its tool's row, as in the saved turn; an answer no row shows gets a line.
+  const rowsSayIt = calls.some(({ call }) => call.outcome === 'refused');
   return (
     <>
       {turn.reasoning && (
@@ -86,49 +95,24 @@ function ReplyBody({ turn }: { turn: LiveTurn }) {
           <div className="message-text">{turn.reasoning}</div>
         </details>
       )}
-      {turn.tools.length > 0 && (
+      {calls.length > 0 && (
         <ul className="live-tools" aria-label="Tool calls">
-          {turn.tools.map((tool) => (
-            <ToolRow key={tool.toolCallId} tool={tool} />
+          {calls.map(({ id, call }) => (
+            <ToolCallRow key={id} call={call} as="li" />
           ))}
         </ul>
       )}
-      {turn.permissions.map((permission, index) => (
-        <p key={index} className="permission-line">
-          Asked to {lowerFirst(permission.title)}:{' '}
-          {permission.allowed ? 'allowed by the server’s policy' : 'refused by the server’s policy'}
-        </p>
-      ))}
-      {reply && (
-        <Suspense fallback={<div className="message-text">{reply}</div>}>
-          <Markdown text={reply} />
-        </Suspense>
-      )}
+      {!rowsSayIt &&
+        turn.permissions.map((permission, index) => (
+          <p key={index} className="tool-reason">
+            {permission.allowed ? 'Allowed by the server’s policy' : 'Refused by the server’s policy'}:{' '}
+            {relativeTitle(permission.title, root)}
+          </p>
+        ))}
+      {reply && <LazyMarkdown text={reply} />}
     </>
   );
 }
 
-const STATUS_LABEL: Record<LiveTool['status'], string> = {
-  pending: 'pending',
-  in_progress: 'in progress',
-  completed: 'done',
-  failed: 'failed',
-};
-
-function ToolRow({ tool }: { tool: LiveTool }) {
-  const paths = tool.paths?.join(', ') ?? '';
-  const detail = paths && !tool.title.includes(paths) ? paths : '';
-  return (
-    <li className={`tool-row tool-${tool.status}`}>
-      <span className="tool-name">{tool.kind ?? 'tool'}</span>
-      <span className="tool-title" title={[tool.title, detail].filter(Boolean).join(' · ')}>
-        {tool.title}
-        {detail && <span className="tool-paths"> · {detail}</span>}
-      </span>
-      <span className="tool-status">{STATUS_LABEL[tool.status]}</span>
-    </li>
-  );
-}
-
-const lowerFirst = (text: string): string =>
-  /^[A-Z][a-z]/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text;
+const relativeTitle = (title: string, root: string | undefined): string =>
+  root ? title.replaceAll(`${root}/`, '') : title;

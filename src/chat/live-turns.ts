@@ -16,6 +16,11 @@ export interface LiveTool {
   kind?: string;
   status: ToolStatus;
   paths?: string[];
+  /** OpenCode's tool name, input, output and error, as far as the agent said. */
+  tool?: string;
+  input?: Record<string, unknown>;
+  output?: string;
+  error?: string;
 }
 
 /**
@@ -132,12 +137,19 @@ export function applyEvent(turn: LiveTurn, event: AgentEvent, at: number): LiveT
     case 'tool': {
       const index = turn.tools.findIndex((tool) => tool.toolCallId === event.toolCallId);
       const previous = index === -1 ? undefined : turn.tools[index];
+      // An update says what changed: what it leaves out stays as the earlier ones said.
+      const kept = <K extends 'kind' | 'paths' | 'tool' | 'input' | 'output' | 'error'>(key: K) =>
+        (event[key] ?? previous?.[key]) !== undefined ? { [key]: event[key] ?? previous?.[key] } : {};
       const next: LiveTool = {
         toolCallId: event.toolCallId,
         title: event.title || previous?.title || '',
         status: event.status,
-        ...((event.kind ?? previous?.kind) !== undefined ? { kind: event.kind ?? previous?.kind } : {}),
-        ...((event.paths ?? previous?.paths) !== undefined ? { paths: event.paths ?? previous?.paths } : {}),
+        ...kept('kind'),
+        ...kept('paths'),
+        ...kept('tool'),
+        ...kept('input'),
+        ...kept('output'),
+        ...kept('error'),
       };
       const tools = index === -1 ? [...turn.tools, next] : turn.tools.map((t, i) => (i === index ? next : t));
       return { ...turn, tools };
@@ -203,7 +215,7 @@ export function phaseText(turn: LiveTurn): string {
     case 'stopping':
       return 'Stopping…';
     case 'stopped':
-      return 'Stopped';
+      return 'Stopped by you';
     case 'done':
       return turn.stopReason && turn.stopReason !== 'end_turn'
         ? `Reply ended: ${stopReasonText(turn.stopReason)}`

@@ -51,7 +51,7 @@ export const LocalMessageView = memo(function LocalMessageView({ entry, handlers
       >
         <div role="status">
           <strong>{entry.title}</strong>
-          <p>{entry.text}</p>
+          <p>{withCode(entry.text)}</p>
         </div>
       </Frame>
     );
@@ -124,4 +124,9 @@ function IntoView({ children }: { children: ReactNode }) {
       {children}
     </div>
   );
+}
+
+/** `code` in a notice's words as code, never as raw backticks. */
+export function withCode(text: string): ReactNode[] {
+  return text.split(/`([^`]+)`/).map((piece, index) => (index % 2 ? <code key={index}>{piece}</code> : piece));
 }

@@ -11,7 +11,7 @@ import type { OutputEntry, TranscriptEntry, TranscriptEntryBody } from '../comma
 interface TranscriptState {
   entries: TranscriptEntry[];
   actions: {
-    localMessageAdded: (workspaceId: string, body: TranscriptEntryBody) => string;
+    localMessageAdded: (workspaceId: string, body: TranscriptEntryBody, sessionId?: string | null) => string;
     commandOutputUpdated: (id: string, payload: unknown) => void;
     localMessageDismissed: (id: string) => void;
   };
@@ -22,9 +22,16 @@ let counter = 0;
 export const useTranscriptStore = create<TranscriptState>()((set) => ({
   entries: [],
   actions: {
-    localMessageAdded: (workspaceId, body) => {
+    localMessageAdded: (workspaceId, body, sessionId) => {
       const id = `local-${++counter}`;
-      set((state) => ({ entries: [...state.entries, { ...body, id, workspaceId, createdAt: Date.now() }] }));
+      const entry = {
+        ...body,
+        id,
+        workspaceId,
+        createdAt: Date.now(),
+        ...(sessionId !== undefined ? { sessionId } : {}),
+      };
+      set((state) => ({ entries: [...state.entries, entry] }));
       return id;
     },
     commandOutputUpdated: (id, payload) =>

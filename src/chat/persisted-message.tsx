@@ -4,7 +4,7 @@
  * Parts are read through the shared OpenCode format module, tolerantly: unknown shapes degrade
  * to nothing rather than breaking the list.
  */
-import { lazy, memo, Suspense } from 'react';
+import { memo } from 'react';
 import {
   isPruned,
   isWorkspaceContext,
@@ -14,10 +14,13 @@ import {
   type Part,
   type ToolPart,
 } from '../shared/opencode/format';
+import { savedToolCall } from '../shared/tool-calls';
 import type { ChatMessage } from '../shared/wire';
+import { LazyMarkdown } from './lazy-markdown';
+import { RelativeTime } from './relative-time';
+import { ToolCallRow } from './tool-call-row';
+import { useWorkspaceRoot } from './workspace-root';
 
-// The Markdown renderer is its own chunk: the first paint shows plain text, then the formatting.
-const Markdown = lazy(() => import('./markdown'));
 const ignore = () => {};
 
 /** Memoised: messages from the query cache keep their identity, so adding one re-renders one. */
@@ -47,13 +50,14 @@ export const PersistedMessage = memo(function PersistedMessage({ message }: { me
     <article className={`message message-${role}${summary ? ' message-summary' : ''}`} aria-label={author}>
       <header className="message-meta">
         <span className="message-author">{author}</span>
-        <time dateTime={new Date(message.timeCreated).toISOString()}>{formatTime(message.timeCreated)}</time>
+        <RelativeTime at={message.timeCreated} />
       </header>
       {parts.map(({ raw, part }, index) =>
         part ? (
           <PartView key={typeof raw.id === 'string' ? raw.id : index} part={part} markdown={role === 'assistant'} />
         ) : null,
       )}
+      {role === 'assistant' && <Outcome error={message.info.error} />}
     </article>
   );
 });
@@ -64,11 +68,7 @@ function PartView({ part, markdown }: { part: Part; markdown: boolean }) {
       if (!part.text || part.ignored) return null;
       if (part.synthetic) return <SyntheticChip text={part.text} />;
       if (!markdown) return <div className="message-text">{part.text}</div>;
-      return (
-        <Suspense fallback={<div className="message-text">{part.text}</div>}>
-          <Markdown text={part.text} />
-        </Suspense>
-      );
+      return <LazyMarkdown text={part.text} />;
     }
     case 'reasoning':
       if (!part.text) return null;
@@ -107,43 +107,28 @@ function SyntheticChip({ text }: { text: string }) {
   return null;
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  completed: 'done',
-  error: 'failed',
-  running: 'interrupted',
-  pending: 'interrupted',
-};
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-function ToolRow({ part }: { part: ToolPart }) {
-  const { input } = part;
-  const title =
-    part.title ??
-    text(input.command) ??
-    text(input.filePath) ??
-    text(input.path) ??
-    text(input.name) ??
-    text(input.pattern) ??
-    '';
-  return (
-    <div className={`tool-row tool-${part.status}`}>
-      <span className="tool-name">{part.tool}</span>
-      <span className="tool-title" title={title}>
-        {title}
-      </span>
-      <span className="tool-status">
-        {STATUS_LABEL[part.status] ?? part.status}
-        {isPruned(part) ? ' · output cleared' : ''}
-      </span>
-    </div>
-  );
+/** How a saved reply ended, when not by itself: stopped, or failed (and why). */
+function Outcome({ error }: { error: unknown }) {
+  if (typeof error !== 'object' || error === null) return null;
+  const { name, data } = error as { name?: unknown; data?: { message?: unknown } };
+  if (name === 'MessageAbortedError') return <p className="live-phase">Stopped by you</p>;
+  const message = typeof data?.message === 'string' ? data.message : typeof name === 'string' ? name : 'an error';
+  return <p className="live-phase live-error">Failed: {message}</p>;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-const formatTime = (ms: number): string => dateTime.format(ms);
+function ToolRow({ part }: { part: ToolPart }) {
+  const root = useWorkspaceRoot();
+  const call = savedToolCall(
+    {
+      tool: part.tool,
+      status: part.status,
+      input: part.input,
+      output: part.output,
+      error: part.error,
+      title: part.title,
+      pruned: isPruned(part),
+    },
+    root,
+  );
+  return <ToolCallRow call={call} />;
+}

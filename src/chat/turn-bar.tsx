@@ -62,7 +62,8 @@ export function TurnBar({ latest, runningElsewhere, stoppingElsewhere, onStop, o
             if (event.relatedTarget !== null) stopFocused.current = false;
           }}
         >
-          {stopping ? 'Stopping…' : 'Stop'}
+          {/* Stopping is said once, in the status line: the button keeps its name. */}
+          Stop
         </button>
       )}
     </div>

@@ -10,9 +10,11 @@ import { agentQueries, cancelTurn, streamPrompt } from '../api/agent';
 import { ApiError } from '../api/http';
 import { messageQueries } from '../api/messages';
 import { usageQueries } from '../api/usage';
+import { workspaceQueries } from '../api/workspace';
 import type { AgentEvent, AgentStatus } from '../shared/agent';
 import { isActive, reduceTurns, type LiveTurn } from './live-turns';
 import { useTranscriptActions } from './local-messages-store';
+import { sessionTitleOf } from './session-title';
 
 let counter = 0;
 
@@ -63,6 +65,22 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
 
   const refetchStatus = useCallback(
     () => void queryClient.invalidateQueries({ queryKey: agentQueries.status(workspaceId).queryKey }),
+    [queryClient, workspaceId],
+  );
+  // The session list (titles, context used) changes with every turn.
+  const refetchSessions = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: workspaceQueries.detail(workspaceId).queryKey }),
+    [queryClient, workspaceId],
+  );
+  /** A server's words, with any session named by its title instead of its id. */
+  const inWords = useCallback(
+    (error: unknown): string => {
+      if (error instanceof ApiError && error.code === 'turn_in_progress')
+        return 'The agent is still replying in this conversation: wait for it, or press Stop.';
+      const message = error instanceof Error ? error.message : String(error);
+      const workspace = queryClient.getQueryData(workspaceQueries.detail(workspaceId).queryKey);
+      return message.replace(/\bses_[A-Za-z0-9]+/g, (id) => `“${sessionTitleOf(workspace, id)}”`);
+    },
     [queryClient, workspaceId],
   );
   const refetchHistory = useCallback(
@@ -116,6 +134,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
               if (event.newSession) seedEmptySession(event.sessionId);
               onSession(event.sessionId);
             }
+            if (event.newSession) refetchSessions();
             if (event.newSession)
               notice(
                 'info',
@@ -129,6 +148,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
           case 'saved':
             saved = true;
             refetchHistory(session);
+            refetchSessions();
             break;
           case 'done':
           case 'error':
@@ -165,7 +185,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
         })
         .catch((error: unknown) => {
           if (controller.signal.aborted) return;
-          const message = error instanceof Error ? error.message : String(error);
+          const message = inWords(error);
           if (!opened && error instanceof ApiError && error.status >= 400 && error.status < 500) {
             // Refused before the turn began (400, 409, …): nothing was kept, the text goes back to
             // the composer. A server failure (5xx) or no answer may have kept it: shown in place.
@@ -184,7 +204,18 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
         .finally(() => listening.current.delete(controller));
       return taken;
     },
-    [queryClient, workspaceId, sessionId, onSession, notice, refetchHistory, refetchStatus, seedEmptySession],
+    [
+      queryClient,
+      workspaceId,
+      sessionId,
+      onSession,
+      notice,
+      refetchHistory,
+      refetchStatus,
+      refetchSessions,
+      seedEmptySession,
+      inWords,
+    ],
   );
 
   const active = turns.find((t) => isActive(t) && t.sessionId === sessionId) ?? null;
@@ -225,10 +256,10 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
       .catch((error: unknown) => {
         if (active) dispatch({ type: 'stop-failed', key: active.key });
         setStopping(null);
-        notice('error', 'Could not stop the turn', error instanceof Error ? error.message : String(error));
+        notice('error', 'Could not stop the turn', inWords(error));
       })
       .finally(refetchStatus);
-  }, [active, runningElsewhere, runningHere, sessionId, workspaceId, notice, refetchStatus]);
+  }, [active, runningElsewhere, runningHere, sessionId, workspaceId, notice, refetchStatus, inWords]);
 
   const dismiss = useCallback((key: string) => dispatch({ type: 'dismissed', key }), []);
 

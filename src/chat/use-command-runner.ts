@@ -47,33 +47,36 @@ export function useCommandRunner(
     [localMessageAdded, workspaceId],
   );
 
-  /** Runs a command line; `echo` adds it to the transcript first (Retry and Refresh do not). */
+  /**
+   * Runs a command line; `echo` adds it to the transcript first (Retry and Refresh do not). False
+   * for a name no command has: nothing ran, and the text stays in the composer to be corrected.
+   */
   const run = useCallback(
-    (commandLine: string, echo: boolean) => {
+    (commandLine: string, echo: boolean): boolean => {
       const parsed = parseInput(commandLine);
-      if (parsed.kind !== 'command') return;
-      if (echo) localMessageAdded(workspaceId, { kind: 'command-echo', text: parsed.raw });
+      if (parsed.kind !== 'command') return false;
       const command = commands.get(parsed.name);
       if (!command) {
+        const meant = commands.suggest(parsed.name);
         notice(
           'error',
           'Unknown command',
-          `/${parsed.name} is not a command. Type /help to see the commands; start with // to send a message that begins with a slash.`,
+          `/${parsed.name} is not a command.${meant ? ` Did you mean /${meant.name}?` : ''} Your text is still in the composer. Type /help to see the commands; start with // to send a message that begins with a slash.`,
         );
-        return;
+        return false;
       }
+      if (echo) localMessageAdded(workspaceId, { kind: 'command-echo', text: parsed.raw }, sessionId);
       const ctx: CommandContext = {
         args: parsed.args,
         workspaceId,
         sessionId,
         queryClient,
         createOutput: (payload) => {
-          const id = localMessageAdded(workspaceId, {
-            kind: 'output',
-            command: command.name,
-            commandLine: parsed.raw,
-            payload,
-          });
+          const id = localMessageAdded(
+            workspaceId,
+            { kind: 'output', command: command.name, commandLine: parsed.raw, payload },
+            sessionId,
+          );
           return { id, update: (next) => commandOutputUpdated(id, next) };
         },
         signal: abortRef.current.signal,
@@ -82,6 +85,7 @@ export function useCommandRunner(
       void Promise.resolve(command.run(ctx)).catch((error: unknown) => {
         notice('error', `/${command.name} failed`, String(error));
       });
+      return true;
     },
     [commands, workspaceId, sessionId, queryClient, localMessageAdded, commandOutputUpdated, notice],
   );
@@ -89,10 +93,7 @@ export function useCommandRunner(
   const submit = useCallback(
     async (input: string): Promise<boolean> => {
       const parsed = parseInput(input);
-      if (parsed.kind === 'command') {
-        run(input, true);
-        return true;
-      }
+      if (parsed.kind === 'command') return run(input, true);
       if (parsed.text.trim() === '') return false;
       // Unknown until the first status arrives; a server that cannot say has no agent for us.
       const status = await queryClient.ensureQueryData(agentQueries.status(workspaceId)).catch(() => null);
@@ -126,7 +127,7 @@ export function useCommandRunner(
   );
 
   /** Runs a command line again without a new echo (Retry, Refresh). */
-  const rerun = useCallback((commandLine: string) => run(commandLine, false), [run]);
+  const rerun = useCallback((commandLine: string) => void run(commandLine, false), [run]);
 
   return { submit, rerun, registry: commands, sending: append.isPending };
 }

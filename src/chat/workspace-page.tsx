@@ -21,11 +21,15 @@ export function WorkspacePage() {
       <div className="page-status" role="alert">
         <h1>{status === 401 ? 'Sign in needed' : status === 404 ? 'Workspace not found' : 'Something went wrong'}</h1>
         <p>
-          {status === 401
-            ? 'Open the link that `npm start` printed (it carries your token) to sign in.'
-            : status === 404
-              ? 'This workspace does not exist, or you do not have access to it.'
-              : error.message}
+          {status === 401 ? (
+            <>
+              Open the link that <code>npm start</code> printed (it carries your token) to sign in.
+            </>
+          ) : status === 404 ? (
+            'This workspace does not exist, or you do not have access to it.'
+          ) : (
+            error.message
+          )}
         </p>
       </div>
     );

@@ -43,6 +43,9 @@ export const debugCommand = {
 
 function describeError(error: unknown): string {
   if (error instanceof ApiError) {
+    // The server's words name the session by its id: the chat names conversations by title.
+    if (error.status === 404 && error.code === 'session_not_found')
+      return 'This conversation is not in the workspace (any more). Pick another one in the header.';
     if (error.status === 404)
       return `${error.message}. The workspace or session may have been removed, or you may not have access.`;
     if (error.status === 401) return 'You are signed out. Open the workspace link with your token again.';

@@ -19,7 +19,13 @@ export type TranscriptEntryBody =
       payload: unknown;
     };
 
-export type TranscriptEntry = TranscriptEntryBody & { id: string; workspaceId: string; createdAt: number };
+export type TranscriptEntry = TranscriptEntryBody & {
+  id: string;
+  workspaceId: string;
+  createdAt: number;
+  /** The session shown when it was made (absent: shown in every session of the workspace). */
+  sessionId?: string | null;
+};
 export type OutputEntry<P = unknown> = Extract<TranscriptEntry, { kind: 'output' }> & { payload: P };
 
 /** The command's handle on the output it created. */

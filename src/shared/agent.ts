@@ -55,6 +55,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     status: z.enum(TOOL_STATUSES),
     /** Workspace files the call touches, when the agent says. */
     paths: z.optional(z.array(z.string())),
+    /** OpenCode's name for the tool ("bash", "read"), the same the saved call carries. */
+    tool: z.optional(z.string()),
+    /** The call's input as the agent gave it (absent when too large to stream). */
+    input: z.optional(z.record(z.string(), z.unknown())),
+    /** What it answered, cut to a few thousand characters; why it failed. */
+    output: z.optional(z.string()),
+    error: z.optional(z.string()),
   }),
   /** The agent asked permission for something; the server's policy answered. */
   z.object({ type: z.literal('permission'), title: z.string(), allowed: z.boolean() }),

@@ -3,6 +3,10 @@
  * whose reads belong to each. Attribution, the wire schema, the report's colours and legends all
  * read this table; a new source is a new row (and, if files belong to it, a path rule).
  * Browser-safe: plain data.
+ *
+ * The colours are chosen apart from each other (and from the remainder rows' neutral and hidden
+ * reasoning colours) by at least ΔE 21 (CIELAB) within each scheme, so that any two of them can
+ * sit side by side in the bar and still be told apart.
  */
 import { ALL_SKILLS_DIR, SKILL_DIRS } from './opencode/runtime';
 
@@ -56,13 +60,13 @@ export const SOURCES = [
     paths: [{ under: 'meta', read: (rest, name) => `Read ${metaKind(name)}: ${rest}` }],
   },
   { id: 'agent_instructions', label: 'Agent/runtime instructions', color: { light: '#d97706', dark: '#fbbf24' } },
-  { id: 'conversation', label: 'Conversation', color: { light: '#64748b', dark: '#94a3b8' } },
+  { id: 'conversation', label: 'Conversation', color: { light: '#475569', dark: '#cbd5e1' } },
   { id: 'assistant_reasoning', label: 'Assistant reasoning (visible)', color: { light: '#db2777', dark: '#f472b6' } },
   { id: 'attachment_metadata', label: 'Attachment metadata', color: { light: '#65a30d', dark: '#a3e635' } },
   {
     id: 'issue_source_files',
     label: 'Issue/source files',
-    color: { light: '#ea580c', dark: '#fb923c' },
+    color: { light: '#b91c1c', dark: '#f87171' },
     paths: [
       { under: 'issues', read: (rest) => `Read issue file: ${rest}` },
       { under: 'sources', read: (rest) => `Read source file: ${rest}` },
@@ -71,7 +75,7 @@ export const SOURCES = [
   {
     id: 'unknown_tool_payload',
     label: 'Unknown tool payload',
-    color: { light: '#8a8a8a', dark: '#a3a3a3' },
+    color: { light: '#8d6e63', dark: '#a1887f' },
     // A read of a candidate skill puts text in context although the cache itself never counts.
     paths: [{ under: ALL_SKILLS_DIR, read: (rest) => `Read candidate skill (not enabled): ${rest}` }],
   },

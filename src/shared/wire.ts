@@ -31,6 +31,11 @@ export const sessionSummarySchema = z.object({
   id: z.string(),
   messageCount: z.int(),
   lastActiveAt: z.number(),
+  /** How the chat names the session: its first user message, cut (null: none to name it by). */
+  title: z.optional(z.nullable(z.string())),
+  /** The session's latest ACP total and window (null: none reported yet). */
+  contextUsed: z.optional(z.nullable(z.int())),
+  contextSize: z.optional(z.nullable(z.int())),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -40,6 +45,8 @@ export const workspaceSchema = z.object({
   /** The most recently active session: the default for messages, usage and the report. */
   defaultSessionId: z.nullable(z.string()),
   sessions: z.array(sessionSummarySchema),
+  /** The workspace folder (the chat shows the paths inside it relative to it). */
+  root: z.optional(z.string()),
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 

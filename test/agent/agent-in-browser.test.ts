@@ -1,24 +1,37 @@
 /**
  * `npm run demo:agent` as a user meets it: the real process (the server, the scripted model, the
- * pinned OpenCode), a real Chromium, sign-in by link; a message typed in the chat streams back
- * as a real agent turn, /debug explains it, and after a reload the turn is in the history.
+ * pinned OpenCode), a real Chromium, sign-in by link. The first message continues the seeded
+ * incident session — its history stays, the turn says it is not a new session, the context grows
+ * past the seeded total and /debug explains it — tool calls read the same live and saved, a
+ * refusal and a Stop keep their outcomes once saved, and the session switcher opens the other
+ * conversation, at desktop and phone size.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
+import { fmt } from '../../src/shared/format';
+import { workspaceSchema, type Workspace } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
+import { axeViolations, overflow } from '../support/browser-checks';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
+const TOKEN = 'live-token';
 let dir: string;
 let server: ServerProcess;
 let browser: Browser;
+let seeded: Workspace;
+
+const api = async (path: string) =>
+  (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-live-'));
-  server = await startServerProcess(join(dir, 'investibook.db'), 'live-token', {}, 'demo-agent.js');
+  server = await startServerProcess(join(dir, 'investibook.db'), TOKEN, {}, 'demo-agent.js');
   browser = await launchChromium();
+  seeded = workspaceSchema.parse(await api(''));
 });
 
 afterAll(async () => {
@@ -27,31 +40,90 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * The events of every turn the page streams: the page's own fetch of …/agent/prompt is teed, so
+ * the chat still reads the stream as it comes and the test gets a copy once it ends.
+ */
+async function recordTurns(page: Page): Promise<() => Promise<AgentEvent[][]>> {
+  await page.addInitScript(() => {
+    const bodies: string[] = [];
+    (window as unknown as { __turns: string[] }).__turns = bodies;
+    const original = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const response = await original(input, init);
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (!url.endsWith('/agent/prompt') || !response.body) return response;
+      const [mine, theirs] = response.body.tee();
+      const slot = bodies.push('') - 1;
+      void new Response(theirs).text().then((text) => (bodies[slot] = text));
+      return new Response(mine, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+  });
+  return async () =>
+    (await page.evaluate(() => (window as unknown as { __turns: string[] }).__turns))
+      .filter((body) => body !== '')
+      .map((body) =>
+        body
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .flatMap((line) => parseAgentEvent(line.slice(5).trim()) ?? []),
+      );
+}
+
 describe('the live agent in the browser', () => {
-  it('streams a real turn into the chat, and /debug explains it', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  it('continues the seeded session: its history stays, the context grows, /debug explains it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    const turnsSoFar = await recordTurns(page);
     await page.goto(server.url);
+    await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+    const incident = seeded.sessions.find((s) => s.id === seeded.defaultSessionId)!;
+    expect(incident.contextUsed).toBeGreaterThan(30_000);
+    const meter = page.getByRole('button', { name: /^Context / });
+    expect(await meter.textContent()).toContain(fmt(incident.contextUsed!));
+
     const input = page.getByRole('combobox', { name: 'Message' });
     await input.fill('What do we know so far?');
     await input.press('Enter');
-
-    // The reply arrives as the agent writes it, with the tool it used.
+    // The reply arrives as the agent writes it, with the tool it used, named as OpenCode names it.
     const live = page.getByRole('article', { name: 'Agent (live reply)' });
-    await live.getByText('evidence_summary_for_agent.txt').first().waitFor({ timeout: 60_000 });
+    const row = live.locator('.tool-call').filter({ hasText: 'evidence/evidence_summary_for_agent.txt' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    expect(await row.locator('.tool-name').textContent()).toBe('read');
     await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 60_000 });
-    // Then the saved turn takes its place in the history.
+    // Then the saved turn takes its place in the history — the same row, the same words.
     await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
-    await page.getByText('Where to look:', { exact: false }).first().waitFor();
+    const saved = page
+      .locator('.message-assistant .tool-call')
+      .filter({ hasText: 'evidence/evidence_summary_for_agent.txt' })
+      .last();
+    expect(await saved.locator('.tool-row').textContent()).toBe('readevidence/evidence_summary_for_agent.txtdone');
 
-    // /debug is answered locally: the evidence the agent read is there, by source.
+    // The turn continued the seeded session: not a new one, no notice, the history still there.
+    await expect.poll(async () => (await turnsSoFar()).length).toBe(1);
+    const turns = await turnsSoFar();
+    expect(turns[0]!.find((e) => e.type === 'turn')).toMatchObject({
+      sessionId: seeded.defaultSessionId,
+      newSession: false,
+    });
+    expect(await page.getByText('New session').count()).toBe(0);
+    expect(await page.getByText(/Stopped\. Summary: cause found/).count()).toBe(1);
+    const used = Math.max(...turns[0]!.flatMap((e) => (e.type === 'usage' ? [e.used] : [])));
+    expect(used).toBeGreaterThan(incident.contextUsed!);
+    await expect.poll(() => meter.textContent()).toContain(fmt(used));
+
+    // /debug is answered locally: the grown context, the evidence the agent read, by source.
     await input.fill('/debug');
     await input.press('Enter');
-    await input.press('Enter').catch(() => {});
     const region = page.getByRole('region', { name: 'Context breakdown' });
     await region.waitFor({ timeout: 30_000 });
+    expect(await region.locator('.summary-figure').textContent()).toContain(`${fmt(used)} / 200,000 tokens`);
     await region.getByRole('button', { name: 'Evidence', exact: true }).click();
     await region.getByText('Read evidence summary: evidence_summary_for_agent.txt').first().waitFor();
 
@@ -60,6 +132,80 @@ describe('the live agent in the browser', () => {
     await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 30_000 });
     expect(await page.getByRole('region', { name: 'Context breakdown' }).count()).toBe(0);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps a refusal and a Stop as they were said live, once saved', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(server.url);
+    await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+    const input = page.getByRole('combobox', { name: 'Message' });
+
+    // A shell command the server's policy refuses: said on the call's row, live and saved.
+    await input.fill('Can you check with the cluster?');
+    await input.press('Enter');
+    const live = page.getByRole('article', { name: 'Agent (live reply)' });
+    const refusal = /^Refused by the server’s policy: tiup ctl:v7\.5\.1 pd store --pd http:\/\/pd-0:2379$/;
+    await live.getByText(refusal).waitFor({ timeout: 60_000 });
+    expect(await live.locator('.tool-name').allTextContents()).toEqual(['bash']);
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
+    const list = page.getByRole('region', { name: 'Messages' });
+    await expect.poll(() => list.getByText(refusal).count()).toBe(1);
+    await list.locator('.tool-refused summary').last().click();
+    expect(await list.locator('.tool-refused .tool-body').last().textContent()).toContain(
+      'The user rejected permission to use this specific tool call.',
+    );
+
+    // Stop: "Stopping…" said once, "Stopped by you" live and saved.
+    await input.fill('Draft the incident report');
+    await input.press('Enter');
+    await live.locator('.tool-call.tool-done').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Stopping…').first().waitFor();
+    expect(await page.getByText('Stopping…').count()).toBe(1);
+    await page.getByRole('group', { name: 'Agent turn' }).getByText('Stopped by you').waitFor({ timeout: 30_000 });
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
+    const last = list.getByRole('article', { name: 'Agent' }).last();
+    await expect.poll(() => last.textContent()).toContain('Stopped by you');
+    await page.reload();
+    await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 30_000 });
+    expect(await list.getByRole('article', { name: 'Agent' }).last().textContent()).toContain('Stopped by you');
+    expect(await list.getByText(refusal).count()).toBe(1);
+    await page.close();
+  });
+
+  it.each([
+    { name: 'desktop', width: 1440, height: 900 },
+    { name: 'phone', width: 390, height: 844 },
+  ])('switches sessions on a $name: each by its title, time and context; names them by title', async (viewport) => {
+    const page = await browser.newPage({ viewport });
+    await page.goto(server.url);
+    await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+    const workspace = workspaceSchema.parse(await api(''));
+    const toggle = page.getByRole('button', { name: /^Conversation: / });
+    expect(await toggle.textContent()).toContain('INC-4821 just paged.');
+    await toggle.click();
+    const menu = page.getByRole('list', { name: 'Conversations in this workspace' });
+    const entries = menu.getByRole('button');
+    expect(await entries.count()).toBe(workspace.sessions.length);
+    const texts = await entries.allTextContents();
+    for (const [i, s] of workspace.sessions.entries()) {
+      expect(texts[i]).toContain(s.title!);
+      expect(texts[i]).toContain(`${fmt(s.contextUsed!)} / 200,000 tokens`);
+      expect(texts[i]).toMatch(/ago|just now|yesterday/);
+    }
+    // Never a raw id on the page.
+    expect(await page.locator('body').textContent()).not.toMatch(/ses_[A-Za-z0-9]{8,}/);
+    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+    expect(await axeViolations(page, `session list (${viewport.name})`)).toEqual([]);
+    await entries.filter({ hasText: 'Before the real incident comes in' }).click();
+    await page.getByText("I'll wait for the incident.", { exact: false }).waitFor();
+    expect(await page.getByText(/Stopped\. Summary: cause found/).count()).toBe(0);
+    expect(await toggle.textContent()).toContain('Before the real incident comes in');
+    const warmup = workspace.sessions.find((s) => s.title?.startsWith('Before the real incident'))!;
+    await expect
+      .poll(() => page.getByRole('button', { name: /^Context / }).textContent())
+      .toContain(fmt(warmup.contextUsed!));
     await page.close();
   });
 });

@@ -64,6 +64,13 @@ describe('a chat message to the live agent', () => {
     const read = of(events, 'tool').filter((t) => t.paths?.includes('evidence/evidence_summary_for_agent.txt'));
     expect(read.length).toBeGreaterThan(0);
     expect(of(events, 'tool').some((t) => t.status === 'completed')).toBe(true);
+    // OpenCode's tool name, input and output stream with the call, as the saved part has them.
+    const call = of(events, 'tool').filter((t) => t.toolCallId === read[0]!.toolCallId);
+    expect(call.every((t) => t.tool === 'read')).toBe(true);
+    expect(call.find((t) => t.input)?.input).toEqual({
+      filePath: `${h.root}/evidence/evidence_summary_for_agent.txt`,
+    });
+    expect(call.find((t) => t.status === 'completed')?.output).toContain('EVIDENCE SUMMARY FOR AGENT');
     expect(
       of(events, 'text')
         .map((t) => t.text)
@@ -128,6 +135,10 @@ describe('a chat message to the live agent', () => {
     const { events } = await h.prompt('Can you check with the cluster?', { sessionId });
     const [permission] = of(events, 'permission');
     expect(permission).toMatchObject({ allowed: false, title: expect.stringContaining('tiup') });
+    // The refused call fails with OpenCode's words for a refusal: the chat says who refused it.
+    const refused = of(events, 'tool').find((t) => t.status === 'failed')!;
+    expect(refused).toMatchObject({ tool: 'bash', input: { command: expect.stringContaining('tiup') } });
+    expect(refused.error).toBe('The user rejected permission to use this specific tool call.');
     expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
   });
 });

@@ -3,21 +3,19 @@
  * Chromium, sign-in by link, /debug in the chat, a reload. The browser sends nothing but GETs
  * and the database content is unchanged. Then the report on a desktop and a phone, light and
  * dark: it fits (no sideways scroll), comes into view with focus on its heading, never slides
- * the app off screen, keeps its timeline keyboard reachable, and axe-core finds no serious or
- * critical violation with the report, a Reveal and the reader open — under the real CSP.
+ * the app off screen, keeps its timeline keyboard reachable, and axe-core finds no critical,
+ * serious or moderate violation with the report, a Reveal and the reader open — under the real CSP.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_LABELS } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
+import { axeViolations, overflow, watchErrors } from '../support/browser-checks';
 import { databaseDigest } from '../support/fixtures';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let dir: string;
 let server: ServerProcess;
@@ -45,46 +43,6 @@ function recordRequests(page: Page, origin: string) {
   });
   return seen;
 }
-
-/** Page errors, console errors and CSP violations (each is also reported to the console). */
-async function watchErrors(page: Page) {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-  await page.addInitScript(() =>
-    document.addEventListener('securitypolicyviolation', (event) =>
-      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
-    ),
-  );
-  return errors;
-}
-
-async function axeViolations(page: Page, what: string) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<AxeResults> } })
-      .axe;
-    const results = await axe.run(document, { resultTypes: ['violations'] });
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  return violations.map((v) => `${what}: ${v}`);
-}
-
-interface AxeResults {
-  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-}
-
-/** Nothing wider than the viewport, on the page or in the chat's scroll box. */
-const overflow = (page: Page) =>
-  page.evaluate(() => {
-    const list = document.querySelector('[aria-label="Messages"]')!;
-    return {
-      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      list: list.scrollWidth - list.clientWidth,
-    };
-  });
 
 const inViewport = async (page: Page, locator: ReturnType<Page['locator']>) => {
   const box = await locator.boundingBox();

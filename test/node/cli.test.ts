@@ -54,7 +54,7 @@ describe('investibook debug context', () => {
     const { code, stdout } = await cli(['debug', 'context', 'demo', '--db', dbPath]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Context report · workspace demo · session ses_/);
-    expect(stdout).toMatch(/Actual: +[\d,]+ \/ 200,000 tokens/);
+    expect(stdout).toMatch(/Context: [\d,]+ \/ 200,000 tokens/);
     for (const label of [
       'Evidence',
       'Skills & Knowledge',

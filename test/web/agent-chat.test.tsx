@@ -18,6 +18,7 @@ vi.mock('../../src/api/messages', async (importOriginal) => {
 });
 
 const SESSION = fixtures.workspace.defaultSessionId;
+const ROOT = fixtures.workspace.root!;
 const LIVE = 'Agent (live reply)';
 const liveReply = () => screen.getByRole('article', { name: LIVE });
 /** The turn's status line above the composer. */
@@ -144,7 +145,7 @@ describe('the chat with an agent attached', () => {
       turn(),
       { type: 'reasoning', text: 'Check the ' },
       { type: 'reasoning', text: 'region heatmap.' },
-      { type: 'tool', toolCallId: 'c1', title: 'Read evidence/tikv.log', kind: 'read', status: 'pending' },
+      { type: 'tool', toolCallId: 'c1', title: 'read', kind: 'read', status: 'pending', tool: 'read' },
       { type: 'text', text: 'Store **4** is ' },
     );
     const reply = liveReply();
@@ -152,31 +153,62 @@ describe('the chat with an agent attached', () => {
     expect(within(reply).getByText('Reasoning').closest('details')).not.toHaveAttribute('open');
     expect(within(reply).getByText('Check the region heatmap.')).toBeInTheDocument();
     const tools = within(reply).getByRole('list', { name: 'Tool calls' });
-    expect(within(tools).getByRole('listitem')).toHaveTextContent(/read.*Read evidence\/tikv\.log.*pending/);
+    expect(within(tools).getByRole('listitem')).toHaveTextContent(/^read.*pending$/);
     expect(await within(reply).findByText('4')).toHaveProperty('tagName', 'STRONG');
     expect(turnStatus()).toHaveTextContent('Agent is replying…');
     expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
 
     await agent.stream.send(
-      { type: 'tool', toolCallId: 'c1', title: 'Read evidence/tikv.log', kind: 'read', status: 'in_progress' },
       {
         type: 'tool',
-        toolCallId: 'c2',
-        title: 'grep',
-        kind: 'search',
-        status: 'failed',
-        paths: ['evidence/pd.log'],
+        toolCallId: 'c1',
+        title: 'read',
+        kind: 'read',
+        status: 'in_progress',
+        input: { filePath: `${ROOT}/evidence/tikv.log` },
       },
-      { type: 'tool', toolCallId: 'c1', title: 'Read evidence/tikv.log', kind: 'read', status: 'completed' },
-      { type: 'permission', title: 'Run `rm -rf data`', allowed: false },
+      { type: 'tool', toolCallId: 'c2', title: 'grep', kind: 'search', status: 'failed', paths: ['evidence/pd.log'] },
+      {
+        type: 'tool',
+        toolCallId: 'c1',
+        title: `${ROOT.slice(1)}/evidence/tikv.log`,
+        kind: 'read',
+        status: 'completed',
+        output: `<path>${ROOT}/evidence/tikv.log</path>\nstore 4 is hot`,
+      },
+      { type: 'permission', title: 'rm -rf data', allowed: false },
+    );
+    // The permission is answered before its call fails: said once, in words.
+    expect(within(reply).getByText('Refused by the server’s policy: rm -rf data')).toBeInTheDocument();
+    await agent.stream.send(
+      {
+        type: 'tool',
+        toolCallId: 'c3',
+        title: 'rm -rf data',
+        kind: 'execute',
+        tool: 'bash',
+        status: 'failed',
+        input: { command: 'rm -rf data' },
+        error: 'The user rejected permission to use this specific tool call.',
+      },
       { type: 'text', text: 'the hot one.' },
     );
+    // OpenCode's tool names (as the saved turn has them), paths relative to the workspace.
     const rows = within(within(reply).getByRole('list', { name: 'Tool calls' })).getAllByRole('listitem');
-    expect(rows.map((r) => r.textContent)).toEqual([
-      'readRead evidence/tikv.logdone',
-      'searchgrep · evidence/pd.logfailed',
+    const shown = (row: HTMLElement) =>
+      [row.querySelector('.tool-row')!.textContent, row.querySelector('.tool-reason')?.textContent ?? ''].join(' | ');
+    expect(rows.map(shown)).toEqual([
+      'readevidence/tikv.logdone | ',
+      'grepevidence/pd.logfailed | ',
+      'bashrm -rf dataRefused by the server’s policy | Refused by the server’s policy: rm -rf data',
     ]);
-    expect(within(reply).getByText(/Asked to run `rm -rf data`: refused by the server’s policy/)).toBeInTheDocument();
+    expect(within(reply).getAllByText('Refused by the server’s policy: rm -rf data')).toHaveLength(1);
+    // A row opens to its input and output.
+    await user.click(within(rows[0]!).getByText('evidence/tikv.log'));
+    expect(within(rows[0]!).getByText('Output').nextElementSibling).toHaveTextContent(
+      '<path>evidence/tikv.log</path> store 4 is hot',
+    );
+    expect(reply).not.toHaveTextContent(ROOT.slice(1));
     expect(within(reply).getByText(/the hot one\./)).toBeInTheDocument();
 
     // usage → the meter's query is fetched again at once.
@@ -211,10 +243,14 @@ describe('the chat with an agent attached', () => {
     stop.focus();
     await user.keyboard('{Enter}');
     await waitFor(() => expect(agent.cancels).toEqual([{ sessionId: SESSION }]));
-    expect(screen.getByRole('button', { name: 'Stopping…' })).toHaveAttribute('aria-disabled', 'true');
+    expect(screen.getByRole('button', { name: 'Stop' })).toHaveAttribute('aria-disabled', 'true');
+    // Said once, in the status line: not again on the button nor in the reply.
+    expect(turnStatus()).toHaveTextContent('Stopping…');
+    expect(screen.getAllByText('Stopping…')).toHaveLength(1);
     await agent.stream.send({ type: 'done', stopReason: 'cancelled' });
     await agent.stream.close();
-    expect(turnStatus()).toHaveTextContent('Stopped');
+    expect(turnStatus()).toHaveTextContent('Stopped by you');
+    expect(within(liveReply()).getByText('Stopped by you')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Stop/ })).not.toBeInTheDocument();
     // The keyboard is not left on a button that went away.
     expect(composer()).toHaveFocus();
@@ -288,7 +324,9 @@ describe('the chat with an agent attached', () => {
     await waitForHistory();
     await send(user, 'Hello?');
     expect(await screen.findByText('Message not sent')).toBeInTheDocument();
-    expect(screen.getByText('A turn is already running in this session.')).toBeInTheDocument();
+    expect(
+      screen.getByText('The agent is still replying in this conversation: wait for it, or press Stop.'),
+    ).toBeInTheDocument();
     expect(composer()).toHaveValue('Hello?');
     expect(screen.queryByRole('article', { name: LIVE })).not.toBeInTheDocument();
   });
@@ -382,7 +420,11 @@ describe('the chat without an agent', () => {
     await waitForHistory();
     await send(user, 'Anyone there?');
     expect(await screen.findByText('Saved, but no agent is attached')).toBeInTheDocument();
-    expect(screen.getByText(new RegExp(AGENT_HINT.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')))).toBeInTheDocument();
+    // Commands in the hint read as code, never as raw backticks.
+    const note = screen.getByText('Saved, but no agent is attached').closest('article')!;
+    expect(note).toHaveTextContent(AGENT_HINT.replaceAll('`', ''));
+    expect(within(note).getByText('npm run demo:agent').tagName).toBe('CODE');
+    expect(note.textContent).not.toContain('`');
     expect(messagesApi.appendMessagesToAPI).toHaveBeenCalledWith('demo', { text: 'Anyone there?', sessionId: SESSION });
     expect(requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/api/workspace/demo/messages']);
     expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument();

@@ -17,16 +17,31 @@ const loadRequests = () =>
 
 describe('ChatPanel', () => {
   it('renders the persisted history legibly', async () => {
-    renderApp();
+    const { user: userEvent } = renderApp();
     await waitForHistory();
     expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('INC-4821');
-    expect(screen.getByText(/INC-4821 just paged/)).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('region', { name: 'Messages' })).getByText(/INC-4821 just paged/),
+    ).toBeInTheDocument();
     // Visible reasoning is collapsed.
     const reasoning = screen.getAllByText('Reasoning')[0]!.closest('details')!;
     expect(reasoning).not.toHaveAttribute('open');
-    // Tool calls are compact rows with title and status.
-    expect(screen.getAllByText('Loaded skill: tidb-clinic-diagnosis').length).toBeGreaterThan(0);
-    expect(screen.getAllByText('failed').length).toBeGreaterThan(0);
+    // Tool calls are compact rows: OpenCode's tool name, what it did, its outcome — paths
+    // relative to the workspace, a refusal in words, a stopped reply marked.
+    const skill = screen.getAllByText('tidb-clinic-diagnosis')[0]!.closest('.tool-row')!;
+    expect(skill).toHaveTextContent(/^skilltidb-clinic-diagnosisdone$/);
+    expect(screen.getAllByText('evidence/evidence_summary_for_agent.txt').length).toBeGreaterThan(0);
+    expect(screen.getByRole('main')).not.toHaveTextContent(fixtures.workspace.root!.slice(1));
+    expect(
+      screen.getByText(/^Refused by the server’s policy: tiup ctl:v7\.5\.1 pd -u http:\/\/pd-0/),
+    ).toBeInTheDocument();
+    expect(screen.getAllByText('Stopped by you').length).toBeGreaterThan(0);
+    // A saved row opens to its input and output, as a live one does.
+    const read = screen.getAllByText('evidence/evidence_summary_for_agent.txt')[0]!;
+    await userEvent.click(read);
+    const details = read.closest('details')!;
+    expect(details).toHaveAttribute('open');
+    expect(within(details).getByText('Output')).toBeInTheDocument();
     // Attachments are chips; the compaction summary is marked as such.
     expect(screen.getByText('grafana-tikv-cpu.png')).toBeInTheDocument();
     expect(screen.getByText(/Workspace context · 5 sections/)).toBeInTheDocument();

@@ -27,6 +27,13 @@ async function runDebug(user: ReturnType<typeof renderApp>['user'], line = '/deb
   await user.keyboard('{Enter}');
 }
 
+/** What a person sees: the text of the rendered elements that are not hidden (closed details, display: none). */
+const visibleText = (root: HTMLElement): string =>
+  [...root.querySelectorAll<HTMLElement>('*')]
+    .filter((el) => el.childNodes.length && !el.closest('details:not([open]) > :not(summary)'))
+    .flatMap((el) => [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent))
+    .join(' ');
+
 const reportRegion = () => screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
 
 describe('the fixtures', () => {
@@ -66,28 +73,60 @@ describe('/debug', () => {
     expect(bar.getAttribute('aria-label')).toContain(
       `free ${fmt(168_000 - report.actual!.contextUsed)} before auto-compaction at 168,000`,
     );
-    // The estimate's boundaries: one visible line, not a collapsed section.
-    expect(within(region).getByText(/^Measured: the total and 31 model calls/)).toBeVisible();
-    // Headroom: the usable budget and what is left before OpenCode compacts.
-    const headroom = within(region).getByText('Usable budget').closest('dl')!;
-    expect(headroom).toHaveTextContent('Usable budget≈168,000 tokens');
-    expect(headroom).toHaveTextContent(
-      `Left before auto-compaction${fmt(168_000 - report.actual!.contextUsed)} tokens`,
+    // The verdict first: the biggest source and item, what to do, the room left, cache and cost.
+    const verdict = within(region).getByRole('region', { name: 'In short' });
+    const v = report.verdict!;
+    expect(verdict).toHaveTextContent(
+      `${v.biggestSource!.label} holds ${v.biggestSource!.percentOfUsed!.toFixed(1)}% of the context (${fmt(v.biggestSource!.tokens)} tokens)`,
     );
-    // One order everywhere: by size. One rounding: the share of the agent's total, rounded once.
-    const table = within(region).getByRole('table', { name: 'Context by semantic source, largest first' });
-    const rows = within(table).getAllByRole('rowheader');
+    expect(verdict).toHaveTextContent(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
+    expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
+    expect(verdict).toHaveTextContent(`Room ${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
+    expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
+    expect(verdict).toHaveTextContent('Cost $0.00 so far');
+    // The methods are fine print: not in the main view.
+    expect(within(region).getByText(/^Measured: the total and 31 model calls/)).not.toBeVisible();
+    for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis:/, /usage_update/])
+      expect(visibleText(region)).not.toMatch(jargon);
+    // One order everywhere: by size. Percentages as the report carries them.
+    const table = within(region).getByRole('table', { name: /^Context by semantic source, largest first/ });
+    const rows = within(table.querySelector('tbody')!).getAllByRole('rowheader');
     const bySize = [...report.sources].sort((a, b) => b.scaledTokens! - a.scaledTokens!);
     expect(rows.map((r) => r.textContent)).toEqual(bySize.map((s) => s.label));
     expect(bySize.map((s) => s.label).sort()).toEqual(Object.values(SOURCE_LABELS).sort());
     const evidence = report.sources.find((s) => s.id === 'evidence')!;
     const evidenceRow = rows[0]!.closest('tr')!;
     expect(evidenceRow).toHaveTextContent(fmt(evidence.scaledTokens!));
-    expect(evidenceRow).toHaveTextContent(
-      `${((evidence.scaledTokens! / report.actual!.contextUsed) * 100).toFixed(1)}%`,
-    );
+    expect(evidenceRow).toHaveTextContent(`${evidence.percentOfUsed!.toFixed(1)}%`);
+    // The Total is the sum of its column.
+    const total = within(table).getByRole('rowheader', { name: 'Total' }).closest('tr')!;
+    expect(total).toHaveTextContent(`Total${used}100.0%`);
     // Estimates are details, not a second figure in the table.
     expect(table).not.toHaveTextContent('≈');
+    // The legend follows the bar, the runtime's hatched segment included.
+    const legend = within(region).getByRole('list', { name: 'Legend, in the bar’s order' });
+    expect(within(legend).getAllByRole('button')[0]).toHaveTextContent(/^Evidence/);
+    expect(legend).toHaveTextContent('OpenCode’s own prompt and tools (measured)');
+  });
+
+  it('collapses the sources with nothing in context into one line, and still adds up', async () => {
+    const sparse: ContextReport = structuredClone(report);
+    const emptied = sparse.sources.filter((s) => s.id === 'attachment_metadata' || s.id === 'unknown_tool_payload');
+    const moved = emptied.reduce((n, s) => n + s.scaledTokens!, 0);
+    for (const s of emptied)
+      Object.assign(s, { scaledTokens: 0, estimatedTokens: 0, percentOfUsed: 0, items: [], itemCount: 0 });
+    sparse.sources[0]!.scaledTokens! += moved;
+    server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(sparse)));
+    const { user } = renderApp();
+    await waitForHistory();
+    await runDebug(user);
+    const region = await reportRegion();
+    const table = within(region).getByRole('table', { name: /^Context by semantic source, largest first/ });
+    expect(within(table.querySelector('tbody')!).getAllByRole('rowheader')).toHaveLength(7);
+    expect(table).toHaveTextContent('Nothing in context from Attachment metadata, Unknown tool payload.');
+    expect(table).not.toHaveTextContent(/\b0 ?0(\.0)?%/);
+    const total = within(table).getByRole('rowheader', { name: 'Total' }).closest('tr')!;
+    expect(total).toHaveTextContent(`Total${fmt(sparse.actual!.contextUsed)}100.0%`);
   });
 
   it('takes focus on its heading when it is ready', async () => {
@@ -165,8 +204,8 @@ describe('/debug', () => {
     await runDebug(user);
     const region = await reportRegion();
     expect(within(region).getByText(/no usage reported yet — estimates only/)).toBeInTheDocument();
-    expect(within(region).getByText(/^Nothing measured yet/)).toBeVisible();
-    const table = within(region).getByRole('table', { name: 'Context by semantic source, largest first' });
+    expect(within(region).getByText(/^Nothing measured yet/)).not.toBeVisible();
+    const table = within(region).getByRole('table', { name: /^Context by semantic source, largest first/ });
     const total = pendingReport.sources.reduce((n, s) => n + s.estimatedTokens, 0);
     expect(
       within(region).getByText(`≈${fmt(total)} tokens · no usage reported yet — estimates only`),
@@ -221,8 +260,10 @@ describe('/debug', () => {
     renderApp();
     await waitForHistory();
     expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
-    expect(screen.queryByText('/debug')).not.toBeInTheDocument();
-    expect(screen.getByText(/INC-4821 just paged/)).toBeInTheDocument();
+    expect(screen.queryByRole('article', { name: 'Your command (only visible to you)' })).not.toBeInTheDocument();
+    expect(
+      within(screen.getByRole('region', { name: 'Messages' })).getByText(/INC-4821 just paged/),
+    ).toBeInTheDocument();
     await expectNothingStored();
   });
 
@@ -316,7 +357,7 @@ describe('/debug', () => {
     ).toHaveTextContent(
       'figures were scaled in proportion, so only items are compared · 0 items added, 0 items removed.',
     );
-    const table = within(latest).getByRole('table', { name: 'Context by semantic source, largest first' });
+    const table = within(latest).getByRole('table', { name: /^Context by semantic source, largest first/ });
     expect(table).not.toHaveTextContent('−');
   });
 

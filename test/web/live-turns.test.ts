@@ -38,7 +38,7 @@ describe('live turns', () => {
 
   it('ends as done, stopped or failed, with words for each', () => {
     expect(phaseText(fold([{ type: 'done', stopReason: 'end_turn' }]))).toBe('Reply complete');
-    expect(phaseText(fold([{ type: 'done', stopReason: 'cancelled' }]))).toBe('Stopped');
+    expect(phaseText(fold([{ type: 'done', stopReason: 'cancelled' }]))).toBe('Stopped by you');
     expect(phaseText(fold([{ type: 'done', stopReason: 'max_tokens' }]))).toBe(
       'Reply ended: the model reached its output limit',
     );

@@ -118,10 +118,11 @@ const point = (call: number, promptTokens: number, events: string[] = []): Timel
 
 describe('the timeline', () => {
   it('measures the recent growth per call since the last compaction', () => {
-    expect(recentGrowth([point(1, 1000), point(2, 9000), point(3, 2000, ['compaction']), point(5, 2600)])).toEqual({
-      perCall: 300,
-      calls: 2,
-    });
+    expect(
+      recentGrowth([point(1, 1000), point(2, 9000), point(3, 2000, ['compaction']), point(5, 2600), point(6, 2900)]),
+    ).toEqual({ perCall: 300, calls: 3 });
+    // A rate from fewer than three calls would be a guess.
+    expect(recentGrowth([point(1, 1000), point(2, 9000), point(3, 2000, ['compaction']), point(5, 2600)])).toBeNull();
     expect(recentGrowth([point(1, 1000)])).toBeNull();
     expect(recentGrowth([point(1, 2000), point(2, 1000)])).toBeNull();
   });

@@ -1,23 +1,27 @@
 /**
  * The /debug report inside the chat. A sticky summary (the total, outdated state, actions) stays
- * in view while the body scrolls: the whole window as one bar, the headroom, one row per source
- * in the same order as the bar (expandable to its items, each revealable), how the context grew
- * call by call, suggestions and the fine print. The reader opens as a drawer over it.
+ * in view while the body scrolls: first the verdict (where the context went and what to do about
+ * it, the room left, the cache share, the cost), then the whole window as one bar with its legend,
+ * one row per source in the same order as the bar (expandable to its items, each revealable) and
+ * the Total, how the context grew call by call, suggestions, and the fine print last. The reader
+ * opens as a drawer over it.
  */
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
 import type { ContextReport, ReportItem } from '../../shared/wire';
+import { RelativeTime } from '../relative-time';
 import { FinePrint } from './fine-print';
-import { HeadroomTiles } from './headroom';
 import type { ContentTarget } from './item-content-panel';
 import { revealButtonId, type Revealed } from './items-table';
 import { PendingLine } from './pending-line';
 import { ReaderDrawer } from './reader-drawer';
-import { reportToMarkdown, utcStamp } from './report-markdown';
+import { reportToMarkdown } from './report-markdown';
 import { buildReportModel, diffReports, plural, shareText, signed, type ReportModel } from './report-model';
-import { SourceTable } from './source-table';
+import { SourceTable, toggleId } from './source-table';
 import { Suggestions } from './suggestions-list';
 import { TimelineChart } from './timeline-chart';
+import { Verdict } from './verdict';
 import { WindowBar } from './window-bar';
 
 export interface ContextReportViewProps {
@@ -30,12 +34,12 @@ export interface ContextReportViewProps {
   claimFocus: () => boolean;
   onRefresh: () => void;
   onDraft: (text: string) => void;
+  /** The session's title as the chat names it (its first message, cut). */
+  sessionTitle?: string | null;
 }
 
-const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-
 export function ContextReportView(props: ContextReportViewProps) {
-  const { report, previous, outdated, claimFocus, onRefresh, onDraft } = props;
+  const { report, previous, outdated, claimFocus, onRefresh, onDraft, sessionTitle } = props;
   const idPrefix = useId().replaceAll(':', '');
   const model = useMemo(() => buildReportModel(report), [report]);
   const previousModel = useMemo(() => (previous ? buildReportModel(previous) : null), [previous]);
@@ -47,6 +51,7 @@ export function ContextReportView(props: ContextReportViewProps) {
   const [revealed, setRevealed] = useState<Revealed | null>(null);
   const [reader, setReader] = useState<{ source: string | null } | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+
   const section = useRef<HTMLElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const target: ContentTarget = {
@@ -62,6 +67,16 @@ export function ContextReportView(props: ContextReportViewProps) {
     frame?.scrollIntoView?.({ block: 'start' });
     heading.current?.focus({ preventScroll: true });
   }, []);
+
+  /** From the bar, its legend or the verdict to a source: its row expanded, then focused. */
+  const focusSource = (key: string) => {
+    const row = model.rows.find((r) => r.key === key);
+    // Render the open row now, so that its button is there to take the focus.
+    if (row?.source && row.source.itemCount > 0) flushSync(() => setOpen((current) => new Set(current).add(key)));
+    const button = document.getElementById(toggleId(idPrefix, key));
+    button?.scrollIntoView?.({ block: 'center' });
+    button?.focus({ preventScroll: true });
+  };
 
   const toggle = (key: string) =>
     setOpen((current) => {
@@ -87,7 +102,7 @@ export function ContextReportView(props: ContextReportViewProps) {
   };
 
   const copy = async (what: 'JSON' | 'Markdown') => {
-    const text = what === 'JSON' ? JSON.stringify(report, null, 2) : reportToMarkdown(model);
+    const text = what === 'JSON' ? JSON.stringify(report, null, 2) : reportToMarkdown(model, sessionTitle);
     try {
       await navigator.clipboard.writeText(text);
       setCopied(`${what} copied`);
@@ -154,10 +169,11 @@ export function ContextReportView(props: ContextReportViewProps) {
       </header>
 
       <p className="report-meta muted">
-        Made {clock.format(new Date(report.generatedAt))} · session <code>{report.sessionId ?? '—'}</code>
+        Made <RelativeTime at={report.generatedAt} />
+        {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
       </p>
-      <WindowBar model={model} />
-      <HeadroomTiles model={model} />
+      <Verdict model={model} onShow={showItem} onDraft={onDraft} />
+      <WindowBar model={model} onFocus={focusSource} />
       <PendingLine model={model} />
 
       <h3 className="table-title">By source</h3>
@@ -177,7 +193,7 @@ export function ContextReportView(props: ContextReportViewProps) {
 
       {timeline && timeline.length > 0 && <TimelineChart model={model} points={timeline} />}
       {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
-      <FinePrint report={report} />
+      <FinePrint model={model} />
       {reader && (
         <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
       )}
@@ -201,7 +217,8 @@ function ReportFootnotes({ model, change }: { model: ReportModel; change: Return
       )}
       {change && (
         <p className="footnote change-summary">
-          <strong>Since the previous /debug</strong> ({utcStamp(change.previousAt)}):{' '}
+          <strong>Since the previous /debug</strong> (<RelativeTime at={change.previousAt} />
+          ):{' '}
           {change.totalDelta === null
             ? 'figures were scaled in proportion, so only items are compared'
             : `${signed(change.totalDelta, fmt)} tokens in total`}

@@ -1,23 +1,27 @@
 /**
- * How the numbers were made (calibration, provider counts), what is not in context, the notes
- * and any warnings: each a disclosure, closed by default. The one-line boundaries stay visible
- * under the window bar; this is the detail behind them.
+ * The caveats, last: how the numbers were made (what is measured and what estimated, the
+ * estimator, the window's budget, calibration, provider counts), what is not in context, the
+ * notes and any warnings — each a disclosure, closed by default. The methods are named here, and
+ * only here.
  */
-import { fmt, fmtBytes } from '../../shared/format';
-import type { ContextReport } from '../../shared/wire';
-import { shareText } from './report-model';
+import { fmt, fmtBytes, fmtPct } from '../../shared/format';
+import { numbersInText } from '../../shared/report-figures';
+import type { ReportModel } from './report-model';
+import { ASSUMED } from './window-bar';
 
 const CONVENTION: Record<string, string> = {
   'input-excludes-cache': 'input excludes the cached tokens (OpenCode’s own convention)',
   'input-includes-cache': 'input already includes the cached tokens (OpenAI style)',
 };
 
-export function FinePrint({ report }: { report: ContextReport }) {
+export function FinePrint({ model }: { model: ReportModel }) {
+  const { report } = model;
   return (
     <div className="fine-print">
       <details>
         <summary>How these numbers were made</summary>
-        <Calibration report={report} />
+        <p className="boundaries">{model.boundaries}</p>
+        <Calibration model={model} />
       </details>
       {report.excluded.length > 0 && (
         <details>
@@ -26,7 +30,8 @@ export function FinePrint({ report }: { report: ContextReport }) {
             {report.excluded.map((e) => (
               <li key={e.label}>
                 <strong>{e.label}</strong> — {fmtBytes(e.bytes)}
-                {e.count === undefined ? '' : `, ${fmt(e.count)} ${e.count === 1 ? 'entry' : 'entries'}`}. {e.reason}
+                {e.count === undefined ? '' : `, ${fmt(e.count)} ${e.count === 1 ? 'entry' : 'entries'}`}.{' '}
+                {numbersInText(e.reason)}
               </li>
             ))}
           </ul>
@@ -36,7 +41,7 @@ export function FinePrint({ report }: { report: ContextReport }) {
         <summary>About these numbers ({report.notes.length})</summary>
         <ul>
           {report.notes.map((note) => (
-            <li key={note}>{note}</li>
+            <li key={note}>{numbersInText(note)}</li>
           ))}
         </ul>
       </details>
@@ -54,7 +59,8 @@ export function FinePrint({ report }: { report: ContextReport }) {
   );
 }
 
-function Calibration({ report }: { report: ContextReport }) {
+function Calibration({ model }: { model: ReportModel }) {
+  const { report, window, headroom } = model;
   const c = report.calibration;
   const p = report.providerTokens;
   const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
@@ -82,6 +88,21 @@ function Calibration({ report }: { report: ContextReport }) {
           {report.estimate.scale !== null && ` · scale ×${report.estimate.scale.toFixed(2)}`}
         </dd>
       </div>
+      {window && (
+        <div>
+          <dt>Window</dt>
+          <dd>
+            {fmt(window.contextSize)} tokens, {fmt(window.reservedOutput)} of them kept free for the reply
+            {window.autoCompactAt !== null
+              ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
+              : ''}
+            .{window.assumed ? ` ${ASSUMED}` : ''}
+            {headroom?.growth
+              ? ` The recent rate, +${fmt(headroom.growth.perCall)} tokens per call, is measured over the last ${fmt(headroom.growth.calls)} calls since the last compaction.`
+              : ' A rate is given from three measured calls on (since the last compaction).'}
+          </dd>
+        </div>
+      )}
       {c && c.runtimeOverhead !== null && (
         <div>
           <dt>Runtime overhead</dt>
@@ -127,9 +148,7 @@ function Calibration({ report }: { report: ContextReport }) {
             {fmt(p.output)}
             {p.promptTokens != null && ` → prompt ${fmt(p.promptTokens)} tokens`}.
             {p.convention && ` Counted with ${CONVENTION[p.convention] ?? p.convention}.`}
-            {p.cacheRead != null &&
-              p.promptTokens != null &&
-              ` Cache read: ${shareText(p.cacheRead, p.promptTokens)} of the prompt.`}
+            {p.cacheReadSharePercent !== null && ` Cache read: ${fmtPct(p.cacheReadSharePercent)} of the prompt.`}
           </dd>
         </div>
       )}

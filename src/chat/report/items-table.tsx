@@ -7,7 +7,8 @@ import { Fragment, useState } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
 import type { ReportItem, ReportSource } from '../../shared/wire';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
-import { shareText, type ReportModel } from './report-model';
+import { itemShare, shareText, type ReportModel } from './report-model';
+import { itemTokens } from '../../shared/report-figures';
 
 const FIRST = 25;
 const STEP = 100;
@@ -42,7 +43,7 @@ export function ItemsTable({
   const revealedIndex = revealed ? source.items.findIndex((i) => i.id === revealed.itemId) : -1;
   const count = Math.min(source.items.length, Math.max(shown, revealedIndex + 1));
   const hidden = source.items.length - count;
-  const tokensOf = (item: ReportItem) => (model.estimatesOnly ? item.estimatedTokens : (item.scaledTokens ?? 0));
+  const tokensOf = (item: ReportItem) => itemTokens(item, model.estimatesOnly);
   return (
     <table className="items-table" aria-rowcount={source.items.length + (source.more.itemCount > 0 ? 2 : 1)}>
       <caption className="visually-hidden">Largest items of {source.label}</caption>
@@ -95,12 +96,12 @@ export function ItemsTable({
                   {model.estimatesOnly ? '≈' : ''}
                   {fmt(tokens)}
                   {!model.estimatesOnly && model.mode === 'measured' && !item.measured && (
-                    <abbr className="basis-mark" title="Estimated: not measured by a provider count">
+                    <abbr className="basis-mark" title="Estimated: no provider count measured this item alone">
                       est
                     </abbr>
                   )}
                 </td>
-                <td className="num">{shareText(tokens, model.total)}</td>
+                <td className="num">{itemShare(model, item)}</td>
               </tr>
               {open && (
                 <tr className="reveal-row">

@@ -37,8 +37,26 @@ export function ReaderDrawer({
   const body = useRef<HTMLDivElement>(null);
 
   useModal(host, heading);
+  // The source chips scroll sideways when they do not fit: the edge with more fades out.
+  const chips = useRef<HTMLDivElement>(null);
+  const [chipsMore, setChipsMore] = useState<'none' | 'start' | 'end' | 'both'>('none');
+  const updateChipsMore = () => {
+    const el = chips.current;
+    if (!el) return;
+    const start = el.scrollLeft > 2;
+    const end = el.scrollLeft + el.clientWidth < el.scrollWidth - 2;
+    setChipsMore(start && end ? 'both' : start ? 'start' : end ? 'end' : 'none');
+  };
 
   const blocks = reader.data?.blocks ?? [];
+  useLayoutEffect(() => {
+    updateChipsMore();
+    const el = chips.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(updateChipsMore);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [reader.isSuccess]);
   const counts = new Map<string, number>();
   for (const b of blocks) counts.set(b.source, (counts.get(b.source) ?? 0) + 1);
   // The report's order (largest first), then any source only the reader knows.
@@ -100,7 +118,14 @@ export function ReaderDrawer({
         </header>
         {reader.isSuccess && (
           <div className="drawer-tools">
-            <div className="reader-focus" role="group" aria-label="Focus on a source">
+            <div
+              className="reader-focus"
+              role="group"
+              aria-label="Focus on a source"
+              ref={chips}
+              data-more={chipsMore}
+              onScroll={updateChipsMore}
+            >
               <button type="button" aria-pressed={focus === null} onClick={() => setFocus(null)}>
                 All <span className="count">{fmt(blocks.length)}</span> <span className="visually-hidden">blocks</span>
               </button>
@@ -162,7 +187,11 @@ export function ReaderDrawer({
                       <div className="reader-block-meta">
                         <span className="reader-source">{model.labelOf(block.source)}</span>
                         <span className="reader-label">{block.label}</span>
-                        <span className="muted num">≈{fmt(block.estimatedTokens)} tokens</span>
+                        <span className="muted num" title={`≈${fmt(block.estimatedTokens)} by the server’s estimate`}>
+                          {block.tokens == null
+                            ? `≈${fmt(block.estimatedTokens)} tokens · not in the total yet`
+                            : `${fmt(block.tokens)} tokens`}
+                        </span>
                       </div>
                       {!folded && (
                         <>

@@ -1,7 +1,19 @@
-/** The report as Markdown, for pasting into an incident channel or a ticket: the figures the view shows. */
-import { fmt, fmtBytes } from '../../shared/format';
-import { type ReportModel, shareText } from './report-model';
-import { biggestJumps } from './timeline-model';
+/**
+ * The report as Markdown, for pasting into an incident channel or a ticket: the verdict first,
+ * then the figures the view and the CLI show (src/shared/report-figures.ts) — the same rows, the
+ * same rounded percentages, a Total that is the sum of its column — and the caveats last.
+ */
+import { fmt, fmtBytes, fmtPct } from '../../shared/format';
+import {
+  biggestJumps,
+  itemPercent,
+  itemTokens,
+  jumpText,
+  largestItems,
+  numbersInText,
+  verdictLines,
+} from '../../shared/report-figures';
+import type { ReportModel } from './report-model';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
@@ -11,28 +23,33 @@ export const utcStamp = (iso: string): string => {
   return Number.isNaN(at.getTime()) ? iso : `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 };
 
-export function reportToMarkdown(model: ReportModel): string {
-  const { report, window, headroom } = model;
+export function reportToMarkdown(model: ReportModel, sessionTitle?: string | null): string {
+  const { report, window, figures } = model;
   const out: string[] = [];
   const approx = model.estimatesOnly ? '≈' : '';
   out.push(`### Context report — ${report.workspaceId}`, '');
-  out.push(`Generated ${utcStamp(report.generatedAt)} · session \`${report.sessionId ?? '—'}\``, '');
+  const session = sessionTitle ? `“${sessionTitle}” (\`${report.sessionId}\`)` : `\`${report.sessionId ?? '—'}\``;
+  out.push(`Generated ${utcStamp(report.generatedAt)} · session ${session}`, '');
   out.push(
     report.actual
-      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${shareText(model.total, window.contextSize)})` : ' tokens'}`
+      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'}`
       : `**Context used:** no usage reported yet — ≈${fmt(model.total)} estimated tokens`,
   );
-  if (headroom && window?.autoCompactAt != null) {
-    out.push(
-      `**Headroom:** ${fmt(Math.max(0, headroom.left))} tokens before auto-compaction at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}` +
-        (headroom.callsLeft !== null && headroom.growth
-          ? ` (≈${fmt(headroom.callsLeft)} calls at +${fmt(headroom.growth.perCall)} tokens per call)`
-          : ''),
-    );
+  const verdict = verdictLines(report);
+  if (verdict) {
+    out.push('');
+    for (const line of [verdict.biggest, verdict.item]) if (line) out.push(`- ${line}`);
+    if (verdict.action)
+      out.push(`- **What to do:** ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`);
+    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${line}`);
   }
-  out.push(`_${model.boundaries}_`, '');
-  out.push('| Source | Tokens | Share |', '|---|---:|---:|');
+  out.push('', '| Source | Tokens | Share |', '|---|---:|---:|');
   for (const row of model.rows) out.push(`| ${cell(row.label)} | ${approx}${fmt(row.tokens)} | ${row.shareText} |`);
+  out.push(
+    `| **Total** | **${approx}${fmt(figures.total.tokens)}** | **${figures.total.tokens > 0 ? '100.0%' : '—'}** |`,
+  );
+  if (model.empty.length) out.push('', `Nothing in context from ${model.empty.map((r) => r.label).join(', ')}.`);
+  for (const row of model.rows) if (row.reason) out.push('', `_${row.label}:_ ${numbersInText(row.reason)}`);
   const pending = report.pending;
   if (pending && pending.itemCount > 0 && !model.estimatesOnly) {
     out.push(
@@ -40,40 +57,35 @@ export function reportToMarkdown(model: ReportModel): string {
       `Added since the last model call (not in the total): ≈${fmt(pending.estimatedTokens)} tokens in ${pending.itemCount} item${pending.itemCount === 1 ? '' : 's'}.`,
     );
   }
-  const tokensOf = (t: { scaledTokens: number | null; estimatedTokens: number }) =>
-    model.estimatesOnly ? t.estimatedTokens : (t.scaledTokens ?? 0);
-  const top = report.sources
-    .flatMap((s) => s.items.map((item) => ({ item, source: s.label })))
-    .sort((a, b) => tokensOf(b.item) - tokensOf(a.item))
-    .slice(0, 10);
+  const top = largestItems(report, 10);
   if (top.length) {
     out.push('', '**Largest items**', '', '| Item | Source | Tokens | Share |', '|---|---|---:|---:|');
     for (const { item, source } of top)
       out.push(
-        `| ${cell(item.label)} | ${cell(source)} | ${approx}${fmt(tokensOf(item))} | ${shareText(tokensOf(item), model.total)} |`,
+        `| ${cell(item.label)} | ${cell(source.label)} | ${approx}${fmt(itemTokens(item, model.estimatesOnly))} | ${fmtPct(itemPercent(item, figures))} |`,
       );
   }
   const jumps = biggestJumps(report.timeline ?? []);
-  if (jumps.length) {
-    out.push('', '**Biggest jumps**', '');
-    for (const j of jumps)
-      out.push(
-        `- Call ${j.point.call}: +${fmt(j.delta)} tokens${j.point.added[0] ? ` — ${j.point.added[0].label} (${fmt(j.point.added[0].tokens)})` : ''}`,
-      );
-  }
-  if (report.duplicates.extraReads > 0) {
+  if (jumps.length) out.push('', '**Biggest jumps**', '', ...jumps.map((j) => `- ${jumpText(j)}`));
+  const d = report.duplicates;
+  if (d.extraReads > 0) {
+    const repeated =
+      model.estimatesOnly || d.repeatedScaledTokens === null
+        ? `≈${fmt(d.repeatedEstimatedTokens)}`
+        : fmt(d.repeatedScaledTokens);
     out.push(
       '',
-      `**Duplicated reads:** ${report.duplicates.files} file${report.duplicates.files === 1 ? '' : 's'}, ${report.duplicates.extraReads} extra read${report.duplicates.extraReads === 1 ? '' : 's'} repeating ${fmt(report.duplicates.repeatedScaledTokens ?? report.duplicates.repeatedEstimatedTokens)} tokens.`,
+      `**Duplicated reads:** ${d.files} file${d.files === 1 ? '' : 's'}, ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeating ${repeated} tokens.`,
     );
   }
   if (report.suggestions.length) {
-    out.push('', '**Suggestions**', '', ...report.suggestions.map((s) => `- ${s.title}: ${s.detail}`));
+    out.push('', '**Suggestions**', '', ...report.suggestions.map((s) => `- ${s.title}: ${numbersInText(s.detail)}`));
   }
   if (report.excluded.length) {
     out.push('', '**Not in context:** ' + report.excluded.map((e) => `${e.label} (${fmtBytes(e.bytes)})`).join('; '));
   }
-  out.push('', ...report.notes.map((n) => `> ${n}`));
+  out.push('', `_${model.boundaries}_`);
+  out.push('', ...report.notes.map((n) => `> ${numbersInText(n)}`));
   if (report.warnings.length) out.push('', '**Warnings:**', ...report.warnings.map((w) => `- ${w}`));
   return `${out.join('\n')}\n`;
 }

@@ -1,26 +1,33 @@
 /**
- * The report as the view shows it, computed once per report: one row per source plus the
- * unattributed remainder, in one order (by size) for the bar, the legend, the table, the
- * timeline and the Markdown export; every share rounded once, here; the whole window with
+ * The report as the view shows it, computed once per report: one row per source plus one per
+ * remainder row, in one order (by size) for the bar, the legend, the table, the timeline and the
+ * Markdown export — the same rows and figures the CLI prints (src/shared/report-figures.ts);
+ * every percentage as the JSON carries it; the empty sources apart; the whole window with
  * OpenCode's auto-compaction threshold; the headroom left; the change since a previous report.
  * Pure: no React, no DOM.
  */
-import { fmt } from '../../shared/format';
+import { fmt, fmtPct } from '../../shared/format';
+import {
+  itemPercent,
+  REMAINDER_PREFIX,
+  reportFigures,
+  type FigureRow,
+  type ReportFigures,
+} from '../../shared/report-figures';
 import { shareText } from '../share-text';
 import { sourceColor, sourceLabel } from '../../shared/sources';
 import type { ContextReport, ReportItem, ReportSource, TimelinePoint } from '../../shared/wire';
 
-export { shareText };
+export { shareText, REMAINDER_PREFIX };
 
 /** OpenCode reserves the model's output limit, capped at this, below the context limit. */
 export const OUTPUT_RESERVE_CAP = 32_000;
-/** Rows of what no source holds: one per remainder row of the report (`_remainder:KIND`). */
+/** What no source holds, from servers before remainder rows (and the timeline's residual). */
 export const UNATTRIBUTED = '_unattributed';
-export const REMAINDER_PREFIX = '_remainder:';
 export const isRemainder = (key: string): boolean => key === UNATTRIBUTED || key.startsWith(REMAINDER_PREFIX);
 const NEUTRAL = 'light-dark(#9ca3af, #6b7280)';
 /** Hidden reasoning is the provider's, not nobody's: a colour of its own. */
-const HIDDEN = 'light-dark(#7c6f9f, #a89ccf)';
+const HIDDEN = 'light-dark(#7c6f9f, #d6a2e8)';
 
 export interface Row {
   /** The source id, or a remainder key (`isRemainder`). */
@@ -29,8 +36,9 @@ export interface Row {
   color: string;
   /** The main unit: tokens as reported (estimates only when there is no total yet). */
   tokens: number;
-  /** Of the used total, 0..1, and its text, rounded once. */
-  share: number;
+  /** Of the used total, as the report carries it. */
+  percentOfUsed: number | null;
+  /** `percentOfUsed` as text. */
   shareText: string;
   /** The measured runtime overhead inside this row (Agent/runtime instructions). */
   runtimeTokens: number;
@@ -68,11 +76,15 @@ export interface ReportModel {
   estimatesOnly: boolean;
   /** What the shares are of: the agent's total, or the estimates' sum. */
   total: number;
-  /** Rows by size, largest first; empty sources last, in table order. */
+  /** Rows with tokens, by size, largest first. */
   rows: Row[];
+  /** Sources with nothing in context, in table order. */
+  empty: Row[];
+  /** The rows' figures and the column sums, as the CLI prints them. */
+  figures: ReportFigures;
   window: WindowModel | null;
   headroom: Headroom | null;
-  /** What is measured, what is estimated, what the server cannot see: one line. */
+  /** What is measured, what is estimated, what the server cannot see: one line (fine print). */
   boundaries: string;
   labelOf: (id: string) => string;
   colorOf: (id: string) => string;
@@ -88,58 +100,37 @@ function modeOf(report: ContextReport): ReportModel['mode'] {
 
 export function buildReportModel(report: ContextReport): ReportModel {
   const mode = modeOf(report);
-  const estimatesOnly = report.actual === null;
-  const tokensOf = (s: ReportSource) => (estimatesOnly ? s.estimatedTokens : (s.scaledTokens ?? 0));
-  const total = estimatesOnly ? report.sources.reduce((n, s) => n + s.estimatedTokens, 0) : report.actual!.contextUsed;
-  const remainder = estimatesOnly ? [] : remainderOf(report);
+  const figures = reportFigures(report);
+  const { estimatesOnly } = figures;
+  const total = estimatesOnly ? figures.total.tokens : report.actual!.contextUsed;
   const labels = new Map([
     ...report.sources.map((s) => [s.id, s.label] as const),
-    ...remainder.map((r) => [`${REMAINDER_PREFIX}${r.kind}`, r.label] as const),
+    ...figures.rows.filter((r) => r.remainder).map((r) => [r.key, r.label] as const),
   ]);
   const labelOf = (id: string) =>
     id === UNATTRIBUTED ? 'Unattributed' : (labels.get(id) ?? (isRemainder(id) ? 'Unattributed' : sourceLabel(id)));
   const colorOf = (id: string) =>
     id === `${REMAINDER_PREFIX}hidden_reasoning` ? HIDDEN : isRemainder(id) ? NEUTRAL : sourceColor(id);
-
-  const rows: Row[] = report.sources.map((source) => {
-    const tokens = tokensOf(source);
-    return {
-      key: source.id,
-      label: source.label,
-      color: sourceColor(source.id),
-      tokens,
-      share: total > 0 ? tokens / total : 0,
-      shareText: shareText(tokens, total),
-      runtimeTokens: estimatesOnly
-        ? 0
-        : source.items.filter((i) => i.runtime).reduce((n, i) => n + (i.scaledTokens ?? 0), 0),
-      source,
-    };
+  const toRow = (row: FigureRow): Row => ({
+    key: row.key,
+    label: row.label,
+    color: colorOf(row.key),
+    tokens: row.tokens,
+    percentOfUsed: row.percentOfUsed,
+    shareText: fmtPct(row.percentOfUsed),
+    runtimeTokens: row.runtimeTokens,
+    source: row.source,
+    ...(row.remainder ? { reason: row.remainder.reason } : {}),
   });
-  for (const row of remainder) {
-    const key = `${REMAINDER_PREFIX}${row.kind}`;
-    rows.push({
-      key,
-      label: row.label,
-      color: colorOf(key),
-      tokens: row.tokens,
-      share: total > 0 ? row.tokens / total : 0,
-      shareText: shareText(row.tokens, total),
-      runtimeTokens: 0,
-      source: null,
-      reason: row.reason,
-    });
-  }
-  // Stable: equal sizes keep the report's table order.
-  rows.sort((a, b) => b.tokens - a.tokens);
-
   const window = windowOf(report);
   return {
     report,
     mode,
     estimatesOnly,
     total,
-    rows,
+    rows: figures.rows.map(toRow),
+    empty: figures.empty.map(toRow),
+    figures,
     window,
     headroom: window && report.actual ? headroomOf(window, report.actual.contextUsed, report.timeline ?? []) : null,
     boundaries: boundariesOf(report, mode),
@@ -148,14 +139,9 @@ export function buildReportModel(report: ContextReport): ReportModel {
   };
 }
 
-/** The report's remainder rows; from an older server, its one unattributed figure. */
-function remainderOf(report: ContextReport): { kind: string; label: string; tokens: number; reason: string }[] {
-  if (report.remainder) return report.remainder.filter((r) => r.tokens !== 0);
-  const tokens = report.calibration?.unattributed.tokens ?? 0;
-  return tokens > 0
-    ? [{ kind: 'unexplained', label: 'Unattributed', tokens, reason: 'In the agent’s total but in no source.' }]
-    : [];
-}
+/** An item's share as the view prints it: the report's, or (estimates only) of the estimates' sum. */
+export const itemShare = (model: ReportModel, item: Pick<ReportItem, 'percentOfUsed' | 'estimatedTokens'>): string =>
+  fmtPct(itemPercent(item, model.figures));
 
 function windowOf(report: ContextReport): WindowModel | null {
   const field = report.window;
@@ -182,7 +168,7 @@ function windowOf(report: ContextReport): WindowModel | null {
   };
 }
 
-/** The growth per call over the latest calls since the last compaction (at most ten). */
+/** The growth per call over the latest calls since the last compaction (at most ten, at least three). */
 export function recentGrowth(timeline: readonly TimelinePoint[], span = 10): Growth | null {
   let start = 0;
   timeline.forEach((p, i) => {
@@ -191,7 +177,8 @@ export function recentGrowth(timeline: readonly TimelinePoint[], span = 10): Gro
   const recent = timeline.slice(start).slice(-span);
   const first = recent[0];
   const last = recent.at(-1);
-  if (!first || !last || last.call <= first.call) return null;
+  // A rate needs three calls at least: from one step it would be a guess.
+  if (recent.length < 3 || !first || !last || last.call <= first.call) return null;
   const perCall = (last.promptTokens - first.promptTokens) / (last.call - first.call);
   return perCall > 0 ? { perCall: Math.round(perCall), calls: last.call - first.call } : null;
 }

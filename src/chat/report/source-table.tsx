@@ -1,31 +1,27 @@
 /**
- * One row per source (and the unattributed remainder), in the report's one order: source,
- * tokens, share — and the change since the previous /debug on wide screens. Everything else
- * (how the figure was made, the estimate, bytes, item count, what changed) is in the expanded
- * row, above the source's items. The table doubles as the window bar's legend.
+ * One row per source and per remainder row, in the report's one order: source, tokens, share —
+ * and the change since the previous /debug on wide screens — then the Total (the sum of each
+ * column: the agent's total) and one line for the sources with nothing in context. Everything
+ * else (how the figure was made, the estimate, bytes, item count, what changed) is in the
+ * expanded row, above the source's items.
  */
 import { Fragment } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
 import type { ReportItem } from '../../shared/wire';
 import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
-import {
-  estimatorName,
-  plural,
-  signed,
-  type ReportChange,
-  type ReportModel,
-  type Row,
-  type SourceChange,
-} from './report-model';
+import { plural, signed, type ReportChange, type ReportModel, type Row, type SourceChange } from './report-model';
 import { colorVar } from './source-style';
 
 const BASIS: Record<string, string> = {
-  measured: 'measured by provider counts',
+  measured: 'as the provider counted it',
   estimated: 'estimated',
-  mixed: 'partly measured, partly estimated',
-  scaled: 'estimated, scaled in proportion to the total',
+  mixed: 'partly counted by the provider, partly estimated',
+  scaled: 'estimated, then shared out in proportion to the total',
 };
+
+/** The id of a row's disclosure button: the bar and the verdict move focus there. */
+export const toggleId = (prefix: string, key: string) => `${prefix}-toggle-${key.replace(/[^\w-]/g, '_')}`;
 
 export function SourceTable(props: {
   model: ReportModel;
@@ -43,7 +39,7 @@ export function SourceTable(props: {
   const columns = change ? 4 : 3;
   return (
     <table className="report-table">
-      <caption className="visually-hidden">Context by semantic source, largest first</caption>
+      <caption className="visually-hidden">Context by semantic source, largest first, and the total</caption>
       <thead>
         <tr>
           <th scope="col">Source</th>
@@ -72,6 +68,7 @@ export function SourceTable(props: {
                 <th scope="row">
                   <button
                     type="button"
+                    id={toggleId(idPrefix, row.key)}
                     className="disclosure"
                     aria-expanded={expandable ? isOpen : undefined}
                     aria-controls={expandable && isOpen ? detailsId : undefined}
@@ -128,6 +125,26 @@ export function SourceTable(props: {
           );
         })}
       </tbody>
+      <tfoot>
+        <tr className="total-row">
+          <th scope="row">Total</th>
+          <td className="num">
+            {model.estimatesOnly ? '≈' : ''}
+            {fmt(model.figures.total.tokens)}
+          </td>
+          <td className="num">{model.figures.total.tokens > 0 ? '100.0%' : '—'}</td>
+          {change && (
+            <td className="num col-change delta">
+              {change.totalDelta === null ? '—' : change.totalDelta === 0 ? '±0' : signed(change.totalDelta, fmt)}
+            </td>
+          )}
+        </tr>
+        {model.empty.length > 0 && (
+          <tr className="empty-row">
+            <td colSpan={columns}>Nothing in context from {model.empty.map((r) => r.label).join(', ')}.</td>
+          </tr>
+        )}
+      </tfoot>
     </table>
   );
 }
@@ -158,7 +175,7 @@ function SourceDetails({
   if (!source) return <p className="source-facts">{row.reason ?? 'In the agent’s total but in no source.'}</p>;
   const facts = [
     source.basis ? BASIS[source.basis] : null,
-    model.estimatesOnly ? null : `≈${fmt(source.estimatedTokens)} estimated (${estimatorName(model.report)})`,
+    model.estimatesOnly ? null : `≈${fmt(source.estimatedTokens)} by the server’s estimate`,
     fmtBytes(source.bytes),
     plural(source.itemCount, 'item'),
   ].filter(Boolean);

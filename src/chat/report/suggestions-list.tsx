@@ -2,6 +2,7 @@
  * The report's suggestions, each leading to the text of the item it names; a duplicated read
  * also offers a ready sentence for the agent, put in the composer (never sent from here).
  */
+import { numbersInText } from '../../shared/report-figures';
 import type { ContextReport, Suggestion } from '../../shared/wire';
 
 export function Suggestions({
@@ -23,7 +24,7 @@ export function Suggestions({
           return (
             <li key={`${s.kind}-${s.title}`} className={`suggestion suggestion-${s.severity}`}>
               <span className="suggestion-title">{s.title}</span>
-              <span className="suggestion-detail">{s.detail}</span>
+              <span className="suggestion-detail">{numbersInText(s.detail)}</span>
               <span className="suggestion-actions">
                 {target && listed.has(target) && (
                   <button type="button" className="link" onClick={() => onShow(target)}>

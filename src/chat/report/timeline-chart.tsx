@@ -7,18 +7,15 @@
  */
 import { useId, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { fmt } from '../../shared/format';
+import { coverageText, timelineCoverage } from '../../shared/report-figures';
 import type { TimelinePoint } from '../../shared/wire';
+import { RelativeTime } from '../relative-time';
 import { signed, type ReportModel } from './report-model';
 import { colorVar, pctOf } from './source-style';
 import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './timeline-model';
 
 const W = 1000;
 const H = 300;
-const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const clock = (iso: string) => {
-  const at = Date.parse(iso);
-  return Number.isNaN(at) ? '' : time.format(at);
-};
 
 export function TimelineChart({ model, points }: { model: ReportModel; points: readonly TimelinePoint[] }) {
   const id = useId();
@@ -29,7 +26,7 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
   const index = Math.min(Math.max(0, selected), points.length - 1);
   const point = points[index]!;
   const delta = index === 0 ? null : point.promptTokens - points[index - 1]!.promptTokens;
-  const total = model.report.calibration?.calls ?? points.at(-1)!.call;
+  const coverage = timelineCoverage({ ...model.report, timeline: [...points] });
 
   const last = points.length - 1;
   const clamp = (i: number) => Math.min(last, Math.max(0, i));
@@ -63,8 +60,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
   const describe = (p: TimelinePoint, i: number) => {
     const change = i === 0 ? '' : `, ${signed(p.promptTokens - points[i - 1]!.promptTokens, fmt)}`;
     // Measured growth is exact; an estimate (growth the call did not explain) is marked ≈.
+    const shrank = i > 0 && p.promptTokens < points[i - 1]!.promptTokens;
     const added = p.added.length
-      ? `; added ${p.added.map((a) => `${a.label} ${a.measured === false ? '≈' : ''}${fmt(a.tokens)}`).join(', ')}`
+      ? `; ${shrank ? 'new in it' : 'added'} ${p.added.map((a) => `${a.label} ${a.measured === false ? '≈' : ''}${fmt(a.tokens)}`).join(', ')}`
       : '';
     const events = p.events.length ? `; ${p.events.map(eventLabel).join(', ')}` : '';
     return `Call ${p.call}: ${fmt(p.promptTokens)} tokens${change}${added}${events}`;
@@ -75,9 +73,10 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
     <section className="timeline" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>How the context grew</h3>
       <p className="section-note" id={`${id}-note`}>
-        The prompt of every model call as the provider counted it, by source ({plural(points.length, 'point')}
-        {points.length < total ? ` of ${fmt(total)} calls` : ''}). Use the arrow keys or hover to see what each call
-        added.
+        The prompt of every model call as the provider counted it, by source
+        {coverage ? ` (${coverageText(coverage)})` : ''}.{' '}
+        <span className="pointer-only">Use the arrow keys or hover to see what each call added.</span>
+        <span className="touch-only">Tap or drag across the chart to see what each call added.</span>
       </p>
       <div className="timeline-frame">
         <div className="timeline-axis" aria-hidden="true">
@@ -151,7 +150,11 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
       <div className="timeline-readout">
         <p className="readout-head">
           <strong>Call {point.call}</strong>
-          {clock(point.at) && <span className="muted"> · {clock(point.at)}</span>} · {fmt(point.promptTokens)} tokens
+          <span className="muted">
+            {' '}
+            · <RelativeTime at={point.at} />
+          </span>{' '}
+          · {fmt(point.promptTokens)} tokens
           {delta !== null && <span className="muted"> ({signed(delta, fmt)})</span>}
           {point.events.map((e) => (
             <span key={e} className="tag">
@@ -159,18 +162,31 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
             </span>
           ))}
         </p>
+        {delta !== null && delta < 0 && (
+          <p className="muted small">
+            The prompt shrank by {fmt(-delta)} tokens
+            {point.events.length ? ` (${point.events.map(eventLabel).join(', ').toLowerCase()})` : ''}
+            {point.added.length ? '; new in it:' : '.'}
+          </p>
+        )}
         {point.added.length > 0 ? (
-          <ul className="added-list">
+          <ul
+            className="added-list"
+            aria-label={delta !== null && delta < 0 ? 'New in this prompt' : 'Added at this call'}
+          >
             {point.added.map((a, i) => (
               <li key={`${a.label}-${i}`}>
                 <span className="swatch" style={colorVar(model.colorOf(a.source))} aria-hidden="true" />
-                <span className="added-label">+ {a.label}</span>
+                <span className="added-label">
+                  {delta !== null && delta < 0 ? '' : '+ '}
+                  {a.label}
+                </span>
                 <span className="num">{fmt(a.tokens)}</span>
               </li>
             ))}
           </ul>
         ) : (
-          <p className="muted small">Nothing new measured at this call.</p>
+          delta !== null && delta >= 0 && <p className="muted small">Nothing new measured at this call.</p>
         )}
       </div>
       {jumps.length > 0 && (
@@ -204,7 +220,7 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
                   <th scope="col">Call</th>
                   <th scope="col">Tokens</th>
                   <th scope="col">Change</th>
-                  <th scope="col">Largest addition</th>
+                  <th scope="col">Largest item it added</th>
                 </tr>
               </thead>
               <tbody>
@@ -214,7 +230,9 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
                     <td className="num">{fmt(p.promptTokens)}</td>
                     <td className="num">{i === 0 ? '' : signed(p.promptTokens - points[i - 1]!.promptTokens, fmt)}</td>
                     <td className="text">
-                      {p.added[0] ? `${p.added[0].label} (${fmt(p.added[0].tokens)})` : ''}
+                      {p.added[0]
+                        ? `${i > 0 && p.promptTokens < points[i - 1]!.promptTokens ? 'new in it: ' : ''}${p.added[0].label} (${fmt(p.added[0].tokens)})`
+                        : ''}
                       {p.events.length ? ` [${p.events.map(eventLabel).join(', ')}]` : ''}
                     </td>
                   </tr>

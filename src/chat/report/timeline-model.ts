@@ -3,6 +3,8 @@
  * the bottom), and the jumps worth naming. Pure: the chart draws what this computes.
  */
 import type { TimelinePoint } from '../../shared/wire';
+// One rule for the biggest jumps, in the web and the CLI.
+export { biggestJumps, type Jump } from '../../shared/report-figures';
 import { isRemainder, REMAINDER_PREFIX, UNATTRIBUTED, type ReportModel } from './report-model';
 
 const RUNTIME = '_runtime';
@@ -15,17 +17,13 @@ export interface Series {
   values: number[];
 }
 
-export interface Jump {
-  index: number;
-  point: TimelinePoint;
-  delta: number;
-}
-
 export const EVENT_LABELS: Record<string, string> = {
   compaction: 'Compaction',
   pruning: 'Outputs pruned',
   skill: 'Skill loaded',
   overhead_change: 'Runtime changed',
+  hidden_reasoning: 'Hidden reasoning',
+  unexplained: 'Unexplained growth',
 };
 
 export const eventLabel = (event: string): string => EVENT_LABELS[event] ?? event.replaceAll('_', ' ');
@@ -55,19 +53,6 @@ export function timelineSeries(points: readonly TimelinePoint[], model: ReportMo
   if (residual.some((v) => v > 0))
     series.push({ key: UNATTRIBUTED, label: 'Unattributed', color: model.colorOf(UNATTRIBUTED), values: residual });
   return series.filter((s) => s.values.some((v) => v > 0));
-}
-
-/** The largest growths from one call to the next, largest first. */
-export function biggestJumps(points: readonly TimelinePoint[], count = 3): Jump[] {
-  return points
-    .map((point, index) => ({
-      index,
-      point,
-      delta: index === 0 ? 0 : point.promptTokens - points[index - 1]!.promptTokens,
-    }))
-    .filter((j) => j.delta > 0)
-    .sort((a, b) => b.delta - a.delta)
-    .slice(0, count);
 }
 
 /** A round axis maximum and its ticks: the lowest top reached in at most five steps of 1, 2, 2.5 or 5 × 10^n. */

@@ -1,30 +1,111 @@
 /**
  * The whole context window in one bar: what is used, by source (largest first, the measured
- * runtime overhead hatched inside its source, the unattributed remainder as its own segment),
- * the free space, OpenCode's reserved output and the line where it auto-compacts. Under it, one
- * line says what is measured, what is estimated and what the server cannot see.
+ * runtime overhead hatched inside its source, remainder rows as their own segments, sources too
+ * small to see grouped as "Other (n)"), the free space, OpenCode's reserved output and the line
+ * where it auto-compacts. The legend under it follows the bar's order; a click or tap on a
+ * segment or a legend entry focuses that source in the table. The segments are for pointers; the
+ * legend's buttons are the same actions for keyboards, touch and screen readers.
  */
-import { fmt } from '../../shared/format';
+import { fmt, fmtPct } from '../../shared/format';
 import type { ReportModel, Row } from './report-model';
 import { colorVar, pctOf } from './source-style';
 
-function segmentTitle(row: Row, model: ReportModel): string {
-  const unit = model.estimatesOnly ? 'estimated tokens' : 'tokens';
-  const runtime = row.runtimeTokens > 0 ? `, of which ${fmt(row.runtimeTokens)} OpenCode runtime (measured)` : '';
-  return `${row.label}: ${model.estimatesOnly ? '≈' : ''}${fmt(row.tokens)} ${unit} (${row.shareText})${runtime}`;
+/** A source under this share of the bar is too thin to see or hit: it joins "Other". */
+const MIN_SEGMENT = 0.01;
+export const OTHER = '_other';
+
+export interface Segment {
+  key: string;
+  label: string;
+  color: string;
+  tokens: number;
+  /** What a click focuses: the row's key (for Other, its largest row's). */
+  focus: string;
+  kind: 'runtime' | 'row' | 'remainder' | 'other';
+  /** Its share as the report carries it (the row's; the runtime item's), for the legend. */
+  share: string;
+  /** The rows an Other segment stands for. */
+  rows?: Row[];
+  title: string;
 }
 
-export function WindowBar({ model }: { model: ReportModel }) {
-  const { window, rows, total, estimatesOnly } = model;
-  const used = rows.filter((r) => r.tokens > 0);
+/** The bar's segments, in its order (shared by the segments and the legend). */
+export function barSegments(model: ReportModel): Segment[] {
+  const whole = model.window?.contextSize ?? model.total;
+  const tiny = (row: Row) => whole > 0 && row.tokens / whole < MIN_SEGMENT;
+  const small = model.rows.filter(tiny);
+  // One thin source alone is shown as itself; two or more become one segment.
+  const grouped = small.length >= 2 ? new Set(small.map((r) => r.key)) : new Set<string>();
+  const approx = model.estimatesOnly ? '≈' : '';
+  const segments: Segment[] = [];
+  for (const row of model.rows) {
+    if (grouped.has(row.key)) continue;
+    const title = `${row.label}: ${approx}${fmt(row.tokens)} tokens (${row.shareText})`;
+    if (row.runtimeTokens > 0) {
+      const runtime = row.source?.items.find((i) => i.runtime);
+      segments.push({
+        share: fmtPct(runtime?.percentOfUsed),
+        key: `${row.key}:runtime`,
+        label: 'OpenCode’s own prompt and tools (measured)',
+        color: row.color,
+        tokens: row.runtimeTokens,
+        focus: row.key,
+        kind: 'runtime',
+        title: `OpenCode’s own system prompt and tool schemas, measured: ${fmt(row.runtimeTokens)} tokens (in ${row.label})`,
+      });
+      segments.push({
+        share: row.shareText,
+        key: row.key,
+        label: row.label,
+        color: row.color,
+        tokens: row.tokens - row.runtimeTokens,
+        focus: row.key,
+        kind: 'row',
+        title,
+      });
+    } else {
+      segments.push({
+        share: row.shareText,
+        key: row.key,
+        label: row.label,
+        color: row.color,
+        tokens: row.tokens,
+        focus: row.key,
+        kind: row.source ? 'row' : 'remainder',
+        title,
+      });
+    }
+  }
+  if (grouped.size) {
+    const rows = model.rows.filter((r) => grouped.has(r.key));
+    const tokens = rows.reduce((n, r) => n + r.tokens, 0);
+    segments.push({
+      share: `${approx}${fmt(tokens)}`,
+      key: OTHER,
+      label: `Other (${rows.length})`,
+      color: 'var(--other)',
+      tokens,
+      focus: rows[0]!.key,
+      kind: 'other',
+      rows,
+      title: `Other: ${rows.map((r) => `${r.label} ${approx}${fmt(r.tokens)}`).join(', ')}`,
+    });
+  }
+  return segments;
+}
+
+export function WindowBar({ model, onFocus }: { model: ReportModel; onFocus: (key: string) => void }) {
+  const { window, total, estimatesOnly } = model;
+  const segments = barSegments(model);
   // Without a window size (no usage yet) the bar is the estimates' shares.
   const whole = window?.contextSize ?? total;
   const compactAt = window?.autoCompactAt ?? null;
+  const approx = estimatesOnly ? '≈' : '';
   const description = [
     window
       ? `${fmt(total)} of ${fmt(window.contextSize)} tokens used`
       : `≈${fmt(total)} estimated tokens, no window size reported yet`,
-    ...used.map((r) => `${r.label} ${estimatesOnly ? '≈' : ''}${fmt(r.tokens)}`),
+    ...segments.map((s) => `${s.label} ${approx}${fmt(s.tokens)}`),
     ...(window && compactAt !== null
       ? [`free ${fmt(Math.max(0, compactAt - total))} before auto-compaction at ${fmt(compactAt)}`]
       : []),
@@ -34,29 +115,16 @@ export function WindowBar({ model }: { model: ReportModel }) {
     <figure className="window-figure">
       <div className="window-bar" role="img" aria-label={`Context window: ${description}`}>
         <div className="window-track">
-          {used.map((row) =>
-            row.runtimeTokens > 0 ? (
-              <span key={row.key} className="segment-group" style={{ width: pctOf(row.tokens, whole) }}>
-                <span
-                  className="segment segment-runtime"
-                  style={colorVar(row.color, { width: pctOf(row.runtimeTokens, row.tokens) })}
-                  title={`OpenCode system prompt and tool schemas (measured): ${fmt(row.runtimeTokens)} tokens`}
-                />
-                <span
-                  className="segment"
-                  style={colorVar(row.color, { width: pctOf(row.tokens - row.runtimeTokens, row.tokens) })}
-                  title={segmentTitle(row, model)}
-                />
-              </span>
-            ) : (
-              <span
-                key={row.key}
-                className={`segment${row.source ? '' : ' segment-unattributed'}`}
-                style={colorVar(row.color, { width: pctOf(row.tokens, whole) })}
-                title={segmentTitle(row, model)}
-              />
-            ),
-          )}
+          {segments.map((segment) => (
+            <span
+              key={segment.key}
+              className={`segment segment-${segment.kind}`}
+              style={colorVar(segment.color, { width: pctOf(segment.tokens, whole) })}
+              title={segment.title}
+              data-focus={segment.focus}
+              onClick={() => onFocus(segment.focus)}
+            />
+          ))}
           {window && window.reservedOutput > 0 && compactAt !== null && (
             <span
               className="window-reserved"
@@ -67,6 +135,19 @@ export function WindowBar({ model }: { model: ReportModel }) {
         </div>
         {compactAt !== null && <span className="window-marker" style={{ left: pctOf(compactAt, whole) }} />}
       </div>
+      <ul className="bar-legend" aria-label="Legend, in the bar’s order">
+        {segments.map((segment) => (
+          <li key={segment.key}>
+            <button type="button" className="legend-entry" title={segment.title} onClick={() => onFocus(segment.focus)}>
+              <span className={`swatch swatch-${segment.kind}`} style={colorVar(segment.color)} aria-hidden="true" />
+              {segment.label} <span className="legend-share">{segment.share}</span>
+              {segment.kind === 'other' && (
+                <span className="visually-hidden">: {segment.rows!.map((r) => r.label).join(', ')}</span>
+              )}
+            </button>
+          </li>
+        ))}
+      </ul>
       <figcaption className="window-scale">
         {window ? (
           <>
@@ -77,14 +158,13 @@ export function WindowBar({ model }: { model: ReportModel }) {
             </span>
             {compactAt !== null && (
               <span title={window.assumed ? ASSUMED : undefined}>
-                <span className="key key-marker" aria-hidden="true" /> auto-compacts at {window.assumed ? '≈' : ''}
+                <span className="key key-marker" aria-hidden="true" /> compacts at {window.assumed ? '≈' : ''}
                 {fmt(compactAt)}
               </span>
             )}
             {window.reservedOutput > 0 && (
               <span>
-                <span className="key key-reserved" aria-hidden="true" /> {fmt(window.reservedOutput)} reserved for
-                output
+                <span className="key key-reserved" aria-hidden="true" /> {fmt(window.reservedOutput)} kept for the reply
               </span>
             )}
             <span className="window-size">window {fmt(window.contextSize)}</span>
@@ -93,7 +173,6 @@ export function WindowBar({ model }: { model: ReportModel }) {
           <span>Shares of ≈{fmt(total)} estimated tokens — no window size until the agent reports usage</span>
         )}
       </figcaption>
-      <p className="boundaries">{model.boundaries}</p>
     </figure>
   );
 }

@@ -9,12 +9,15 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { messageQueries } from '../../api/messages';
 import { usageQueries } from '../../api/usage';
+import { workspaceQueries } from '../../api/workspace';
 import type { DebugOutput, OutputEntry } from '../../commands';
 import { fmt } from '../../shared/format';
 import type { ContextReport, MessagesResponse } from '../../shared/wire';
-import type { CommandViewProps } from '../command-views';
+import type { CommandViewProps } from '../command-view-types';
 import { useCommandOutputs } from '../local-messages-store';
+import { RelativeTime } from '../relative-time';
 import { ContextReportView } from '../report/context-report-view';
+import { sessionTitleOf } from '../session-title';
 
 type Ready = Extract<DebugOutput['state'], { status: 'ready' }>;
 const isReadyFor = (payload: DebugOutput) => (other: OutputEntry<DebugOutput>) =>
@@ -56,12 +59,15 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
   const newer = outputs.slice(index + 1).some(same);
   const outdated = useOutdated(report, entry.payload);
   const [expanded, setExpanded] = useState(false);
+  // The chat's own workspace query (never fetched from here): the session's title.
+  const workspace = useQuery({ ...workspaceQueries.detail(entry.payload.workspaceId), enabled: false });
+  const sessionTitle = sessionTitleOf(workspace.data, report.sessionId);
 
   if (newer && !expanded) {
     return (
       <div className="superseded">
         <p>
-          <strong>Context report</strong> from {new Date(report.generatedAt).toLocaleTimeString()} ·{' '}
+          <strong>Context report</strong> from <RelativeTime at={report.generatedAt} /> ·{' '}
           {report.actual ? `${fmt(report.actual.contextUsed)} tokens` : 'estimates only'} — a newer report of this
           session is below.
         </p>
@@ -83,6 +89,7 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       }}
       onRefresh={actions.rerun}
       onDraft={actions.draft}
+      sessionTitle={sessionTitle}
     />
   );
 }

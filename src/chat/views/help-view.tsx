@@ -1,6 +1,6 @@
 /** /help's output: the commands with their usage. */
 import type { HelpOutput } from '../../commands';
-import type { CommandViewProps } from '../command-views';
+import type { CommandViewProps } from '../command-view-types';
 
 export default function HelpView({ entry }: CommandViewProps<HelpOutput>) {
   return (

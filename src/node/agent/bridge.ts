@@ -256,7 +256,10 @@ export class AgentBridge {
       if (!turnSent) send({ type: 'turn', turnId, sessionId, newSession: !request.sessionId });
       await finish({ type: 'error', ...problem });
     } finally {
-      if (sessionId && this.listeners.get(sessionId) === send) this.listeners.delete(sessionId);
+      if (sessionId && this.listeners.get(sessionId) === send) {
+        this.listeners.delete(sessionId);
+        this.toolNames.delete(sessionId);
+      }
       // Only this turn's own entries: the placeholder may already name another turn's session.
       for (const key of [turn.sessionId, placeholder]) {
         if (workspace.turns.get(key) === turn) workspace.turns.delete(key);
@@ -404,6 +407,8 @@ export class AgentBridge {
 
   /** Where each session's events go while its turn runs. */
   private readonly listeners = new Map<string, (event: AgentEvent) => void>();
+  /** OpenCode's tool name of each call of a session's running turn. */
+  private readonly toolNames = new Map<string, Map<string, string>>();
 
   private onUpdate(
     workspace: { id: string; root: string },
@@ -422,6 +427,13 @@ export class AgentBridge {
       case 'tool_call_update': {
         const status = update.status ?? 'pending';
         const paths = (update.locations ?? []).flatMap((l) => (l.path ? [workspacePath(workspace.root, l.path)] : []));
+        // OpenCode announces a call titled with its tool's name, then retitles it as it runs.
+        const names = this.toolNames.get(sessionId) ?? new Map<string, string>();
+        this.toolNames.set(sessionId, names);
+        if (update.sessionUpdate === 'tool_call' && update.title && /^[\w-]+$/.test(update.title))
+          names.set(update.toolCallId, update.title);
+        const tool = names.get(update.toolCallId);
+        const details = toolDetails(update.rawInput, update.rawOutput, status === 'failed');
         send({
           type: 'tool',
           toolCallId: update.toolCallId,
@@ -429,6 +441,8 @@ export class AgentBridge {
           ...(update.kind ? { kind: update.kind } : {}),
           status,
           ...(paths.length ? { paths } : {}),
+          ...(tool ? { tool } : {}),
+          ...details,
         });
         break;
       }
@@ -509,6 +523,33 @@ export class AgentBridge {
       clearTimeout(timer);
     }
   }
+}
+
+/** A streamed call's input, output and error, bounded (the saved call keeps them whole). */
+export const STREAMED_INPUT_CHARS = 16_000;
+// Well above what the chat shows (8,000 characters), so that it can say how much more there is.
+export const STREAMED_OUTPUT_CHARS = 64_000;
+
+export function toolDetails(
+  rawInput: unknown,
+  rawOutput: unknown,
+  failed: boolean,
+): { input?: Record<string, unknown>; output?: string; error?: string } {
+  const out: { input?: Record<string, unknown>; output?: string; error?: string } = {};
+  if (typeof rawInput === 'object' && rawInput !== null && !Array.isArray(rawInput)) {
+    const entries = Object.entries(rawInput as Record<string, unknown>);
+    if (entries.length && JSON.stringify(rawInput).length <= STREAMED_INPUT_CHARS)
+      out.input = rawInput as Record<string, unknown>;
+  }
+  if (typeof rawOutput === 'object' && rawOutput !== null) {
+    const { output, error } = rawOutput as { output?: unknown; error?: unknown };
+    const bounded = (text: string) =>
+      text.length > STREAMED_OUTPUT_CHARS ? `${text.slice(0, STREAMED_OUTPUT_CHARS)}…` : text;
+    if (typeof output === 'string' && output !== '') out.output = bounded(output);
+    if (typeof error === 'string' && error !== '') out.error = bounded(error);
+    else if (failed && typeof output === 'string' && output !== '') out.error = bounded(output);
+  }
+  return out;
 }
 
 /** The server's environment for the agent, without investibook's own secrets. */

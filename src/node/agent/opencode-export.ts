@@ -59,7 +59,7 @@ export function checkSessionExport(value: unknown): SessionExport {
 }
 
 /** The newest time OpenCode recorded anywhere in a message: changes whenever the message does. */
-function latestTime(message: ExportedMessage): number {
+export function latestTime(message: ExportedMessage): number {
   let latest = 0;
   const visit = (time: unknown) => {
     if (!isObject(time)) return;

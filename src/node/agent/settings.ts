@@ -55,7 +55,7 @@ export class AgentSettingsError extends Error {
 }
 
 export const NO_AGENT_HINT =
-  'No agent is attached to this server. For the demo’s agent (the real OpenCode runtime on a local scripted model, no API key): stop the server and run npm run demo:agent. For your own: set INVESTIBOOK_AGENT_COMMAND (e.g. "opencode acp") and restart.';
+  'No agent is attached to this server. For the demo’s agent (the real OpenCode runtime on a local scripted model, no API key): stop the server and run `npm run demo:agent`. For your own: set `INVESTIBOOK_AGENT_COMMAND` (e.g. `opencode acp`) and restart.';
 
 function words(line: string, variable: string): string[] {
   const parsed = parse(line);

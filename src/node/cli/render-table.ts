@@ -1,6 +1,17 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
 import Table from 'cli-table3';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
+import {
+  biggestJumps,
+  coverageText,
+  itemPercent,
+  itemTokens,
+  jumpText,
+  numbersInText,
+  reportFigures,
+  timelineCoverage,
+  verdictLines,
+} from '../../shared/report-figures';
 import type { ContextReport, ItemContent } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
@@ -14,75 +25,58 @@ export function renderReport(
   const lines: string[] = [];
   lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
   if (options.database) lines.push(`Database: ${options.database}`);
-  const { actual, estimate } = report;
+  const { actual } = report;
+  const figures = reportFigures(report);
+  const approx = figures.estimatesOnly ? '≈' : '';
   lines.push(
     actual
-      ? `Actual:   ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${actual.percent.toFixed(1)}% of the window)`} · ACP usage_update ${actual.recordedAt}`
-      : 'Actual:   pending — no ACP usage reported for this session yet; estimates only',
+      ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · as the agent reported it at ${utcStamp(actual.recordedAt)}`
+      : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
-  lines.push(
-    `Estimate: ${fmt(estimate.totalTokens)} tokens by ${estimate.method} · ${fmtBytes(estimate.totalBytes)} · ${fmt(estimate.itemCount)} items` +
-      (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`),
-  );
-  const calibration = report.calibration;
-  if (calibration?.mode === 'measured') {
-    lines.push(
-      `Measured: ${fmt(calibration.reference?.promptTokens ?? null)} tokens at model call ${calibration.reference?.call ?? '—'} of ${calibration.calls}` +
-        ` · OpenCode's own system prompt and tool schemas ${fmt(calibration.runtimeOverhead)} tokens` +
-        (calibration.unattributed.tokens === 0 ? '' : ` · unattributed ${fmt(calibration.unattributed.tokens)}`),
-    );
-  }
-  const cache = report.providerTokens;
-  if (cache?.cacheReadSharePercent !== null && cache?.cacheReadSharePercent !== undefined) {
-    lines.push(
-      `Cache:    ${cache.cacheReadSharePercent.toFixed(1)}% of the last prompt read from cache (prompt ${fmt(cache.promptTokens ?? null)}: input ${fmt(cache.input)}, cache read ${fmt(cache.cacheRead)}` +
-        (cache.cacheWrite === null ? ')' : `, cache write ${fmt(cache.cacheWrite)})`),
-    );
+  const verdict = verdictLines(report);
+  if (verdict) {
+    lines.push('');
+    for (const line of [verdict.biggest, verdict.item]) if (line) lines.push(`  ${line}`);
+    if (verdict.action)
+      lines.push(`  What to do: ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`);
+    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) lines.push(`  ${line}`);
   }
   lines.push('');
 
+  // One row per source and remainder row, largest first; the Total is the sum of each column.
   const sources = new Table({
-    head: ['Source', 'Tokens', 'Used %', 'Basis', 'Estimated', 'Bytes', 'Items'],
+    head: ['Source', 'Tokens', 'Used %', 'Estimated', 'Bytes', 'Items'],
     style: plain,
     chars,
-    colAligns: ['left', 'right', 'right', 'left', 'right', 'right', 'right'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
   });
-  for (const s of report.sources) {
-    sources.push([
-      s.label,
-      fmt(s.scaledTokens),
-      fmtPct(s.percentOfUsed),
-      s.basis ?? '',
-      fmt(s.estimatedTokens),
-      fmtBytes(s.bytes),
-      fmt(s.itemCount),
-    ]);
-  }
-  // What no source holds, a row for each reason (hidden reasoning the provider kept, unexplained…).
-  for (const row of actual ? (report.remainder ?? []) : []) {
+  for (const row of figures.rows) {
+    const s = row.source;
     sources.push([
       row.label,
-      fmt(row.tokens),
+      `${approx}${fmt(row.tokens)}`,
       fmtPct(row.percentOfUsed),
-      row.kind === 'hidden_reasoning' ? 'measured' : '',
-      '',
-      '',
-      '',
+      s ? fmt(s.estimatedTokens) : '',
+      s ? fmtBytes(s.bytes) : '',
+      s ? fmt(s.itemCount) : '',
     ]);
   }
+  const { total } = figures;
   sources.push([
     'Total',
-    fmt(actual?.contextUsed ?? null),
-    actual ? '100.0%' : '—',
-    '',
-    fmt(estimate.totalTokens),
-    fmtBytes(estimate.totalBytes),
-    fmt(estimate.itemCount),
+    `${approx}${fmt(total.tokens)}`,
+    actual ? fmtPct(100) : fmtPct(total.tokens > 0 ? 100 : null),
+    fmt(total.estimatedTokens),
+    fmtBytes(total.bytes),
+    fmt(total.itemCount),
   ]);
-  lines.push(sources.toString(), '');
+  lines.push(sources.toString());
+  if (figures.empty.length) lines.push(`Nothing in context from: ${figures.empty.map((r) => r.label).join(', ')}.`);
+  lines.push('');
 
-  for (const s of report.sources) {
-    if (s.itemCount === 0) continue;
+  for (const row of figures.rows) {
+    const s = row.source;
+    if (!s || s.itemCount === 0) continue;
     const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
     const table = new Table({
       head: ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
@@ -99,8 +93,8 @@ export function renderReport(
           : '';
       table.push([
         item.label + dup,
-        fmt(item.scaledTokens),
-        fmtPct(item.percentOfUsed),
+        `${approx}${fmt(itemTokens(item, figures.estimatesOnly))}`,
+        fmtPct(itemPercent(item, figures)),
         fmt(item.estimatedTokens),
         fmtBytes(item.bytes),
       ]);
@@ -110,6 +104,10 @@ export function renderReport(
     if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
     lines.push('');
   }
+  for (const row of figures.rows) {
+    if (row.remainder) lines.push(`${row.label}: ${fmt(row.tokens)} tokens — ${numbersInText(row.remainder.reason)}`);
+  }
+  if (figures.rows.some((r) => r.remainder)) lines.push('');
 
   const pending = report.pending;
   if (pending && pending.itemCount > 0) {
@@ -121,33 +119,80 @@ export function renderReport(
     lines.push('');
   }
 
+  const jumps = biggestJumps(report.timeline ?? []);
+  if (jumps.length) {
+    lines.push('Biggest jumps:', ...jumps.map((j) => `  ${jumpText(j)}`), '');
+  }
+
   const d = report.duplicates;
   if (d.extraReads > 0) {
+    const repeated =
+      figures.estimatesOnly || d.repeatedScaledTokens === null
+        ? `≈${fmt(d.repeatedEstimatedTokens)}`
+        : fmt(d.repeatedScaledTokens);
     lines.push(
-      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${fmt(d.repeatedEstimatedTokens)} estimated tokens` +
-        (d.repeatedScaledTokens === null ? '' : ` (${fmt(d.repeatedScaledTokens)} scaled)`),
+      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${repeated} tokens`,
       '',
     );
   }
   if (report.suggestions.length) {
     lines.push('Suggestions:');
     for (const s of report.suggestions)
-      lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${s.detail}`);
+      lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${numbersInText(s.detail)}`);
     lines.push('');
   }
   if (report.excluded.length) {
     lines.push('Not in context:');
     for (const e of report.excluded)
       lines.push(
-        `  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${e.reason}`,
+        `  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${numbersInText(e.reason)}`,
       );
     lines.push('');
   }
-  lines.push('Notes:', ...report.notes.map((note) => `  - ${note}`));
+  lines.push('How the numbers were made:', ...methodLines(report).map((line) => `  - ${line}`));
+  lines.push('', 'Notes:', ...report.notes.map((note) => `  - ${numbersInText(note)}`));
   if (report.warnings.length)
     lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
   return `${lines.join('\n')}\n`;
 }
+
+/** The methods behind the figures: the fine print, after the figures themselves. */
+function methodLines(report: ContextReport): string[] {
+  const { estimate, calibration } = report;
+  const runtime = report.sources.flatMap((s) => s.items).filter((i) => i.runtime).length;
+  const lines = [
+    `Estimate: ${fmt(estimate.totalTokens)} tokens by ${estimate.method} · ${fmtBytes(estimate.totalBytes)} · ${fmt(estimate.itemCount)} items` +
+      (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`) +
+      (runtime
+        ? ` (the table's Estimated column also holds the runtime item, measured: it has no text to estimate)`
+        : ''),
+  ];
+  if (calibration?.mode === 'measured') {
+    lines.push(
+      `Measured: ${fmt(calibration.reference?.promptTokens ?? null)} tokens at model call ${calibration.reference?.call ?? '—'} of ${calibration.calls}` +
+        ` · OpenCode's own system prompt and tool schemas ${fmt(calibration.runtimeOverhead)} tokens` +
+        (calibration.unattributed.tokens === 0 ? '' : ` · unattributed ${fmt(calibration.unattributed.tokens)}`),
+    );
+  }
+  const basis = report.sources.filter((s) => s.basis).map((s) => `${s.label} ${s.basis}`);
+  if (basis.length) lines.push(`Basis: ${basis.join(', ')}`);
+  const p = report.providerTokens;
+  if (p && p.cacheReadSharePercent !== null) {
+    lines.push(
+      `Provider counts of the last call: prompt ${fmt(p.promptTokens ?? null)} (input ${fmt(p.input)}, cache read ${fmt(p.cacheRead)}` +
+        (p.cacheWrite === null ? ')' : `, cache write ${fmt(p.cacheWrite)})`) +
+        ` · ${fmtPct(p.cacheReadSharePercent)} read from cache`,
+    );
+  }
+  if (report.actual) lines.push(`The total is the agent's last ACP usage_update (${report.actual.recordedAt}).`);
+  return lines;
+}
+
+/** "2026-11-29 12:00:00 UTC". */
+const utcStamp = (iso: string): string => {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+};
 
 /** How the context grew: one row per measured model call, its prompt and its sources. */
 export function renderTimeline(report: ContextReport): string {
@@ -157,7 +202,11 @@ export function renderTimeline(report: ContextReport): string {
     lines.push('', 'No model call of this session recorded its prompt size: there is no timeline to draw.');
     return `${lines.join('\n')}\n`;
   }
-  const ids = report.sources.map((s) => s.id).filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
+  // The report's one order (by size), as in the table and the web.
+  const ids = reportFigures(report)
+    .rows.filter((r) => r.source)
+    .map((r) => r.key)
+    .filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
   const short = new Map(report.sources.map((s) => [s.id, s.label.split(/[ /&]/)[0]!]));
   const table = new Table({
     head: [
@@ -188,16 +237,10 @@ export function renderTimeline(report: ContextReport): string {
     ]);
   });
   lines.push(table.toString());
-  const jumps = points
-    .map((p, i) => ({ p, jump: i === 0 ? p.promptTokens : p.promptTokens - points[i - 1]!.promptTokens }))
-    .sort((a, b) => b.jump - a.jump)
-    .slice(0, 3);
-  lines.push('', 'Biggest jumps:');
-  for (const { p, jump } of jumps) {
-    lines.push(
-      `  call ${p.call}: ${fmtDelta(jump)} tokens — ${p.added.map((a) => `${a.label} (${fmt(a.tokens)})`).join('; ') || 'no new items'}`,
-    );
-  }
+  const coverage = timelineCoverage(report);
+  if (coverage && (coverage.missing.length || coverage.sampled)) lines.push(`(${coverageText(coverage)})`);
+  const jumps = biggestJumps(points);
+  if (jumps.length) lines.push('', 'Biggest jumps:', ...jumps.map((j) => `  ${jumpText(j)}`));
   return `${lines.join('\n')}\n`;
 }
 

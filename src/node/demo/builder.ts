@@ -10,7 +10,7 @@
  */
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { checkSessionExport, messageRows, type SessionExport } from '../agent/opencode-export';
+import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode-export';
 import { sha256Hex } from '../auth';
 import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
@@ -28,7 +28,7 @@ const SESSIONS = [
   { recording: 'demo-incident', endsAt: Date.parse('2026-11-28T02:58:00Z') },
 ] as const;
 
-interface DemoRecording {
+export interface DemoRecording {
   workspace: { root: string };
   acp: {
     usageUpdates: { at?: number; used: number; size: number; cost: { amount: number; currency: string } | null }[];
@@ -70,22 +70,11 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
       created_at: Date.parse('2026-11-27T09:00:00Z'),
     });
     await tx.addMember(DEMO_WORKSPACE_ID, DEMO_USER_ID);
-    for (const { recording: name, endsAt } of SESSIONS) {
-      const recording = loadRecording(name, root);
+    for (const { recording, shift, endsAt } of demoRecordings(root)) {
       const sessionId = recording.export.info.id;
       sessions.push(sessionId);
-      const rows = messageRows(recording.export);
-      const shift = endsAt - Math.max(...rows.map((r) => r.timeUpdated));
-      for (const row of rows) {
-        await tx.insertMessage({
-          ...row,
-          workspaceId: DEMO_WORKSPACE_ID,
-          sessionId,
-          timeCreated: row.timeCreated + shift,
-          timeUpdated: row.timeUpdated + shift,
-          info: shiftTimes(row.info, shift),
-          parts: row.parts.map((part) => shiftTimes(part, shift)),
-        });
+      for (const row of messageRows(recording.export)) {
+        await tx.insertMessage({ ...row, workspaceId: DEMO_WORKSPACE_ID, sessionId });
       }
       for (const [index, update] of recording.acp.usageUpdates.entries()) {
         await tx.insertUsage(
@@ -110,6 +99,33 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
   ensureFolder(dirname(root));
   cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
   return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
+}
+
+/**
+ * The demo's recorded sessions as they are seeded: the workspace folder moved to `root` and the
+ * times moved to the story's (the same export `npm run demo:agent` imports into the agent's own
+ * storage, so the agent continues exactly the conversation the chat shows), oldest first.
+ */
+export function demoRecordings(root: string): { recording: DemoRecording; shift: number; endsAt: number }[] {
+  return SESSIONS.map(({ recording: name, endsAt }) => {
+    const recording = loadRecording(name, root);
+    const shift = endsAt - Math.max(...recording.export.messages.map((m) => latestTime(m)));
+    const exported = recording.export;
+    return {
+      recording: {
+        ...recording,
+        export: {
+          info: shiftTimes(exported.info, shift),
+          messages: exported.messages.map((m) => ({
+            info: shiftTimes(m.info, shift),
+            parts: m.parts.map((part) => shiftTimes(part, shift)),
+          })),
+        },
+      },
+      shift,
+      endsAt,
+    };
+  });
 }
 
 /**

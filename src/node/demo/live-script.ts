@@ -73,6 +73,28 @@ export function liveDemoScript(root: string): Script {
           },
         ],
       },
+      {
+        // A longer turn, read file by file: there is time to press Stop.
+        when: 'report',
+        steps: [
+          {
+            reasoning: 'An incident report needs the incident record, the customer’s words and the hot regions.',
+            tools: [read('issues/INC-4821.md')],
+          },
+          { delayMs: 2500, tools: [read('evidence/customer-report-zh.md')] },
+          { delayMs: 2500, tools: [read('evidence/pd-hot-regions.txt')] },
+          {
+            delayMs: 1500,
+            text: [
+              '## Incident report draft — INC-4821',
+              '',
+              '- **Impact:** payment API timeouts for hangzhou-pay from 02:11 UTC.',
+              '- **Cause:** a full scan of `payment_orders` (no index on `merchant_id, status`) saturating one TiKV store.',
+              '- **Mitigation:** add the index online; no gateway rollback needed.',
+            ].join('\n'),
+          },
+        ],
+      },
       { when: '', steps: summary },
     ],
     summary:

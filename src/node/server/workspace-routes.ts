@@ -16,7 +16,7 @@ import { AppError, methodNotAllowed } from '../errors';
 import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
-import type { MessageRow, Store } from '../storage/store';
+import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestAcpUsage, percentOfWindow } from '../usage';
 import type { AppEnv } from './access';
@@ -24,6 +24,35 @@ import { requireJson } from './guards';
 import { jsonBody } from './json-body';
 
 export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Sessions named by title (and their context) in the workspace's list, most recent first. */
+export const NAMED_SESSIONS = 50;
+/** A session's title: its first user message, cut to this many characters. */
+export const TITLE_CHARS = 60;
+/** Messages read to find the first user text (its first few; only their ids are listed first). */
+const TITLE_MESSAGES = 6;
+
+/**
+ * How the chat names a session: the text of its first user message (not the workspace context
+ * the server adds), on one line, cut to TITLE_CHARS. Null when none of its first messages says anything.
+ */
+async function sessionTitle(
+  read: Pick<ReadSnapshot, 'messageStamps' | 'messages'>,
+  workspaceId: string,
+  sessionId: string,
+): Promise<string | null> {
+  const ids = (await read.messageStamps(workspaceId, sessionId)).slice(0, TITLE_MESSAGES).map((m) => m.id);
+  for (const row of await read.messages(ids)) {
+    const message = toChatMessage(row);
+    if (message.problem || message.info.role !== 'user') continue;
+    for (const part of message.parts) {
+      if (part.type !== 'text' || part.synthetic === true || part.ignored === true) continue;
+      const text = typeof part.text === 'string' ? part.text.replace(/\s+/g, ' ').trim() : '';
+      if (text) return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1).trimEnd()}…` : text;
+    }
+  }
+  return null;
+}
 
 /** The workspaces the signed-in user may see (the CLI finds its own from a folder with it). */
 export function workspacesRoute(store: Store): Hono<AppEnv> {
@@ -49,13 +78,33 @@ export function workspaceRoutes(
 
   routes.get('/', async (c) => {
     const workspace = c.get('workspace');
-    const sessions = await store.listSessions(workspace.id);
-    const body: Workspace = {
-      id: workspace.id,
-      name: workspace.name,
-      defaultSessionId: sessions[0]?.session_id ?? null,
-      sessions: sessions.map((s) => ({ id: s.session_id, messageCount: s.message_count, lastActiveAt: s.last_active })),
-    };
+    const body: Workspace = await store.snapshot(async (read) => {
+      const sessions = await read.listSessions(workspace.id);
+      const summaries = await Promise.all(
+        sessions.map(async (s, index) => {
+          const summary = { id: s.session_id, messageCount: s.message_count, lastActiveAt: s.last_active };
+          // The switcher names the most recent sessions; older ones are listed by time alone.
+          if (index >= NAMED_SESSIONS) return summary;
+          const [title, usage] = await Promise.all([
+            sessionTitle(read, workspace.id, s.session_id),
+            latestAcpUsage(read, workspace.id, s.session_id),
+          ]);
+          return {
+            ...summary,
+            title,
+            contextUsed: usage?.contextUsed ?? null,
+            contextSize: usage?.contextSize ?? null,
+          };
+        }),
+      );
+      return {
+        id: workspace.id,
+        name: workspace.name,
+        defaultSessionId: sessions[0]?.session_id ?? null,
+        sessions: summaries,
+        root: store.resolveRoot(workspace.root_path),
+      };
+    });
     return c.json(body);
   });
 

@@ -1,0 +1,105 @@
+/**
+ * The workspace's conversations, most recent first — each by its title, when it was last active
+ * and how much context it used — and the one shown. Picking one opens it in the chat.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import { fmt } from '../shared/format';
+import type { Workspace } from '../shared/wire';
+import { RelativeTime } from './relative-time';
+import { NEW_SESSION_TITLE, sessionTitleOf } from './session-title';
+
+export function SessionSwitcher({
+  workspace,
+  sessionId,
+  onOpen,
+}: {
+  workspace: Workspace;
+  sessionId: string | null;
+  onOpen: (sessionId: string) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const listId = useId();
+  const box = useRef<HTMLDivElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const sessions = workspace.sessions;
+  // A session the agent has only just started is not listed yet: it is still the one shown.
+  const unlisted = sessionId !== null && !sessions.some((s) => s.id === sessionId);
+  const title = sessionTitleOf(workspace, sessionId) ?? 'No conversation yet';
+
+  useEffect(() => {
+    if (!open) return;
+    box.current?.querySelector<HTMLButtonElement>('[aria-current="true"], button')?.focus();
+    const away = (event: PointerEvent) => {
+      if (!box.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', away);
+    return () => document.removeEventListener('pointerdown', away);
+  }, [open]);
+
+  const close = () => {
+    setOpen(false);
+    toggle.current?.focus();
+  };
+
+  return (
+    <div
+      className="session-switcher"
+      ref={box}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && open) {
+          event.stopPropagation();
+          close();
+        }
+      }}
+    >
+      <button
+        type="button"
+        ref={toggle}
+        className="session-toggle"
+        aria-expanded={open}
+        aria-controls={open ? listId : undefined}
+        onClick={() => setOpen((o) => !o)}
+        disabled={sessions.length === 0 && !unlisted}
+      >
+        <span className="visually-hidden">Conversation: </span>
+        <span className="session-current">{title}</span>
+        {sessions.length > 1 && <span className="session-count"> · {fmt(sessions.length)} conversations</span>}
+      </button>
+      {open && (
+        <ul id={listId} className="session-list" aria-label="Conversations in this workspace">
+          {unlisted && (
+            <li>
+              <button type="button" aria-current="true" onClick={close}>
+                <span className="session-title">{NEW_SESSION_TITLE}</span>
+                <span className="session-facts muted">just started</span>
+              </button>
+            </li>
+          )}
+          {sessions.map((s) => (
+            <li key={s.id}>
+              <button
+                type="button"
+                aria-current={s.id === sessionId ? 'true' : undefined}
+                onClick={() => {
+                  if (s.id !== sessionId) onOpen(s.id);
+                  close();
+                }}
+              >
+                <span className="session-title">{s.title ?? 'Untitled conversation'}</span>
+                <span className="session-facts muted">
+                  <RelativeTime at={s.lastActiveAt} />
+                  {' · '}
+                  {s.contextUsed != null
+                    ? `${fmt(s.contextUsed)}${s.contextSize ? ` / ${fmt(s.contextSize)}` : ''} tokens`
+                    : 'no usage reported'}
+                  {' · '}
+                  {fmt(s.messageCount)} {s.messageCount === 1 ? 'message' : 'messages'}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

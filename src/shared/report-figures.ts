@@ -1,0 +1,273 @@
+/**
+ * The report's figures as every view prints them — the web report, its Markdown export and the
+ * CLI table — so that none of them disagrees: one row per source and per remainder row, in one
+ * order (by size, largest first; equal sizes keep the table order), each with the figure the
+ * report stands behind and the percentage the JSON carries (never computed again); the empty
+ * sources apart; Totals that are the sums of their columns; one rule for the biggest jumps; the
+ * verdict in words. Browser-safe and pure.
+ */
+import { fmt, fmtPct, percentOf } from './format';
+import type { ContextReport, RemainderRow, ReportItem, ReportSource, TimelinePoint } from './wire';
+
+/** A remainder row's key: `_remainder:KIND`. */
+export const REMAINDER_PREFIX = '_remainder:';
+
+export interface FigureRow {
+  /** The source id, or `_remainder:KIND`. */
+  key: string;
+  label: string;
+  /** The report's figure: scaled (measured) tokens; the estimate while there is no total. */
+  tokens: number;
+  /** Of the used total, as the JSON carries it (estimates only: of the estimates' sum, rounded once here). */
+  percentOfUsed: number | null;
+  /** The measured runtime (OpenCode's own prompt and tool schemas) inside this row. */
+  runtimeTokens: number;
+  source: ReportSource | null;
+  remainder: RemainderRow | null;
+}
+
+export interface ReportFigures {
+  /** No agent total yet: every figure is an estimate. */
+  estimatesOnly: boolean;
+  /** Rows with tokens, by size. */
+  rows: FigureRow[];
+  /** Sources with nothing in context, in table order: one line, not a row each. */
+  empty: FigureRow[];
+  /** The sums of the columns: tokens (= the agent's total), estimate, bytes, items. */
+  total: { tokens: number; estimatedTokens: number; bytes: number; itemCount: number };
+}
+
+/** The figure of an item the views print: the report's (measured or scaled), else the estimate. */
+export const itemTokens = (item: Pick<ReportItem, 'scaledTokens' | 'estimatedTokens'>, estimatesOnly: boolean) =>
+  estimatesOnly ? item.estimatedTokens : (item.scaledTokens ?? 0);
+
+/** An item's percentage: the JSON's; while there is no total, of the estimates' sum (rounded once, here). */
+export function itemPercent(
+  item: Pick<ReportItem, 'percentOfUsed' | 'estimatedTokens'>,
+  figures: Pick<ReportFigures, 'estimatesOnly' | 'total'>,
+): number | null {
+  return figures.estimatesOnly ? percentOf(item.estimatedTokens, figures.total.tokens) : item.percentOfUsed;
+}
+
+export function reportFigures(report: ContextReport): ReportFigures {
+  const estimatesOnly = report.actual === null;
+  const estimateSum = report.sources.reduce((n, s) => n + s.estimatedTokens, 0);
+  const all: FigureRow[] = report.sources.map((source) => {
+    const tokens = estimatesOnly ? source.estimatedTokens : (source.scaledTokens ?? 0);
+    return {
+      key: source.id,
+      label: source.label,
+      tokens,
+      percentOfUsed: estimatesOnly ? percentOf(tokens, estimateSum) : source.percentOfUsed,
+      runtimeTokens: estimatesOnly
+        ? 0
+        : source.items.filter((i) => i.runtime).reduce((n, i) => n + (i.scaledTokens ?? 0), 0),
+      source,
+      remainder: null,
+    };
+  });
+  if (!estimatesOnly) {
+    for (const row of remainderOf(report)) {
+      all.push({
+        key: `${REMAINDER_PREFIX}${row.kind}`,
+        label: row.label,
+        tokens: row.tokens,
+        percentOfUsed: row.percentOfUsed,
+        runtimeTokens: 0,
+        source: null,
+        remainder: row,
+      });
+    }
+  }
+  // Stable: equal sizes keep the report's table order.
+  const rows = all.filter((r) => r.tokens !== 0).sort((a, b) => b.tokens - a.tokens);
+  const empty = all.filter((r) => r.tokens === 0);
+  const sources = report.sources;
+  return {
+    estimatesOnly,
+    rows,
+    empty,
+    total: {
+      tokens: all.reduce((n, r) => n + r.tokens, 0),
+      estimatedTokens: sources.reduce((n, s) => n + s.estimatedTokens, 0),
+      bytes: sources.reduce((n, s) => n + s.bytes, 0),
+      itemCount: sources.reduce((n, s) => n + s.itemCount, 0),
+    },
+  };
+}
+
+/** The report's remainder rows; from an older server, its one unattributed figure. */
+function remainderOf(report: ContextReport): RemainderRow[] {
+  if (report.remainder) return report.remainder.filter((r) => r.tokens !== 0);
+  const tokens = report.calibration?.unattributed.tokens ?? 0;
+  const used = report.actual?.contextUsed ?? null;
+  return tokens > 0
+    ? [
+        {
+          kind: 'unexplained',
+          label: 'Unattributed',
+          tokens,
+          percentOfUsed: percentOf(tokens, used),
+          reason: 'In the agent’s total but in no source.',
+        },
+      ]
+    : [];
+}
+
+/** The items of every source, largest first (the report's figure), with their source's label. */
+export function largestItems(report: ContextReport, count: number): { item: ReportItem; source: ReportSource }[] {
+  const estimatesOnly = report.actual === null;
+  return report.sources
+    .flatMap((source) => source.items.map((item) => ({ item, source })))
+    .sort((a, b) => itemTokens(b.item, estimatesOnly) - itemTokens(a.item, estimatesOnly))
+    .slice(0, count);
+}
+
+/** A percentage as the views print it: the JSON's figure, "—" when there is none. */
+export const pctText = (value: number | null | undefined): string => fmtPct(value);
+
+// ---------------------------------------------------------------------------------------------
+// The timeline
+
+export interface Jump {
+  index: number;
+  point: TimelinePoint;
+  delta: number;
+}
+
+/**
+ * The biggest jumps: the largest growths from one measured call to the next, largest first. The
+ * first call has no previous one, so it is never a jump (its prompt is where the session starts).
+ */
+export function biggestJumps(points: readonly TimelinePoint[], count = 3): Jump[] {
+  return points
+    .map((point, index) => ({
+      index,
+      point,
+      delta: index === 0 ? 0 : point.promptTokens - points[index - 1]!.promptTokens,
+    }))
+    .filter((j) => j.index > 0 && j.delta > 0)
+    .sort((a, b) => b.delta - a.delta)
+    .slice(0, count);
+}
+
+/** What a jump added, in words: its largest item with the item's figure. */
+export function jumpText(jump: Jump): string {
+  const top = jump.point.added[0];
+  return `Call ${jump.point.call}: +${fmt(jump.delta)} tokens${top ? ` — ${top.label} (${fmt(top.tokens)})` : ''}`;
+}
+
+/** How many calls the timeline shows of how many the session made, and which ones it cannot. */
+export interface TimelineCoverage {
+  points: number;
+  calls: number;
+  /** Calls without a prompt count (listed when the timeline is not thinned out). */
+  missing: number[];
+  /** More calls than points can hold: the timeline is thinned out evenly. */
+  sampled: boolean;
+}
+
+export const TIMELINE_MAX_POINTS = 200;
+
+export function timelineCoverage(report: ContextReport): TimelineCoverage | null {
+  const points = report.timeline ?? [];
+  if (points.length === 0) return null;
+  const calls = Math.max(report.calibration?.calls ?? 0, points.at(-1)!.call);
+  const sampled = points.length >= TIMELINE_MAX_POINTS && calls > points.length;
+  const seen = new Set(points.map((p) => p.call));
+  const missing: number[] = [];
+  if (!sampled) for (let call = 1; call <= calls; call++) if (!seen.has(call)) missing.push(call);
+  return { points: points.length, calls, missing, sampled };
+}
+
+/** "31 model calls", "31 model calls — call 30 reported no prompt size", "200 of 1,234 calls, evenly spaced". */
+export function coverageText(coverage: TimelineCoverage): string {
+  const { points, calls, missing, sampled } = coverage;
+  if (sampled) return `${fmt(points)} of ${fmt(calls)} model calls, evenly spaced`;
+  if (missing.length === 0) return `${fmt(calls)} model ${calls === 1 ? 'call' : 'calls'}`;
+  const named =
+    missing.length <= 3
+      ? `${missing.length === 1 ? 'call' : 'calls'} ${missing.join(', ')}`
+      : `${fmt(missing.length)} calls`;
+  return `${fmt(points)} of ${fmt(calls)} model calls — ${named} reported no prompt size`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verdict
+
+export interface VerdictLines {
+  /** "Evidence holds 58.4% of the context (19,876 tokens)." */
+  biggest: string | null;
+  /** "Largest item: Read evidence: slow-query.log — 13,919 tokens (40.9%)." */
+  item: string | null;
+  /** The first suggestion, warnings first: its title and what to do. */
+  action: { title: string; detail: string; itemIds: string[]; kind: string } | null;
+  /** "133,988 tokens left before OpenCode compacts (20.2% of the usable 168,000 used)". */
+  headroom: string | null;
+  /** "99% of the last prompt was read from the provider's cache". */
+  cache: string | null;
+  /** "$0.00 so far (as the agent reported it)". */
+  cost: string | null;
+}
+
+export function verdictLines(report: ContextReport): VerdictLines | null {
+  const v = report.verdict;
+  if (!v) return null;
+  const suggestion = v.action
+    ? (report.suggestions.find((s) => s.kind === v.action!.kind && s.title === v.action!.title) ?? null)
+    : null;
+  return {
+    biggest: v.biggestSource
+      ? `${v.biggestSource.label} holds ${fmtPct(v.biggestSource.percentOfUsed)} of the context (${fmt(v.biggestSource.tokens)} tokens).`
+      : null,
+    item: v.biggestItem
+      ? `Largest item: ${v.biggestItem.label} — ${fmt(v.biggestItem.tokens)} tokens (${fmtPct(v.biggestItem.percentOfUsed)}).`
+      : null,
+    action: v.action
+      ? {
+          title: v.action.title,
+          detail: suggestion ? numbersInText(suggestion.detail) : '',
+          itemIds: v.action.itemIds,
+          kind: v.action.kind,
+        }
+      : null,
+    headroom: v.headroom
+      ? v.headroom.left > 0
+        ? `${fmt(v.headroom.left)} tokens left before OpenCode compacts (${fmtPct(v.headroom.percentOfUsable)} of the usable ${fmt(v.headroom.usable)} used).`
+        : `No room left: OpenCode compacts after the next call (${fmt(-v.headroom.left)} over the usable ${fmt(v.headroom.usable)}).`
+      : null,
+    cache:
+      v.cacheReadPercent === null
+        ? null
+        : `${fmtPct(v.cacheReadPercent)} of the last prompt was read from the provider’s cache.`,
+    cost: v.cost ? `${fmtCost(v.cost.amount, v.cost.currency)} so far, as the agent reported it.` : null,
+  };
+}
+
+/** $0.00, $0.0123, €4.20: cents, or more digits for the small sums a single call costs. */
+export function fmtCost(amount: number, currency: string): string {
+  const digits = amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2;
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: 2,
+      maximumFractionDigits: digits,
+    }).format(amount);
+  } catch {
+    return `${amount.toFixed(digits)} ${currency}`;
+  }
+}
+
+/**
+ * Numbers in the engine's sentences (notes, reasons, suggestion details) as the rest prints them:
+ * "5962 tokens" → "5,962 tokens". Ids, dates, times, versions and paths are left alone.
+ */
+export function numbersInText(text: string): string {
+  return text.replace(/(?<![\w.,:/#@+-])\d{4,}(?![\w,:/-]|\.\d)/g, (digits) => {
+    const value = Number(digits);
+    // A year stays a year.
+    if (digits.length === 4 && value >= 1900 && value <= 2100) return digits;
+    return fmt(value);
+  });
+}

@@ -1,0 +1,416 @@
+/**
+ * Issue 21 in a real Chromium, on `npm start`'s demo, at desktop (1440 × 900) and phone
+ * (390 × 844) size: one figure per item in every view of one report (table, reader, timeline,
+ * biggest jumps, suggestions, verdict, the Markdown export), the verdict first and above the fold,
+ * a bar whose segments and legend focus their source in colours that can be told apart, plain
+ * words and formatted numbers, saved turns with their outcomes, and the polish — did-you-mean,
+ * a first-run hint, one time format, Markdown never raw, touch targets and touch wording, a
+ * chips row that scrolls with a cue, an error card with room, no raw backticks.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fmt, fmtPct } from '../../src/shared/format';
+import { biggestJumps, coverageText, timelineCoverage } from '../../src/shared/report-figures';
+import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
+import { launchChromium } from '../support/browser';
+import {
+  aboveTheFold,
+  axeViolations,
+  deltaE,
+  overflow,
+  smallTargets,
+  sourceColors,
+  visibleText,
+  watchErrors,
+} from '../support/browser-checks';
+import { startServerProcess, type ServerProcess } from '../support/server-process';
+
+const TOKEN = 'views-token';
+let dir: string;
+let server: ServerProcess;
+let browser: Browser;
+let report: ContextReport;
+let workspace: Workspace;
+
+const api = async (path: string) =>
+  (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'investibook-views-'));
+  server = await startServerProcess(join(dir, 'investibook.db'), TOKEN);
+  browser = await launchChromium();
+  workspace = workspaceSchema.parse(await api(''));
+  // The report the page shows: the same request, so the same snapshot and figures.
+  report = contextReportSchema.parse(await api(`/debug/context?session_id=${workspace.defaultSessionId}`));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SIZES = [
+  { name: 'desktop', viewport: { width: 1440, height: 900 } },
+  { name: 'phone', viewport: { width: 390, height: 844 }, touch: true },
+] as const;
+
+async function open(size: (typeof SIZES)[number], options: BrowserContextOptions = {}) {
+  const context = await browser.newContext({
+    viewport: size.viewport,
+    ...('touch' in size ? { hasTouch: true, isMobile: true } : {}),
+    ...options,
+  });
+  const page = await context.newPage();
+  const errors = await watchErrors(page);
+  await page.goto(server.url);
+  await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+  return { context, page, errors };
+}
+
+async function runDebug(page: Page): Promise<Locator> {
+  const input = page.getByRole('combobox', { name: 'Message' });
+  await input.fill('/debug');
+  await input.press('Enter');
+  const region = page.getByRole('region', { name: 'Context breakdown' });
+  await region.getByRole('heading', { name: 'Context breakdown' }).waitFor({ timeout: 30_000 });
+  return region;
+}
+
+const items = () => report.sources.flatMap((s) => s.items.map((item) => ({ item, source: s })));
+const itemById = (id: string) => items().find((x) => x.item.id === id)?.item;
+
+describe.each(SIZES)('on a $name', (size) => {
+  it('shows the verdict first, and the first source rows above the fold', async () => {
+    const { context, page, errors } = await open(size);
+    const region = await runDebug(page);
+    const verdict = region.getByRole('region', { name: 'In short' });
+    const v = report.verdict!;
+    await expect.poll(() => aboveTheFold(page, verdict)).toBe(true);
+    const text = (await verdict.textContent())!;
+    expect(await verdict.isVisible()).toBe(true);
+    expect(text).toContain(`${fmtPct(v.biggestSource!.percentOfUsed)}`);
+    expect(text).toContain(`${v.biggestItem!.label}`);
+    expect(text).toContain(`${fmt(v.biggestItem!.tokens)} tokens`);
+    expect(text).toContain(`What to do:`);
+    expect(text).toContain(`${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
+    expect(text).toContain(`${fmtPct(v.cacheReadPercent)} of the last prompt read from cache`);
+    expect(text).toContain('$0.00 so far');
+    const rows = region.locator('.report-table tbody .source-row');
+    for (const index of [0, 1]) expect(await aboveTheFold(page, rows.nth(index)), `row ${index}`).toBe(true);
+    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('reaches every segment of the bar from its legend, in the bar’s order; a click or tap focuses the source', async () => {
+    const { context, page, errors } = await open(size);
+    const region = await runDebug(page);
+    const segments = region.locator('.window-track .segment');
+    const legend = region.getByRole('list', { name: 'Legend, in the bar’s order' }).getByRole('button');
+    const count = await segments.count();
+    expect(await legend.count()).toBe(count);
+    // The legend names every segment, in order: the runtime's hatched part and "Other (n)" too.
+    const titles = await segments.evaluateAll((els) => els.map((el) => el.getAttribute('data-focus')));
+    const labels = await legend.allTextContents();
+    expect(labels[0]).toMatch(/^Evidence /);
+    expect(labels.some((l) => l.startsWith('OpenCode’s own prompt and tools (measured)'))).toBe(true);
+    expect(labels.some((l) => /^Other \(\d+\)/.test(l))).toBe(true);
+    expect(titles[0]).toBe('evidence');
+    // A click (a tap on a phone) on a segment: its source opens and takes the focus.
+    const evidence = segments.first();
+    if ('touch' in size) await evidence.tap();
+    else await evidence.click();
+    const toggle = region.getByRole('button', { name: 'Evidence', exact: true });
+    await expect.poll(() => toggle.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    // The same from the legend, for a keyboard: the "Other" entry leads to its largest source.
+    const other = legend.filter({ hasText: /^Other/ });
+    await other.focus();
+    await page.keyboard.press('Enter');
+    const first = await page.evaluate(() => document.activeElement?.textContent ?? '');
+    const grouped = await other.textContent();
+    expect(grouped).toContain(first.trim());
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each(['light', 'dark'] as const)(
+    '%s: adjacent segments and every two sources can be told apart',
+    async (scheme) => {
+      const { context, page } = await open(size, { colorScheme: scheme });
+      const region = await runDebug(page);
+      const bar = await sourceColors(region.locator('.window-track .segment:not(.segment-runtime)'));
+      for (let i = 1; i < bar.length; i++)
+        expect(deltaE(bar[i - 1]!, bar[i]!), `${bar[i - 1]} next to ${bar[i]}`).toBeGreaterThan(20);
+      const swatches = await sourceColors(region.locator('.report-table tbody .source-row .swatch'));
+      expect(swatches).toHaveLength(9);
+      for (let i = 0; i < swatches.length; i++)
+        for (let j = i + 1; j < swatches.length; j++)
+          expect(deltaE(swatches[i]!, swatches[j]!), `${swatches[i]} and ${swatches[j]}`).toBeGreaterThan(20);
+      expect(await axeViolations(page, `report (${scheme})`)).toEqual([]);
+      await context.close();
+    },
+  );
+
+  it('uses plain words and formatted numbers; the timeline’s counts match; a fall lists no addition', async () => {
+    const { context, page } = await open(size);
+    const region = await runDebug(page);
+    const text = await visibleText(region);
+    for (const jargon of [/scale ×/, /calibrat/i, /o200k/, /BPE/, /Basis/, /usage_update/, /\bACP\b/])
+      expect(text, String(jargon)).not.toMatch(jargon);
+    // Every figure formatted (labels may hold a port or an id: only figures are looked at).
+    const figures = await region
+      .locator(
+        '.num, .verdict, .window-scale, .legend-share, .readout-head, .footnote, .suggestion-detail, .section-note',
+      )
+      .allTextContents();
+    expect(figures.join(' ')).not.toMatch(/(?<![\d,.:])\d{4,}(?![\d,])/);
+    expect(text).not.toMatch(/\b0 0%/);
+    // "(30 of 31 model calls — call 30 reported no prompt size)": nothing missing silently.
+    const coverage = timelineCoverage(report)!;
+    expect(coverage.missing.length).toBeGreaterThan(0);
+    expect(text).toContain(`(${coverageText(coverage)})`);
+    // The compaction call: its prompt fell, and its readout says so without a "+".
+    const slider = region.getByRole('slider', { name: 'Model call' });
+    const points = report.timeline!;
+    const fall = points.findIndex((p, i) => i > 0 && p.promptTokens < points[i - 1]!.promptTokens);
+    await slider.focus();
+    await page.keyboard.press('Home');
+    for (let i = 0; i < fall; i++) await page.keyboard.press('ArrowRight');
+    const readout = region.locator('.timeline-readout');
+    await expect.poll(() => readout.textContent()).toContain(`Call ${points[fall]!.call}`);
+    expect(await readout.textContent()).toContain('The prompt shrank by');
+    expect(await readout.locator('.added-label').allTextContents()).not.toContainEqual(expect.stringMatching(/^\+/));
+    await context.close();
+  });
+
+  it('prints one figure per item in every view: table, reader, timeline, jumps, suggestions, verdict, Markdown', async () => {
+    const { context, page, errors } = await open(size, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const region = await runDebug(page);
+    const seen: { view: string; id: string; shown: string }[] = [];
+    // The table: every source opened, every item row.
+    for (const source of report.sources.filter((s) => s.itemCount > 0)) {
+      const toggle = region.getByRole('button', { name: source.label, exact: true });
+      if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+      const table = region.getByRole('table', { name: `Largest items of ${source.label}` });
+      const rows = await table.locator('tbody tr:not(.more-row):not(.reveal-row)').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          label: tr.querySelector('.item-label')?.textContent ?? '',
+          tokens: (tr.querySelectorAll('td')[0]?.textContent ?? '').replace(/est$/, ''),
+          share: tr.querySelectorAll('td')[1]?.textContent ?? '',
+        })),
+      );
+      expect(rows.map((r) => r.label)).toEqual(source.items.map((i) => i.label));
+      source.items.forEach((item, k) => {
+        seen.push({ view: 'table', id: item.id, shown: rows[k]!.tokens });
+        expect(rows[k]!.share).toBe(fmtPct(item.percentOfUsed));
+      });
+    }
+    // The reader: every block of every page.
+    await region.getByRole('button', { name: 'Open reader' }).click();
+    const reader = page.getByRole('dialog', { name: 'Reader' });
+    await reader.locator('[data-item]').first().waitFor();
+    for (;;) {
+      const blocks = await reader.locator('[data-item]').evaluateAll((lis) =>
+        lis.map((li) => ({
+          id: (li as HTMLElement).dataset.item!,
+          tokens: li.querySelector('.reader-block-meta .num')?.textContent ?? '',
+        })),
+      );
+      for (const b of blocks) {
+        // What came after the last call is the report's pending part: its estimate, marked so.
+        const pending = report.pending?.items.find((i) => i.id === b.id);
+        if (pending) expect(b.tokens).toBe(`≈${fmt(pending.estimatedTokens)} tokens · not in the total yet`);
+        else seen.push({ view: 'reader', id: b.id, shown: b.tokens.replace(/ tokens.*$/, '') });
+      }
+      const next = reader.getByRole('button', { name: 'Next blocks' });
+      if ((await next.count()) === 0 || (await next.isDisabled())) break;
+      await next.click();
+    }
+    await page.keyboard.press('Escape');
+    // The timeline's table, its biggest jumps: an item still in context carries its report figure.
+    await region.getByText(/^Timeline as a table/).click();
+    const timeline = await region.locator('.timeline-table tbody').textContent();
+    const jumps = await region.locator('.jumps').textContent();
+    for (const point of report.timeline!) {
+      const top = point.added[0];
+      const item = top?.itemId ? itemById(top.itemId) : undefined;
+      if (!top || !item) continue;
+      expect(top.tokens).toBe(item.scaledTokens);
+      expect(timeline).toContain(`${top.label} (${fmt(item.scaledTokens)})`);
+      seen.push({ view: 'timeline', id: item.id, shown: fmt(top.tokens) });
+    }
+    for (const jump of biggestJumps(report.timeline!)) {
+      const top = jump.point.added[0]!;
+      expect(jumps).toContain(`${top.label} (${fmt(top.tokens)})`);
+    }
+    // The suggestion about the largest item, and the verdict: the same figure.
+    const large = report.suggestions.find((s) => s.kind === 'large_item')!;
+    const largeItem = itemById(large.itemIds[0]!)!;
+    expect(await region.locator('.suggestions').textContent()).toContain(`${fmt(largeItem.scaledTokens)} tokens`);
+    const verdict = await region.getByRole('region', { name: 'In short' }).textContent();
+    expect(verdict).toContain(`${report.verdict!.biggestItem!.label} — ${fmt(largeItem.scaledTokens)} tokens`);
+    // The Markdown export: its largest items.
+    await region.getByRole('button', { name: 'Copy Markdown' }).click();
+    await region.getByText('Markdown copied').waitFor();
+    const markdown = await page.evaluate(() => navigator.clipboard.readText());
+    for (const { item, source } of items()
+      .sort((a, b) => b.item.scaledTokens! - a.item.scaledTokens!)
+      .slice(0, 10))
+      expect(markdown).toContain(
+        `| ${item.label} | ${source.label} | ${fmt(item.scaledTokens)} | ${fmtPct(item.percentOfUsed)} |`,
+      );
+    expect(markdown).toContain(`| **Total** | **${fmt(report.actual!.contextUsed)}** | **100.0%** |`);
+
+    // Every view printed each item's one figure.
+    const mismatches = seen
+      .filter((s) => s.shown !== fmt(itemById(s.id)?.scaledTokens ?? null))
+      .map((s) => ({ ...s, report: itemById(s.id)?.scaledTokens, label: itemById(s.id)?.label }));
+    expect(mismatches).toEqual([]);
+    // The reader shows every item of the report (the demo's sources list them all).
+    expect(new Set(seen.filter((s) => s.view === 'reader').map((s) => s.id))).toEqual(
+      new Set(items().map((x) => x.item.id)),
+    );
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps saved turns’ outcomes: stopped, refused with the reason, expandable rows, tool names, relative paths', async () => {
+    const { context, page } = await open(size);
+    const list = page.getByRole('region', { name: 'Messages' });
+    expect(await list.getByText('Stopped by you').count()).toBeGreaterThan(0);
+    await list.getByText(/^Refused by the server’s policy: tiup ctl:v7\.5\.1 pd -u /).waitFor();
+    const names = new Set(await list.locator('.tool-name').allTextContents());
+    expect([...names].sort()).toEqual(expect.arrayContaining(['bash', 'read', 'skill']));
+    for (const kind of ['execute', 'search', 'tool']) expect(names.has(kind)).toBe(false);
+    expect(await list.textContent()).not.toContain(workspace.root!.slice(1));
+    const bash = list.locator('.tool-details').filter({ hasText: 'tail -f evidence/pd-hot-regions.txt' }).first();
+    await bash.locator('summary').click();
+    expect(await bash.locator('.tool-body').textContent()).toContain('Input');
+    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+    expect(await axeViolations(page, 'history with a tool row open')).toEqual([]);
+    await context.close();
+  });
+
+  it('polishes: did-you-mean keeps the text, a first-run hint, one time format, no raw Markdown, error cards with room', async () => {
+    const { context, page } = await open(size);
+    const input = page.getByRole('combobox', { name: 'Message' });
+    // The first-run hint, until /debug runs.
+    await page.getByText(/Tip: \/debug shows what fills the agent’s context/).waitFor();
+    await input.fill('/debgu');
+    await expect.poll(() => page.locator('.composer-hint').textContent()).toContain('Did you mean /debug?');
+    await input.press('Enter');
+    await page.getByText(/\/debgu is not a command\. Did you mean \/debug\?/).waitFor();
+    expect(await input.inputValue()).toBe('/debgu');
+    await input.fill('/debug');
+    await input.press('Enter');
+    const region = page.getByRole('region', { name: 'Context breakdown' });
+    await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
+    expect(await page.getByText(/^Tip: /).count()).toBe(0);
+    // One time format: relative, the exact time on hover.
+    const times = page.locator('time');
+    expect(await times.count()).toBeGreaterThan(5);
+    for (const [shown, exact] of await times.evaluateAll((els) =>
+      els.map((el) => [el.textContent, el.getAttribute('title')]),
+    )) {
+      expect(shown).toMatch(/^(just now|\d+ (min|h|days) ago|yesterday|\d{1,2} [A-Z][a-z]{2}( \d{4})?)$/);
+      expect(exact).toMatch(/\d{2}:\d{2}:\d{2}/);
+    }
+    // No other time format is left in the messages' headers.
+    const stamps = await page.locator('.message-meta').allTextContents();
+    expect(stamps.join(' ')).not.toMatch(/\b\d{1,2}:\d{2}\b|AM|PM/);
+    // The error card has room around its words.
+    await page.route('**/debug/context?*', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: '{"error":{"code":"internal","message":"Down"}}',
+      }),
+    );
+    await input.fill('/debug');
+    await input.press('Enter');
+    const card = page.locator('.report-error').last();
+    await card.waitFor();
+    const padding = await card.evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft));
+    expect(padding).toBeGreaterThanOrEqual(8);
+    await context.close();
+
+    // Markdown is never shown raw, even while its renderer is still loading.
+    const slow = await browser.newContext({ viewport: size.viewport });
+    const later = await slow.newPage();
+    await later.route('**/assets/markdown-*.js', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await route.continue();
+    });
+    await later.goto(server.url);
+    await later.getByText(/Stopped\. Summary: cause found/).waitFor();
+    const replies = later.locator('.message-assistant > .message-text');
+    expect(await replies.count()).toBeGreaterThan(5);
+    expect(await later.locator('.markdown').count()).toBe(0);
+    const raw = (await replies.allTextContents()).join('\n');
+    expect(raw).not.toMatch(/\*\*|`|^#+ /m);
+    // And once it has loaded, the same replies are formatted.
+    await later.locator('.markdown').first().waitFor({ timeout: 10_000 });
+    // The sign-in page: commands as code, not backticks.
+    const out = await browser.newContext({ viewport: size.viewport });
+    const signIn = await out.newPage();
+    await signIn.goto(`${server.origin}/w/demo`);
+    await signIn.getByRole('heading', { name: 'Sign in needed' }).waitFor();
+    expect(await signIn.locator('body').textContent()).not.toContain('`');
+    expect(await signIn.locator('code').first().textContent()).toBe('npm start');
+    await slow.close();
+    await out.close();
+  });
+});
+
+describe('on a phone, by touch', () => {
+  it('says "tap", keeps every control at 24 px at least, and scrolls the reader’s chips with a cue', async () => {
+    const { context, page } = await open(SIZES[1]);
+    const region = await runDebug(page);
+    const note = await visibleText(region.locator('.timeline .section-note'));
+    expect(note).toContain('Tap or drag across the chart');
+    expect(note).not.toMatch(/arrow keys|hover/);
+    await region.getByRole('button', { name: 'Evidence', exact: true }).tap();
+    await region
+      .getByRole('button', { name: /^Reveal content: Read evidence/ })
+      .first()
+      .tap();
+    await region
+      .getByRole('region', { name: /^Content of / })
+      .getByText(/\S/)
+      .first()
+      .waitFor();
+    expect(await smallTargets(page)).toEqual([]);
+    await region.getByRole('button', { name: 'Open reader' }).tap();
+    const reader = page.getByRole('dialog', { name: 'Reader' });
+    await reader.getByText('Instructions: AGENTS.md').waitFor();
+    const chips = reader.getByRole('group', { name: 'Focus on a source' });
+    const [scrollWidth, clientWidth] = await chips.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    await expect.poll(() => chips.getAttribute('data-more')).toBe('end');
+    expect(await chips.evaluate((el) => getComputedStyle(el).maskImage)).toContain('gradient');
+    await chips.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    await expect.poll(() => chips.getAttribute('data-more')).toBe('start');
+    expect(await smallTargets(page)).toEqual([]);
+    expect(await axeViolations(page, 'reader on a phone')).toEqual([]);
+    await context.close();
+  });
+
+  it('without an agent, the note says how to attach one in code, never raw backticks', async () => {
+    const { context, page } = await open(SIZES[1]);
+    const input = page.getByRole('combobox', { name: 'Message' });
+    await input.fill('A note for the team');
+    await input.press('Enter');
+    const note = page.getByRole('article', { name: /Saved, but no agent is attached/ });
+    await note.waitFor();
+    expect(await note.textContent()).not.toContain('`');
+    expect(await note.locator('code').allTextContents()).toContain('npm run demo:agent');
+    await context.close();
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * One figure per item and per source, everywhere: the CLI table, `--json` and the web's Markdown
+ * export print the same rows in the same order (by size), the same token figures (the report's,
+ * not the estimate) and the same percentages (the JSON's, rounded once), and every Total is the
+ * sum of its column — the runtime item and the remainder rows included. One rule for the biggest
+ * jumps in all three.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReportModel } from '../../src/chat/report/report-model';
+import { reportToMarkdown } from '../../src/chat/report/report-markdown';
+import { run } from '../../src/node/cli/main';
+import { seedDemoDatabase } from '../../src/node/demo/builder';
+import { fmt, fmtPct } from '../../src/shared/format';
+import { biggestJumps, jumpText, reportFigures } from '../../src/shared/report-figures';
+import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
+import { captureIo } from '../support/cli';
+
+let dir: string;
+let dbPath: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'investibook-figures-'));
+  dbPath = join(dir, 'investibook.db');
+  await seedDemoDatabase(dbPath, 'figures-token');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]) {
+  const io = captureIo(dir);
+  expect(await run(['debug', 'context', 'demo', '--db', dbPath, ...args], io)).toBe(0);
+  return io.stdout();
+}
+
+/** The cells of a cli-table3 table's body rows, the ones a first cell names. */
+function tableRows(text: string, firstHead: string): string[][] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('│') && l.split('│')[1]!.trim() === firstHead);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith('│')) break;
+    const cells = line
+      .split('│')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    // A wrapped label continues on the next line with empty figures.
+    if (cells.slice(1).every((c) => c === '') && rows.length) rows.at(-1)![0] += ` ${cells[0]}`;
+    else rows.push(cells);
+  }
+  return rows;
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const num = (text: string) => Number(text.replace(/[^\d]/g, ''));
+
+describe('the CLI table, --json and the Markdown export', () => {
+  let report: ContextReport;
+  let table: string;
+  let markdown: string;
+
+  beforeAll(async () => {
+    report = contextReportSchema.parse(JSON.parse(await cli(['--json', '--items', 'all'])));
+    table = await cli(['--items', 'all']);
+    markdown = reportToMarkdown(buildReportModel(report));
+  });
+
+  it('print the same source rows, in one order, with the JSON’s figures and percentages', () => {
+    const figures = reportFigures(report);
+    const expected = figures.rows.map((r) => [r.label, fmt(r.tokens), fmtPct(r.percentOfUsed)]);
+    expect(expected.length).toBeGreaterThan(5);
+    // By size, largest first.
+    const tokens = figures.rows.map((r) => r.tokens);
+    expect(tokens).toEqual([...tokens].sort((a, b) => b - a));
+
+    const cliRows = tableRows(table, 'Source');
+    expect(cliRows.slice(0, -1).map((r) => r.slice(0, 3))).toEqual(expected);
+    const md = markdown
+      .split('\n')
+      .filter((l) => /^\| (?!Source|---|Item|\*\*Total)/.test(l) && l.split('|').length === 5)
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, 4)
+          .map((c) => c.trim()),
+      );
+    expect(md.slice(0, expected.length)).toEqual(expected);
+  });
+
+  it('have Totals that are the sums of their columns (the runtime item included)', () => {
+    const cliRows = tableRows(table, 'Source');
+    const [label, tokens, percent, estimated, , items] = cliRows.at(-1)!;
+    const body = cliRows.slice(0, -1);
+    expect(label).toBe('Total');
+    expect(num(tokens!)).toBe(sum(body.map((r) => num(r[1]!))));
+    expect(num(tokens!)).toBe(report.actual!.contextUsed);
+    expect(percent).toBe('100.0%');
+    expect(num(estimated!)).toBe(sum(body.map((r) => num(r[3]!))));
+    expect(num(items!)).toBe(sum(body.map((r) => num(r[5]!))));
+    // The runtime item counts: the Items column holds every item of every source.
+    expect(num(items!)).toBe(sum(report.sources.map((s) => s.itemCount)));
+    expect(report.sources.some((s) => s.items.some((i) => i.runtime))).toBe(true);
+    expect(markdown).toContain(`| **Total** | **${fmt(report.actual!.contextUsed)}** | **100.0%** |`);
+  });
+
+  it('print every item with its report figure and the JSON’s percentage', () => {
+    for (const source of report.sources.filter((s) => s.itemCount > 0)) {
+      const section = table.slice(table.indexOf(`${source.label} — top`));
+      const rows = tableRows(section, 'Item');
+      expect(rows.map((r) => [r[1], r[2]])).toEqual(
+        source.items.map((i) => [fmt(i.scaledTokens), fmtPct(i.percentOfUsed)]),
+      );
+    }
+    // The Markdown's largest items: the same figures.
+    const items = report.sources.flatMap((s) => s.items);
+    const largest = markdown.slice(markdown.indexOf('**Largest items**'));
+    const mdItems = largest
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| Item') && !l.startsWith('|---'))
+      .map((l) => l.split('|').map((c) => c.trim()));
+    expect(mdItems.length).toBe(10);
+    // (A file read twice gives two items of one label: each row is one of them, figure for figure.)
+    for (const [, label, , tokens, percent] of mdItems) {
+      const same = items.filter((i) => i.label === label!.replaceAll('\\|', '|'));
+      expect(same.map((i) => [fmt(i.scaledTokens), fmtPct(i.percentOfUsed)])).toContainEqual([tokens, percent]);
+    }
+  });
+
+  it('name the same biggest jumps, by one rule: growth from the previous call, never the first call', async () => {
+    const jumps = biggestJumps(report.timeline ?? []);
+    expect(jumps).toHaveLength(3);
+    expect(jumps.every((j) => j.index > 0 && j.point.call !== report.timeline![0]!.call)).toBe(true);
+    for (const jump of jumps) {
+      expect(table).toContain(`  ${jumpText(jump)}`);
+      expect(markdown).toContain(`- ${jumpText(jump)}`);
+    }
+    const timeline = await cli(['--timeline']);
+    for (const jump of jumps) expect(timeline).toContain(`  ${jumpText(jump)}`);
+    // Counts that match: the calls without a prompt size are named.
+    expect(timeline).toMatch(/\(30 of 31 model calls — call 30 reported no prompt size\)/);
+  });
+
+  it('lead with the verdict, and keep the methods for the fine print', () => {
+    const v = report.verdict!;
+    const head = table.slice(0, table.indexOf('┌'));
+    expect(head).toContain(`${v.biggestSource!.label} holds ${fmtPct(v.biggestSource!.percentOfUsed)} of the context`);
+    expect(head).toContain(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
+    expect(head).toContain(`What to do: ${v.action!.title}.`);
+    expect(head).toContain('of the last prompt was read from the provider’s cache');
+    expect(head).toContain('$0.00 so far');
+    for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis/, /usage_update/]) expect(head).not.toMatch(jargon);
+    expect(markdown.slice(0, markdown.indexOf('| Source'))).toContain(`**What to do:** ${v.action!.title}.`);
+    // Numbers in the engine's sentences read like every other figure.
+    expect(table).not.toMatch(/\b\d{5,}\b tokens/);
+    expect(markdown).not.toMatch(/\b\d{5,}\b tokens/);
+  });
+});

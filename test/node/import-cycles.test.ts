@@ -1,0 +1,70 @@
+/**
+ * No import cycle in the browser code, not even one made only of `import type` or of lazy
+ * `import()` (what `madge --circular` reports, and ESLint's no-cycle does not: it skips type-only
+ * imports). Every relative import of src/{app,chat,commands,api,shared} is followed.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/node/project';
+
+const ROOTS = ['app', 'chat', 'commands', 'api', 'shared'].map((d) => join(PROJECT_ROOT, 'src', d));
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+function resolveImport(from: string, spec: string): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx'), base])
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  return null;
+}
+
+/** Every relative module a file names: import / export … from, import type, import(). */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]/g),
+    ...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
+  return specs.flatMap((spec) => resolveImport(file, spec) ?? []);
+}
+
+function cycles(all: string[]): string[][] {
+  const graph = new Map(all.map((f) => [f, imports(f)]));
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of all) if (!state.has(file)) visit(file);
+  return found.map((cycle) => cycle.map((f) => relative(PROJECT_ROOT, f)));
+}
+
+describe('the browser code', () => {
+  it('has no import cycle, type-only and lazy imports included', () => {
+    const all = ROOTS.flatMap(files);
+    expect(all.length).toBeGreaterThan(40);
+    expect(cycles(all)).toEqual([]);
+  });
+
+  it('would see one (the check bites)', () => {
+    const chat = join(PROJECT_ROOT, 'src', 'chat');
+    expect(imports(join(chat, 'command-views.ts')).map((f) => relative(chat, f))).toContain(
+      join('views', 'debug-view.tsx'),
+    );
+  });
+});
