@@ -1,14 +1,14 @@
 /**
- * No import cycle in the browser code, not even one made only of `import type` or of lazy
+ * No import cycle anywhere in src/, not even one made only of `import type` or of lazy
  * `import()` (what `madge --circular` reports, and ESLint's no-cycle does not: it skips type-only
- * imports). Every relative import of src/{app,chat,commands,api,shared} is followed.
+ * imports). Every relative import of src/{app,chat,commands,api,shared,node} is followed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/project';
 
-const ROOTS = ['app', 'chat', 'commands', 'api', 'shared'].map((d) => join(PROJECT_ROOT, 'src', d));
+const ROOTS = ['app', 'chat', 'commands', 'api', 'shared', 'node'].map((d) => join(PROJECT_ROOT, 'src', d));
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
