@@ -125,6 +125,20 @@ export const duplicateReadSchema = z.object({
   ordinal: z.int(),
 });
 
+/** Billed tokens and money of one item, source or row over the session. */
+export const itemCostSchema = z.object({
+  /** Money, in `cost.currency`; null when no call reported a cost. */
+  amount: z.nullable(z.number()),
+  /** Prompt tokens billed for it, call after call, and of those read from the provider's cache. */
+  inputTokens: z.int(),
+  cacheReadTokens: z.int(),
+  /** Output tokens it was produced with. */
+  outputTokens: z.int(),
+  /** Model calls it was billed in. */
+  calls: z.int(),
+});
+export type ItemCost = z.infer<typeof itemCostSchema>;
+
 export const reportItemSchema = z.object({
   id: z.string(),
   label: z.string(),
@@ -142,8 +156,43 @@ export const reportItemSchema = z.object({
   measured: z.optional(z.boolean()),
   /** The runtime's own system prompt and tool schemas: measured, its text never visible here. */
   runtime: z.optional(z.boolean()),
+  /** What this item cost over the session: every call it was in (see `cost`). */
+  cost: z.optional(itemCostSchema),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
+
+/** The kinds of cost row that are no source; a client shows one it does not know by its label. */
+export const COST_ROW_KINDS = ['runtime', 'hidden_reasoning', 'unexplained', 'compaction'] as const;
+
+/**
+ * What the session cost, and what each source, item and row of it cost — over every model call,
+ * the content no longer in context included. Σ sources[].amount + Σ rows[].amount = total, and
+ * Σ of their input tokens = tokens.input (every call's prompt).
+ */
+export const sessionCostSchema = z.object({
+  currency: z.string(),
+  total: z.nullable(z.number()),
+  calls: z.int(),
+  callsWithCost: z.int(),
+  tokens: z.object({ input: z.int(), cacheRead: z.int(), cacheWrite: z.int(), output: z.int() }),
+  /** Per million tokens, as the calls' costs show them; null when they do not tell. */
+  prices: z.nullable(
+    z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
+  ),
+  pricesFit: z.nullable(z.enum(['exact', 'approximate'])),
+  sources: z.array(
+    z.extend(itemCostSchema, {
+      id: z.string(),
+      label: z.string(),
+      /** Of `amount`, what content no longer in context cost while it was in (pruned, compacted). */
+      leftAmount: z.nullable(z.number()),
+      leftItems: z.int(),
+    }),
+  ),
+  rows: z.array(z.extend(itemCostSchema, { kind: z.string(), label: z.string() })),
+  notes: z.array(z.string()),
+});
+export type SessionCostReport = z.infer<typeof sessionCostSchema>;
 
 /** How a figure was made: measured by provider counts, estimated, a mix, or scaled in proportion. */
 export const BASES = ['measured', 'estimated', 'mixed', 'scaled'] as const;
@@ -449,6 +498,8 @@ export const contextReportSchema = z.object({
    * of how many, its message and time. `actual` is then that call's measured prompt.
    */
   asOf: z.optional(z.object({ call: z.int(), of: z.int(), messageId: z.string(), at: z.string() })),
+  /** What the session cost, by source, item and row (absent: no measured call). */
+  cost: z.optional(sessionCostSchema),
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
 

@@ -233,6 +233,11 @@ describe('engine properties', () => {
           ).toBe(unattributed.tokens);
           expect(unattributed.hiddenReasoning ?? 0).toBeGreaterThanOrEqual(0);
           expect(unattributed.afterLastCall ?? 0).toBeGreaterThanOrEqual(0);
+          if (report.cost) {
+            // Every call's prompt is billed again, all of it to a source or a row.
+            const billed = [...report.cost.sources, ...report.cost.rows].reduce((n, c) => n + c.inputTokens, 0);
+            expect(billed).toBe(report.cost.tokens.input);
+          }
           if (calibration.mode === 'measured') {
             measured++;
             // The runtime is an item of its own, never below zero.

@@ -11,6 +11,7 @@ import type {
   ContextReport,
   ContextWindow,
   Excluded,
+  ItemCost,
   REMAINDER_KINDS,
   RemainderRow,
   ReportItem,
@@ -18,6 +19,7 @@ import type {
   Verdict,
 } from '../../shared/wire';
 import { apportion } from './apportion';
+import { costReport } from './cost-report';
 import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
@@ -30,6 +32,12 @@ export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
 export function buildReport(input: ReportInput): ContextReport {
   const { calibration, usage } = input;
   const used = usage?.contextUsed ?? null;
+  const costs = calibration.cost ? costReport(calibration.cost, input.runtime.label) : null;
+  const runtimeCost = costs?.report.rows.find((r) => r.kind === 'runtime');
+  const costOf = (key: string): ItemCost | undefined => {
+    if (key !== RUNTIME_REF) return costs?.items.get(key);
+    return runtimeCost && (({ kind: _k, label: _l, ...figures }) => figures)(runtimeCost);
+  };
   const pendingKeys = new Set(calibration.pending.map((i) => i.key));
   const inTotal = calibration.view.filter((i) => !pendingKeys.has(i.key));
   const offset0 = calibration.mode === 'measured' ? 1 : 0;
@@ -56,7 +64,7 @@ export function buildReport(input: ReportInput): ContextReport {
       percentOfUsed: percentOf(scaled, used),
       bytes: sum(list.map((c) => c.item.bytes)),
       itemCount: list.length,
-      items: shown.map((c) => toItem(c, used, duplicates.get(c.item))),
+      items: shown.map((c) => toItem(c, used, duplicates.get(c.item), costOf(c.item.key))),
       ...(scaled === null || list.length === 0 ? {} : { basis: basisOf(list, calibration.mode) }),
       more: {
         itemCount: hidden.length,
@@ -159,6 +167,7 @@ export function buildReport(input: ReportInput): ContextReport {
           },
           used,
           duplicates.get(item),
+          undefined,
         ),
         source: item.source,
       })),
@@ -186,6 +195,7 @@ export function buildReport(input: ReportInput): ContextReport {
     suggestions,
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
+    ...(costs ? { cost: costs.report } : {}),
     ...(input.asOf
       ? {
           asOf: {
@@ -363,7 +373,12 @@ function basisOf(list: readonly Counted[], mode: Calibration['mode']): Basis {
   return measured === list.length ? 'measured' : measured === 0 ? 'estimated' : 'mixed';
 }
 
-function toItem(c: Counted, used: number | null, duplicate: DuplicateMark | undefined): ReportItem {
+function toItem(
+  c: Counted,
+  used: number | null,
+  duplicate: DuplicateMark | undefined,
+  cost: ItemCost | undefined,
+): ReportItem {
   const { item } = c;
   return {
     id: itemId(item.sourceRef),
@@ -378,6 +393,7 @@ function toItem(c: Counted, used: number | null, duplicate: DuplicateMark | unde
     order: c.order,
     ...(c.measured ? { measured: true } : {}),
     ...(item.sourceRef === RUNTIME_REF ? { runtime: true } : {}),
+    ...(cost ? { cost } : {}),
   };
 }
 

@@ -27,6 +27,7 @@
  */
 import { SOURCE_IDS, type SourceId } from '../../shared/sources';
 import { apportion } from './apportion';
+import { CostLedger, sessionPrices, type Prices } from './costs';
 import { familyRules } from './providers';
 import type {
   Calibration,
@@ -85,11 +86,15 @@ export function calibrate(input: CalibrationInput): Calibration {
   const asOf = input.asOfCall === undefined ? null : (main[input.asOfCall - 1] ?? null);
   const referenceCall =
     asOf ?? [...measuredCalls].reverse().find((c) => c.prompt === usage?.contextUsed) ?? measuredCalls.at(-1) ?? null;
-  const walk = bestWalk(input, calls, referenceCall);
+  const priced = sessionPrices(calls);
+  const walk = bestWalk(input, calls, referenceCall, priced?.prices ?? null);
+  const spent = walk.ledger?.finish();
+  const cost = spent ? { ...spent, pricesFit: priced?.fit ?? null } : null;
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
   const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));
   const history = asOf && walk.snapshot ? walk.snapshot.history : walk.history();
   const base = {
+    cost,
     view,
     runtimeChanges: walk.runtimeChanges,
     overheadChanges: walk.runtimeChanges.slice(1).map((c) => ({ messageId: c.messageId, delta: c.delta })),
@@ -203,8 +208,14 @@ export function calibrate(input: CalibrationInput): Calibration {
  * growth its new items' estimates follow most closely — after one scale for the whole session,
  * as a tokenizer that is not the provider's would need — is kept. Ties keep the expected policy.
  */
-function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], reference: ModelCall | null): Walk {
-  const first = new Walk(input, DEFAULT_POLICY, reference);
+function bestWalk(
+  input: CalibrationInput,
+  calls: readonly ModelCall[],
+  reference: ModelCall | null,
+  prices: Prices | null,
+): Walk {
+  const ledger = () => new CostLedger(prices);
+  const first = new Walk(input, DEFAULT_POLICY, reference, ledger());
   first.run(calls);
   const { hidden, turn, reasoning, reasoningTurn } = first.asks;
   if (!hidden && !turn && !reasoning && !reasoningTurn) return first;
@@ -234,9 +245,9 @@ function bestWalk(input: CalibrationInput, calls: readonly ModelCall[], referenc
       }
     }
   }
-  if (best === first || until === Number.POSITIVE_INFINITY) return best;
-  // Chosen on the prefix: walked whole.
-  const chosen = new Walk(input, best.policy, reference);
+  if (best === first) return first;
+  // Chosen (on the prefix, or without the ledger): walked whole.
+  const chosen = new Walk(input, best.policy, reference, ledger());
   chosen.run(calls);
   return chosen;
 }
@@ -349,6 +360,8 @@ class Walk {
     private readonly input: CalibrationInput,
     readonly policy: ReasoningPolicy = DEFAULT_POLICY,
     private readonly reference: ModelCall | null = null,
+    /** What each item cost, kept by the walk whose figures the report shows. */
+    readonly ledger: CostLedger | null = null,
   ) {
     const { session, items, alwaysLoaded } = input;
     this.window = session.window();
@@ -375,6 +388,7 @@ class Walk {
       if (message.userTurn) this.userSinceCall = true;
       for (const call of byMessage.get(index) ?? []) {
         if (call.compaction) {
+          this.ledger?.compaction(call);
           this.addSegment(index, call.segment + 1);
           continue;
         }
@@ -401,6 +415,7 @@ class Walk {
   private remove(key: string): void {
     const item = this.view.get(key);
     if (!item) return;
+    this.ledger?.leave(item);
     this.view.delete(key);
     this.addedSinceCall.delete(key);
     const cal = this.cal.get(key);
@@ -593,6 +608,25 @@ class Walk {
           events.add('unexplained');
         }
       }
+    }
+    if (this.ledger) {
+      const hiddenNow = this.hidden.reduce((n, h) => n + h.tokens, 0);
+      const overhead = this.overhead ?? 0;
+      this.ledger.call(
+        call,
+        {
+          total: prompt,
+          runtime: overhead,
+          runtimeFresh: first || change !== null,
+          fresh: fresh.map((item) => ({ item, cal: this.cal.get(item.key) ?? 0 })),
+          hidden: hiddenNow,
+          hiddenFresh: Math.max(0, hiddenNow - hiddenBefore),
+          unexplained: prompt - overhead - this.calTotal - hiddenNow,
+        },
+        (this.input.items[call.message] ?? []).filter(
+          (i) => (i.segment ?? 0) === call.segment && i.from === undefined && (i.produced ?? 0) > 0,
+        ),
+      );
     }
     this.runtimeKey = call.runtime;
     this.overheads.set(call.runtime, this.overhead!);
@@ -792,6 +826,7 @@ class Walk {
   /** Sets an item's cost, keeping the running totals. */
   private assign(item: Item, tokens: number, basis: 'measured' | 'estimated'): void {
     const old = this.cal.get(item.key) ?? 0;
+    this.ledger?.settle(item, tokens);
     if (this.reasoningInView.has(item.key) && !this.uncounted(item.key)) this.reasoningCal += tokens - old;
     this.cal.set(item.key, tokens);
     this.basis.set(item.key, basis);

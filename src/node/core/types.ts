@@ -311,6 +311,8 @@ export interface CalibrationInput {
 }
 
 export interface Calibration {
+  /** What each item, source and remainder cost over the session (null: no call was walked). */
+  cost: SessionCost | null;
   /** measured: step data explains the total; scaled: none (or contradicting), estimates scaled to the total. */
   mode: 'measured' | 'scaled' | 'estimate-only';
   /** Why the report fell back to scaling although calls were measured. */
@@ -376,6 +378,49 @@ export interface RuntimeWords {
   pruned: string;
   /** How the runtime compacts at this window, for the notes; null: nothing to say. */
   windowNote(window: ContextWindow): string | null;
+}
+
+// ── Cost over the session (costs.ts) ──
+
+/** Per-token prices (money per token), as the session's costs and counts show them. */
+export interface Prices {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** What one bucket (an item, the runtime, hidden reasoning…) cost over the session. */
+export interface Spend {
+  /** Money, in the currency of the calls' costs. */
+  money: number;
+  /** Prompt tokens billed (every call it was in, again), of which read from the cache. */
+  input: number;
+  cacheRead: number;
+  /** Output tokens it was produced with. */
+  output: number;
+  /** Calls it was billed in. */
+  calls: number;
+}
+
+export type CostBucket = 'runtime' | 'hidden_reasoning' | 'unexplained' | 'compaction';
+
+export interface SessionCost {
+  /** Σ of the calls' costs; null when no call reported one. */
+  total: number | null;
+  calls: number;
+  callsWithCost: number;
+  /** Calls whose cost was 0 (a free or unpriced model). */
+  freeCalls: number;
+  tokens: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  prices: Prices | null;
+  /** The prices reproduce every call's cost (to a millionth), or only approximately (tiers, rounding). */
+  pricesFit: 'exact' | 'approximate' | null;
+  /** By item key: what each item cost (items no longer in view included). */
+  items: Map<string, Spend & { source: SourceId }>;
+  /** Keys of items that left the view before the end. */
+  left: Set<string>;
+  buckets: Record<CostBucket, Spend>;
 }
 
 // ── The report's input ──────────────────────────────────────────────────────────────────────

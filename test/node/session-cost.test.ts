@@ -1,0 +1,133 @@
+/**
+ * What each source cost over the session (issue 23): on public OpenCode sessions with per-call
+ * costs (Claude, an OpenAI reasoning model), the sources and rows add up to the session's cost
+ * exactly — Σ of the steps' costs — and the billed input tokens to Σ of the calls' prompts; the
+ * prices the calls' costs show are found; an item that left the context keeps what it cost.
+ * Without costs, the tokens are told and the money is not.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { acpUsageRow } from '../../src/node/usage';
+import { part } from '../../src/shared/opencode/build';
+import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
+import { assistant, coreReport, user } from '../support/core';
+import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
+
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = undefined;
+});
+
+interface Step {
+  cost?: number;
+  tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+}
+
+async function reportOfExport(file: string) {
+  const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
+  fx = await createFixture();
+  let last = 0;
+  for (const row of messageRows(exported)) {
+    insertMessageRow(fx.raw, { ...row, workspaceId: WS, sessionId: 'ses_public' });
+    last = Math.max(last, row.timeUpdated);
+  }
+  const steps = exported.messages.flatMap((m) =>
+    (m.parts as unknown as (Step & { type: string })[]).filter((p) => p.type === 'step-finish' && p.tokens),
+  );
+  const prompts = steps.map((s) => s.tokens!.input + s.tokens!.cache.read + s.tokens!.cache.write);
+  const used = prompts.filter((p) => p > 0).at(-1)!;
+  insertUsageRow(fx.raw, acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
+  const report = contextReportSchema.parse(await reportOf(fx, { items: 'all' }));
+  return { report, steps, prompts };
+}
+
+const micro = (x: number) => Math.round(x * 1e6);
+const sumOf = (r: ContextReport, pick: (c: { amount: number | null; inputTokens: number }) => number) =>
+  [...r.cost!.sources, ...r.cost!.rows].reduce((n, c) => n + pick(c), 0);
+
+describe('what each source cost over the session', () => {
+  it.each(['anthropic-claude-sonnet-5_pfm-categorization.json', 'openai-gpt-5.6-sol_matugen-theme-sync.json'])(
+    '%s: sources and rows add up to the cost of its calls, to the millionth, and to their prompts',
+    async (file) => {
+      const { report, steps, prompts } = await reportOfExport(file);
+      const cost = report.cost!;
+      const total = steps.reduce((n, s) => n + (s.cost ?? 0), 0);
+      expect(cost.total).toBe(micro(total) / 1e6);
+      expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(total));
+      // Every call's prompt is billed again: the sources and rows hold all of it, and nothing else.
+      const billed = prompts.filter((p) => p > 0).reduce((a, b) => a + b, 0);
+      expect(cost.tokens.input).toBe(billed);
+      expect(sumOf(report, (c) => c.inputTokens)).toBe(billed);
+      expect(cost.callsWithCost).toBe(cost.calls);
+      // The ledger's shares add up to the calls' cost by themselves, not by rounding them to it.
+      expect(cost.notes.join(' ')).not.toMatch(/before rounding/);
+      // The calls follow one price list, which their costs and counts show.
+      expect(cost.prices).not.toBeNull();
+      expect(cost.pricesFit).toBe('exact');
+      // Items carry their share, and a source's items never cost more than the source.
+      for (const source of report.sources) {
+        const costed = cost.sources.find((s) => s.id === source.id);
+        // (The runtime's item is a row of its own.)
+        const items = source.items.filter((i) => !i.runtime).reduce((n, i) => n + (i.cost?.amount ?? 0), 0);
+        expect(micro(items)).toBeLessThanOrEqual(micro(costed?.amount ?? 0) + source.items.length);
+      }
+      // Most of a long session's prompt is read from the cache: the ledger books it there.
+      expect(cost.tokens.cacheRead).toBeGreaterThan(0);
+      expect(cost.sources.reduce((n, s) => n + s.cacheReadTokens, 0)).toBeGreaterThan(0);
+    },
+  );
+
+  it('keeps what content no longer in context cost, and says what the provider did not report', async () => {
+    const priced = (input: number, read: number, cost: number) =>
+      part.stepFinish({ input, cacheRead: read, output: 40 });
+    const withCost = (p: Record<string, unknown>, cost: number) => ({ ...p, cost });
+    const messages = [
+      user([part.text('look at the log')]),
+      assistant(
+        [
+          part.stepStart(),
+          part.tool({
+            tool: 'read',
+            input: { filePath: '/srv/ws/evidence/a.log' },
+            output: 'x '.repeat(2000),
+            time: { compacted: 2_000_000_000_000 },
+          }),
+          withCost(priced(4000, 0, 0), 0.012),
+        ],
+        { finish: 'tool-calls' },
+      ),
+      assistant([part.stepStart(), part.text('found it'), withCost(priced(6000, 4000, 0), 0.01)]),
+      user([part.text('and now?')]),
+      assistant([part.stepStart(), part.text('done'), withCost(priced(4500, 3000, 0), 0.008)]),
+    ];
+    const report = await coreReport({
+      messages,
+      files: { 'evidence/a.log': 4000 },
+      usage: { contextUsed: 4500, contextSize: 200_000, recordedAt: 0 },
+    });
+    const cost = report.cost!;
+    expect(micro(cost.total!)).toBe(micro(0.03));
+    expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(0.03));
+    const evidence = cost.sources.find((s) => s.id === 'evidence')!;
+    expect(evidence.amount).toBeGreaterThan(0);
+    expect(cost.notes.join(' ')).not.toMatch(/no cost/);
+
+    const unpriced = await coreReport({
+      messages: messages.map((m) => ({
+        ...m,
+        parts: (m.parts as Record<string, unknown>[]).map(({ cost: _c, ...p }) => p),
+      })),
+      usage: { contextUsed: 4500, contextSize: 200_000, recordedAt: 0 },
+    });
+    expect(unpriced.cost!.total).toBeNull();
+    expect(unpriced.cost!.sources.every((s) => s.amount === null)).toBe(true);
+    const prompts = (unpriced.timeline ?? []).reduce((n, p) => n + p.promptTokens, 0);
+    expect(unpriced.cost!.tokens.input).toBe(prompts);
+    expect(sumOf(unpriced, (c) => c.inputTokens)).toBe(prompts);
+    expect(unpriced.cost!.notes.join(' ')).toMatch(/no model call reported a cost/i);
+  });
+});
