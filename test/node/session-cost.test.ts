@@ -82,9 +82,11 @@ describe('what each source cost over the session', () => {
   );
 
   it('keeps what content no longer in context cost, and says what the provider did not report', async () => {
-    const priced = (input: number, read: number, cost: number) =>
-      part.stepFinish({ input, cacheRead: read, output: 40 });
-    const withCost = (p: Record<string, unknown>, cost: number) => ({ ...p, cost });
+    // Calls priced at $3 per million fresh input tokens, $0.30 cached, $15 output.
+    const step = (input: number, cacheRead: number, cost: number) => ({
+      ...part.stepFinish({ input, cacheRead, output: 40 }),
+      cost,
+    });
     const messages = [
       user([part.text('look at the log')]),
       assistant(
@@ -96,32 +98,37 @@ describe('what each source cost over the session', () => {
             output: 'x '.repeat(2000),
             time: { compacted: 2_000_000_000_000 },
           }),
-          withCost(priced(4000, 0, 0), 0.012),
+          step(4000, 0, 0.0126),
         ],
         { finish: 'tool-calls' },
       ),
-      assistant([part.stepStart(), part.text('found it'), withCost(priced(6000, 4000, 0), 0.01)]),
+      assistant([part.stepStart(), part.text('found it'), step(6000, 4000, 0.0198)]),
       user([part.text('and now?')]),
-      assistant([part.stepStart(), part.text('done'), withCost(priced(4500, 3000, 0), 0.008)]),
+      assistant([part.stepStart(), part.text('done'), step(4500, 3000, 0.015)]),
     ];
     const report = await coreReport({
       messages,
       files: { 'evidence/a.log': 4000 },
-      usage: { contextUsed: 4500, contextSize: 200_000, recordedAt: 0 },
+      usage: { contextUsed: 7500, contextSize: 200_000, recordedAt: 0 },
     });
     const cost = report.cost!;
-    expect(micro(cost.total!)).toBe(micro(0.03));
-    expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(0.03));
+    expect(micro(cost.total!)).toBe(micro(0.0474));
+    expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(0.0474));
+    expect(cost.pricesFit).toBe('exact');
+    expect(cost.prices).toMatchObject({ input: 3, cacheRead: 0.3, output: 15 });
+    // The read was pruned: no longer in context, it keeps what it cost while it was.
     const evidence = cost.sources.find((s) => s.id === 'evidence')!;
-    expect(evidence.amount).toBeGreaterThan(0);
-    expect(cost.notes.join(' ')).not.toMatch(/no cost/);
+    expect(evidence.leftItems).toBe(1);
+    expect(evidence.leftAmount).toBeGreaterThan(0);
+    expect(evidence.leftAmount).toBeLessThanOrEqual(evidence.amount!);
+    expect(cost.notes.join(' ')).not.toMatch(/no cost|before rounding/);
 
     const unpriced = await coreReport({
       messages: messages.map((m) => ({
         ...m,
         parts: (m.parts as Record<string, unknown>[]).map(({ cost: _c, ...p }) => p),
       })),
-      usage: { contextUsed: 4500, contextSize: 200_000, recordedAt: 0 },
+      usage: { contextUsed: 7500, contextSize: 200_000, recordedAt: 0 },
     });
     expect(unpriced.cost!.total).toBeNull();
     expect(unpriced.cost!.sources.every((s) => s.amount === null)).toBe(true);
