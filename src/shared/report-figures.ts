@@ -240,8 +240,91 @@ export function verdictLines(report: ContextReport): VerdictLines | null {
       v.cacheReadPercent === null
         ? null
         : `${fmtPct(v.cacheReadPercent)} of the last prompt was read from the provider’s cache.`,
-    cost: v.cost ? `${fmtCost(v.cost.amount, v.cost.currency)} so far, as the agent reported it.` : null,
+    cost:
+      costLine(report) ??
+      (v.cost ? `${fmtCost(v.cost.amount, v.cost.currency)} so far, as the agent reported it.` : null),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cost over the session
+
+export interface CostRow {
+  /** A source id, or a row's kind. */
+  id: string;
+  label: string;
+  amount: number | null;
+  inputTokens: number;
+  cacheReadTokens: number;
+  outputTokens: number;
+  /** Of `amount`, what content no longer in context cost (sources only). */
+  leftAmount: number | null;
+  /** Share of the session's cost (null without money). */
+  percent: number | null;
+}
+
+/** The cost rows, most expensive first, sources and rows together; their Total is the session's. */
+export function costRows(report: ContextReport): { rows: CostRow[]; total: CostRow } | null {
+  const cost = report.cost;
+  if (!cost) return null;
+  const share = (amount: number | null) =>
+    amount === null || !cost.total ? null : Math.round((amount / cost.total) * 1000) / 10;
+  const rows: CostRow[] = [
+    ...cost.sources.map((s) => ({ ...s, percent: share(s.amount) })),
+    ...cost.rows.map((r) => ({ ...r, id: r.kind, leftAmount: null, percent: share(r.amount) })),
+  ].sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+  const sum = (pick: (r: CostRow) => number) => rows.reduce((n, r) => n + pick(r), 0);
+  return {
+    rows,
+    total: {
+      id: 'total',
+      label: 'Total',
+      amount: cost.total,
+      inputTokens: sum((r) => r.inputTokens),
+      cacheReadTokens: sum((r) => r.cacheReadTokens),
+      outputTokens: sum((r) => r.outputTokens),
+      leftAmount: cost.total === null ? null : sum((r) => r.leftAmount ?? 0),
+      percent: cost.total === null ? null : 100,
+    },
+  };
+}
+
+/**
+ * The cost of each row of the token table (its key: a source id, or a remainder row's), for a
+ * Cost column whose sum is the session's cost: the runtime's cost is in its source's row, and
+ * what has no row of tokens (compaction calls) is told beneath.
+ */
+export function costCells(report: ContextReport): {
+  byKey: Map<string, number>;
+  total: number;
+  currency: string;
+  outside: { label: string; amount: number }[];
+} | null {
+  const cost = report.cost;
+  if (!cost || cost.total === null) return null;
+  const byKey = new Map<string, number>();
+  const put = (key: string, amount: number | null) => byKey.set(key, (byKey.get(key) ?? 0) + (amount ?? 0));
+  for (const s of cost.sources) put(s.id, s.amount);
+  const runtimeSource = report.sources.find((s) => s.items.some((i) => i.runtime))?.id ?? 'agent_instructions';
+  const outside: { label: string; amount: number }[] = [];
+  for (const r of cost.rows) {
+    if (r.kind === 'runtime') put(runtimeSource, r.amount);
+    else if (r.kind === 'hidden_reasoning' || r.kind === 'unexplained') put(`${REMAINDER_PREFIX}${r.kind}`, r.amount);
+    else if (r.amount) outside.push({ label: r.label, amount: r.amount });
+  }
+  return { byKey, total: cost.total, currency: cost.currency, outside };
+}
+
+/** "$1.20 over 23 calls; Evidence cost the most: $0.83 (69.2%), 94% of its tokens read from cache." */
+export function costLine(report: ContextReport): string | null {
+  const cost = report.cost;
+  const table = costRows(report);
+  if (!cost || !table || cost.total === null) return null;
+  const top = table.rows[0];
+  const calls = `${fmt(cost.calls)} call${cost.calls === 1 ? '' : 's'}`;
+  if (!top || top.amount === null) return `${fmtCost(cost.total, cost.currency)} over ${calls}.`;
+  const cached = top.inputTokens > 0 ? Math.round((top.cacheReadTokens / top.inputTokens) * 100) : null;
+  return `${fmtCost(cost.total, cost.currency)} over ${calls}; ${top.label} cost the most: ${fmtCost(top.amount, cost.currency)} (${fmtPct(top.percent)})${cached === null ? '' : `, ${cached}% of its tokens read from the cache`}.`;
 }
 
 /** $0.00, $0.0123, €4.20: cents, or more digits for the small sums a single call costs. */

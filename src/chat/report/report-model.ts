@@ -90,8 +90,9 @@ export interface ReportModel {
   colorOf: (id: string) => string;
 }
 
+/** The tokenizer's name as the report states it ("o200k_base BPE", "Claude tokenizer…", "chars/4"). */
 export const estimatorName = (report: ContextReport): string =>
-  report.estimate.estimator === 'bpe' ? 'o200k BPE' : 'chars/4';
+  report.estimate.estimator === 'chars4' ? 'chars/4' : (report.estimate.method.split(',')[0] ?? 'BPE');
 
 function modeOf(report: ContextReport): ReportModel['mode'] {
   if (report.calibration) return report.calibration.mode;

@@ -7,6 +7,7 @@
  */
 import { Fragment } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
+import { costCells, fmtCost } from '../../shared/report-figures';
 import type { ReportItem } from '../../shared/wire';
 import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
@@ -36,7 +37,19 @@ export function SourceTable(props: {
   onOpenReader: (source: string) => void;
 }) {
   const { model, change, idPrefix, open, onToggle } = props;
-  const columns = change ? 4 : 3;
+  // What each row cost over the session, when the calls reported their cost.
+  const cost = costCells(model.report);
+  const money = (amount: number | undefined) => (amount === undefined ? '' : fmtCost(amount, cost!.currency));
+  const shownKeys = new Set(model.rows.map((r) => r.key));
+  const elsewhere = cost
+    ? [
+        ...cost.outside,
+        ...[...cost.byKey]
+          .filter(([key, amount]) => !shownKeys.has(key) && amount !== 0)
+          .map(([key, amount]) => ({ label: model.labelOf(key), amount })),
+      ]
+    : [];
+  const columns = (change ? 4 : 3) + (cost ? 1 : 0);
   return (
     <table className="report-table">
       <caption className="visually-hidden">Context by semantic source, largest first, and the total</caption>
@@ -52,6 +65,15 @@ export function SourceTable(props: {
           {change && (
             <th scope="col" className="num col-change">
               Change
+            </th>
+          )}
+          {cost && (
+            <th
+              scope="col"
+              className="num col-cost"
+              title="What it cost over the session: every call bills its prompt again"
+            >
+              Cost
             </th>
           )}
         </tr>
@@ -90,6 +112,7 @@ export function SourceTable(props: {
                 </td>
                 <td className="num">{row.shareText}</td>
                 {change && <td className="num col-change delta">{changeCell(rowChange)}</td>}
+                {cost && <td className="num col-cost">{money(cost.byKey.get(row.key))}</td>}
               </tr>
               {isOpen && expandable && (
                 <tr className="details-row" id={detailsId}>
@@ -138,7 +161,16 @@ export function SourceTable(props: {
               {change.totalDelta === null ? '—' : change.totalDelta === 0 ? '±0' : signed(change.totalDelta, fmt)}
             </td>
           )}
+          {cost && <td className="num col-cost">{money(cost.total)}</td>}
         </tr>
+        {elsewhere.length > 0 && (
+          <tr className="empty-row">
+            <td colSpan={columns}>
+              Cost in the total with no tokens in context now:{' '}
+              {elsewhere.map((e) => `${e.label} ${money(e.amount)}`).join(', ')}.
+            </td>
+          </tr>
+        )}
         {model.empty.length > 0 && (
           <tr className="empty-row">
             <td colSpan={columns}>Nothing in context from {model.empty.map((r) => r.label).join(', ')}.</td>

@@ -88,7 +88,24 @@ export interface ScriptedProviderConfig {
    * Claude model (its Anthropic system prompt) while it still speaks the OpenAI-compatible API.
    */
   modelId?: string;
+  /** Prices OpenCode bills the scripted model's calls at (per million tokens); null: free. */
+  cost?: ScriptedPrices | null;
 }
+
+/** OpenCode's model `cost` setting: USD per million tokens. */
+export interface ScriptedPrices {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+}
+
+/**
+ * What the scripted model's calls are billed at unless told otherwise: Claude Sonnet 4's list
+ * prices, so that the demo and the recordings carry per-call costs as a real session does (the
+ * money is OpenCode's own computation from these prices and the model's counts).
+ */
+export const SCRIPTED_PRICES: ScriptedPrices = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
 
 export const SCRIPTED_PROVIDER = 'scripted';
 export const SCRIPTED_MODEL = 'scripted';
@@ -118,7 +135,12 @@ export function writeScriptedConfig(env: NodeJS.ProcessEnv, config: ScriptedProv
         options: { baseURL: config.baseURL, apiKey: 'scripted' },
         models: {
           // Images too: the demo attaches a screenshot, and OpenCode replaces media a model cannot read.
-          [modelId]: { name: 'Scripted', limit, modalities: { input: ['text', 'image'], output: ['text'] } },
+          [modelId]: {
+            name: 'Scripted',
+            limit,
+            modalities: { input: ['text', 'image'], output: ['text'] },
+            ...(config.cost === null ? {} : { cost: config.cost ?? SCRIPTED_PRICES }),
+          },
           [SCRIPTED_SMALL_MODEL]: { name: 'Scripted (titles)', limit: { context: limit.context, output: 1000 } },
         },
       },

@@ -3,7 +3,9 @@ import Table from 'cli-table3';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
+  costRows,
   coverageText,
+  fmtCost,
   itemPercent,
   itemTokens,
   jumpText,
@@ -119,6 +121,8 @@ export function renderReport(
     lines.push('');
   }
 
+  lines.push(...costTable(report));
+
   const jumps = biggestJumps(report.timeline ?? []);
   if (jumps.length) {
     lines.push('Biggest jumps:', ...jumps.map((j) => `  ${jumpText(j)}`), '');
@@ -154,6 +158,36 @@ export function renderReport(
   if (report.warnings.length)
     lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
+function costTable(report: ContextReport): string[] {
+  const table = costRows(report);
+  const cost = report.cost;
+  if (!table || !cost) return [];
+  const money = (amount: number | null) => (amount === null ? '—' : fmtCost(amount, cost.currency));
+  const out = new Table({
+    head: ['Source or row', 'Cost', 'Share', 'Billed tokens', 'From cache', 'Output', 'No longer in context'],
+    style: plain,
+    chars,
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  });
+  for (const row of [...table.rows, table.total]) {
+    out.push([
+      row.label,
+      money(row.amount),
+      row.percent === null ? '' : fmtPct(row.percent),
+      fmt(row.inputTokens),
+      row.inputTokens > 0 ? fmtPct(Math.round((row.cacheReadTokens / row.inputTokens) * 1000) / 10) : '',
+      fmt(row.outputTokens),
+      row.leftAmount ? money(row.leftAmount) : '',
+    ]);
+  }
+  const header =
+    cost.total === null
+      ? `Cost over the session: ${fmt(cost.tokens.input)} prompt tokens billed over ${fmt(cost.calls)} calls, no money reported`
+      : `Cost over the session: ${fmtCost(cost.total, cost.currency)} over ${fmt(cost.calls)} calls (every call bills its whole prompt again)`;
+  return [header, out.toString(), ...cost.notes.map((n) => `  - ${numbersInText(n)}`), ''];
 }
 
 /** The methods behind the figures: the fine print, after the figures themselves. */
