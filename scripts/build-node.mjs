@@ -26,6 +26,10 @@ const EXTERNAL = [
   'pg-native',
   'ai-tokenizer',
   'ai-tokenizer/*',
+  // They start worker threads from files beside their own code (piscina's worker.js, pino's
+  // transports): a bundle would move that code away from those files.
+  'piscina',
+  'pino',
   'esbuild',
   'vite',
   'tsx',
@@ -85,7 +89,8 @@ export async function buildNode(root = PROJECT) {
     format: 'esm',
     target: 'node20',
     // Dependencies are bundled too (resolving ~100 modules at start costs more than parsing one
-    // file), except what must stay a package: native addons, lazily required tables, build tools.
+    // file), except what must stay a package: native addons, lazily required tables, thread
+    // pools, build tools.
     external: EXTERNAL,
     // ES modules first where a package has both (jsonc-parser's UMD build requires its parts lazily).
     mainFields: ['module', 'main'],
