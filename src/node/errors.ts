@@ -3,6 +3,7 @@
  * places that turn them into statuses and exit codes (see `httpStatus` and the CLI's `run`).
  */
 import { ParamError } from '../shared/report-params';
+import { EnvError } from './env';
 import { StoreOpenError, StoreUnavailable, StoreValueError } from './storage/store';
 
 export type ErrorKind =
@@ -70,6 +71,7 @@ export const HTTP_STATUS: Record<
 /** Errors from the layers below, as application errors (unknown errors stay as they are). */
 export function asAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
+  if (error instanceof EnvError) return new AppError('usage', 'bad_environment', error.message, { cause: error });
   if (error instanceof ParamError) return new AppError('invalid', error.code, error.message, { cause: error });
   if (error instanceof StoreUnavailable)
     return new AppError(

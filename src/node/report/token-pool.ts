@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Encoding } from '../core/providers';
+import { tokenizerThreadsSetting } from '../env';
 import type { CountRequest } from './token-worker';
 
 /** Below this many characters of live text to tokenize, counting stays on the main thread. */
@@ -21,12 +22,11 @@ export const PARALLEL_MIN_CHARS = 1_500_000;
  * stays on the main thread), else one per core besides the main thread's, at least one, at most
  * four. Each holds its own tokenizer tables and merge cache (about 40 MB), and BPE's cost is
  * mostly merging pieces it has not seen yet, which every thread learns again: more threads than
- * cores only add memory (docs/benchmarks.md).
+ * cores only add memory (docs/benchmarks.md). A bad value is refused when the program starts
+ * (server/main.ts, cli/main.ts parse the environment first).
  */
 export function tokenizerThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const set = env.INVESTIBOOK_TOKENIZER_THREADS;
-  if (set !== undefined && set !== '' && Number.isInteger(Number(set)) && Number(set) >= 0) return Number(set);
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return tokenizerThreadsSetting(env) ?? Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 const BATCH_CHARS = 128 * 1024;
 

@@ -14,14 +14,6 @@ import type { AppEnv } from './access';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** `INVESTIBOOK_ALLOWED_HOSTS`: comma-separated host names (a port is ignored); `*` allows any. */
-export function parseAllowedHosts(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((host) => host.trim().toLowerCase())
-    .filter(Boolean);
-}
-
 /** The host name of a Host header value, without its port ("[::1]:8787" → "[::1]"). */
 export function hostName(host: string): string {
   const lower = host.trim().toLowerCase();
