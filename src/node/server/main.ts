@@ -52,6 +52,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env, overrides: Main
       agent,
       port,
       token: config.INVESTIBOOK_TOKEN,
+      logLevel: config.INVESTIBOOK_LOG_LEVEL,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
