@@ -4,7 +4,9 @@
 // `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
 // checkout never runs stale code and never transpiles TypeScript at run time.
 //
-// Plain JavaScript on purpose: it must run before anything is compiled.
+// Plain JavaScript on purpose: it must run before anything is compiled. esbuild is a
+// devDependency — a checkout's `npm install` and `npm ci` install it, and only this build uses
+// it; the compiled programs never import esbuild or tsx (test/node/compiled.test.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -138,12 +140,34 @@ function buildTokenizerTables(root) {
 export async function ensureBuilt(entry, root = PROJECT) {
   const stamp = readStamp(root);
   const output = join(outDir(root), `${entry}.mjs`);
-  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) await buildNode(root);
+  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) {
+    if (!(await hasEsbuild(root))) {
+      // Installed without devDependencies (npm install --omit=dev): the build that is there runs.
+      if (existsSync(output)) return output;
+      throw new Error(
+        'investibook: the Node programs are not compiled and esbuild is not installed: run npm install (with devDependencies)',
+      );
+    }
+    await buildNode(root);
+  }
   return output;
+}
+
+async function hasEsbuild(root) {
+  try {
+    createRequire(join(root, 'package.json')).resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
+  if (!(await hasEsbuild(PROJECT))) {
+    console.log('investibook: esbuild is not installed (no devDependencies): the Node programs were not compiled');
+    process.exit(0);
+  }
   await buildNode();
   console.log(`investibook: compiled the Node programs into build/ in ${Math.round(performance.now() - started)} ms`);
 }
