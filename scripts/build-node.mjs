@@ -1,4 +1,4 @@
-// Compiles the Node programs (CLI, server, tokenizer worker) to plain JavaScript in build/node,
+// Compiles the Node programs (CLI, server, dev server, tokenizer worker) to plain JavaScript in build/node,
 // and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
 // than the package's JavaScript tables). Runs at install (`prepare`); bin/*.js call
 // `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
@@ -18,6 +18,7 @@ const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
 const ENTRIES = {
   cli: 'src/node/cli/main.ts',
   server: 'src/node/server/main.ts',
+  dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
 };

@@ -110,6 +110,17 @@ export const envSchema = z.object({
     }
     return timeout;
   }),
+  // npm run dev (server/dev.ts): Vite's port, and an API server already running (none started then).
+  INVESTIBOOK_DEV_PORT: wholeNumber('INVESTIBOOK_DEV_PORT', 'a port number', { max: 65535 }).transform(
+    (port) => port ?? 5173,
+  ),
+  INVESTIBOOK_API_URL: text().transform((value, ctx): string | undefined => {
+    if (value === undefined) return undefined;
+    if (!/^https?:\/\/[^/]+\/?$/i.test(value)) {
+      return fail(ctx, `INVESTIBOOK_API_URL must be a server's origin such as http://127.0.0.1:8787, not "${value}"`);
+    }
+    return value.replace(/\/$/, '');
+  }),
   // Scripts: scripts/record-opencode.ts keeps every request in this folder.
   INVESTIBOOK_RECORD_REQUESTS: text(),
 });

@@ -68,11 +68,11 @@ describe('what runs', () => {
     }
     // A static import or an import() of either, in a launcher or a compiled program.
     const imports = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](?:tsx|esbuild)(?:\/[^"']*)?["']/;
-    for (const entry of ['cli', 'server', 'token-worker', 'demo-agent']) {
+    for (const entry of ['cli', 'server', 'dev', 'token-worker', 'demo-agent']) {
       const built = readFileSync((await ensureBuilt(entry)) as string, 'utf8');
       expect(built, entry).not.toMatch(imports);
     }
-    for (const launcher of ['investibook.js', 'start.js', 'demo-agent.js']) {
+    for (const launcher of ['investibook.js', 'start.js', 'dev.js', 'demo-agent.js']) {
       expect(readFileSync(join(PROJECT_ROOT, 'bin', launcher), 'utf8'), launcher).not.toMatch(imports);
     }
     // The build script itself loads esbuild only when it compiles.

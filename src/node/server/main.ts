@@ -18,6 +18,12 @@ function fail(message: string, code = 1): never {
 export interface MainOverrides {
   /** The agent's environment instead of the server's (npm run demo:agent: a private HOME). */
   agentEnv?: NodeJS.ProcessEnv;
+  /** false: never build the web app (npm run dev serves it from sources). */
+  build?: boolean;
+  /** Where progress lines go (default: stdout). */
+  log?: (line: string) => void;
+  /** Also stopped on SIGINT / SIGTERM, beside the server (npm run dev: Vite). */
+  onStop?: () => Promise<void>;
 }
 
 /** The server's whole environment, parsed; a bad value is one line on stderr and exit 2. */
@@ -32,7 +38,10 @@ export function serverEnv(env: NodeJS.ProcessEnv = process.env): Env {
 
 export const DEFAULT_DATABASE = './data/investibook.db';
 
-export async function main(env: NodeJS.ProcessEnv = process.env, overrides: MainOverrides = {}): Promise<void> {
+export async function main(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: MainOverrides = {},
+): Promise<Awaited<ReturnType<typeof start>>> {
   const config = serverEnv(env);
   const database = config.INVESTIBOOK_DATABASE_URL ?? config.INVESTIBOOK_DB ?? DEFAULT_DATABASE;
   const dataDir = config.INVESTIBOOK_DATA_DIR;
@@ -53,6 +62,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env, overrides: Main
       port,
       token: config.INVESTIBOOK_TOKEN,
       logLevel: config.INVESTIBOOK_LOG_LEVEL,
+      ...(overrides.build === undefined ? {} : { build: overrides.build }),
+      ...(overrides.log ? { log: overrides.log } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -65,7 +76,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env, overrides: Main
     if (known) fail(known.message);
     throw error;
   }
-  const stop = () => void running.close().then(() => process.exit(0));
+  const stop = () =>
+    void Promise.all([running.close(), overrides.onStop?.().catch(() => {})]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  return running;
 }
