@@ -1,11 +1,11 @@
 /** The one schema for the environment: defaults, parsing, and a bad value in one sentence, exit 2. */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
-import { cliEnvSchema, EnvError, readEnv } from '../../src/node/env';
+import { cliEnvSchema, EnvError, envSchema, readEnv } from '../../src/node/env';
 import { tokenizerThreads } from '../../src/node/report/token-pool';
 import { captureIo } from '../support/cli';
 import { PROJECT } from '../support/server-process';
@@ -85,5 +85,13 @@ describe('the environment', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('README', () => {
+  it('lists every variable of the schema in its configuration table', () => {
+    const readme = readFileSync(join(PROJECT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('**Logs.**'));
+    for (const name of Object.keys(envSchema.shape)) expect(table, name).toContain(`\`${name}\``);
   });
 });
