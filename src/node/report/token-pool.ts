@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Piscina } from 'piscina';
+import type * as piscina from 'piscina';
+import type { Piscina } from 'piscina';
 import type { Encoding } from '../core/providers';
 import { tokenizerThreadsSetting } from '../env';
 import type { CountRequest } from './token-worker';
@@ -82,7 +83,10 @@ export class TokenPool {
     private readonly encoding: Encoding = 'o200k_base',
     private readonly multiplier = 1,
   ) {
-    this.pool = new Piscina({
+    // Loaded when a report first needs threads: most CLI runs never do, and each pays for the
+    // modules it loads at start.
+    const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof piscina;
+    this.pool = new Pool({
       ...workerFile(),
       minThreads: size,
       maxThreads: size,
