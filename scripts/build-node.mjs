@@ -1,10 +1,12 @@
-// Compiles the Node programs (CLI, server, tokenizer worker) to plain JavaScript in build/node,
+// Compiles the Node programs (CLI, server, dev server, tokenizer worker) to plain JavaScript in build/node,
 // and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
 // than the package's JavaScript tables). Runs at install (`prepare`); bin/*.js call
 // `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
 // checkout never runs stale code and never transpiles TypeScript at run time.
 //
-// Plain JavaScript on purpose: it must run before anything is compiled.
+// Plain JavaScript on purpose: it must run before anything is compiled. esbuild is a
+// devDependency — a checkout's `npm install` and `npm ci` install it, and only this build uses
+// it; the compiled programs never import esbuild or tsx (test/node/compiled.test.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +18,7 @@ const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
 const ENTRIES = {
   cli: 'src/node/cli/main.ts',
   server: 'src/node/server/main.ts',
+  dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
 };
@@ -26,6 +29,10 @@ const EXTERNAL = [
   'pg-native',
   'ai-tokenizer',
   'ai-tokenizer/*',
+  // They start worker threads from files beside their own code (piscina's worker.js, pino's
+  // transports): a bundle would move that code away from those files.
+  'piscina',
+  'pino',
   'esbuild',
   'vite',
   'tsx',
@@ -85,7 +92,8 @@ export async function buildNode(root = PROJECT) {
     format: 'esm',
     target: 'node20',
     // Dependencies are bundled too (resolving ~100 modules at start costs more than parsing one
-    // file), except what must stay a package: native addons, lazily required tables, build tools.
+    // file), except what must stay a package: native addons, lazily required tables, thread
+    // pools, build tools.
     external: EXTERNAL,
     // ES modules first where a package has both (jsonc-parser's UMD build requires its parts lazily).
     mainFields: ['module', 'main'],
@@ -133,12 +141,34 @@ function buildTokenizerTables(root) {
 export async function ensureBuilt(entry, root = PROJECT) {
   const stamp = readStamp(root);
   const output = join(outDir(root), `${entry}.mjs`);
-  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) await buildNode(root);
+  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) {
+    if (!(await hasEsbuild(root))) {
+      // Installed without devDependencies (npm install --omit=dev): the build that is there runs.
+      if (existsSync(output)) return output;
+      throw new Error(
+        'investibook: the Node programs are not compiled and esbuild is not installed: run npm install (with devDependencies)',
+      );
+    }
+    await buildNode(root);
+  }
   return output;
+}
+
+async function hasEsbuild(root) {
+  try {
+    createRequire(join(root, 'package.json')).resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
+  if (!(await hasEsbuild(PROJECT))) {
+    console.log('investibook: esbuild is not installed (no devDependencies): the Node programs were not compiled');
+    process.exit(0);
+  }
   await buildNode();
   console.log(`investibook: compiled the Node programs into build/ in ${Math.round(performance.now() - started)} ms`);
 }

@@ -22,7 +22,7 @@ import { importDemoSessions } from '../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
 import { liveDemoScript } from '../src/node/demo/live-script';
 import { startScriptedModel } from '../src/node/scripted-model/server';
-import { main } from '../src/node/server/main';
+import { DEFAULT_DATABASE, main, serverEnv } from '../src/node/server/main';
 
 function hasRipgrep(): boolean {
   try {
@@ -33,8 +33,9 @@ function hasRipgrep(): boolean {
   }
 }
 
-const database = resolve(process.env.INVESTIBOOK_DB || './data/investibook.db');
-const dataDir = resolve(process.env.INVESTIBOOK_DATA_DIR || dirname(database));
+const config = serverEnv(process.env);
+const database = resolve(config.INVESTIBOOK_DB ?? DEFAULT_DATABASE);
+const dataDir = resolve(config.INVESTIBOOK_DATA_DIR ?? dirname(database));
 if (!hasRipgrep()) {
   console.error(
     "investibook: OpenCode's skill tool needs ripgrep on PATH (Debian: apt-get install -y ripgrep); skills will fail without it",

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk';
+import { readEnv } from '../src/node/env';
 import { AcpProcess, allowPermission, rejectPermission } from '../src/node/agent/acp-process';
 import { exportSession } from '../src/node/agent/export-session';
 import {
@@ -55,7 +56,7 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
     onRequest: (request) => {
       requests.push(request);
       // A debugging aid: every request in full, one file each.
-      const keep = process.env.INVESTIBOOK_RECORD_REQUESTS;
+      const keep = readEnv().INVESTIBOOK_RECORD_REQUESTS;
       if (keep) writeFileSync(join(keep, `${scenario.name}-${request.seq}.json`), JSON.stringify(request, null, 1));
     },
     ...(scenario.tokenizer ? { encoding: scenario.tokenizer } : {}),

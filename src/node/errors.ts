@@ -4,6 +4,7 @@
  */
 import { ParamError } from '../shared/report-params';
 import { CallUnavailable } from './core/errors';
+import { EnvError } from './env';
 import { StoreOpenError, StoreUnavailable, StoreValueError } from './storage/store';
 
 export type ErrorKind =
@@ -71,6 +72,7 @@ export const HTTP_STATUS: Record<
 /** Errors from the layers below, as application errors (unknown errors stay as they are). */
 export function asAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
+  if (error instanceof EnvError) return new AppError('usage', 'bad_environment', error.message, { cause: error });
   if (error instanceof ParamError) return new AppError('invalid', error.code, error.message, { cause: error });
   if (error instanceof StoreUnavailable)
     return new AppError(

@@ -20,7 +20,8 @@ export const sourceIdSchema = z.string().check(z.minLength(1));
 // Errors
 
 export const errorBodySchema = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
+  // requestId: the answer's X-Request-Id, to find its lines in the server's log (an addition).
+  error: z.object({ code: z.string(), message: z.string(), requestId: z.optional(z.string()) }),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

@@ -55,3 +55,28 @@ describe('the compiled programs', () => {
     expect(readFileSync(cli, 'utf8')).toContain('call by call, changed');
   });
 });
+
+describe('what runs', () => {
+  it('never imports tsx or esbuild: they are devDependencies, for building and tests only', async () => {
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const tool of ['tsx', 'esbuild']) {
+      expect(manifest.dependencies).not.toHaveProperty(tool);
+      expect(manifest.devDependencies).toHaveProperty(tool);
+    }
+    // A static import or an import() of either, in a launcher or a compiled program.
+    const imports = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](?:tsx|esbuild)(?:\/[^"']*)?["']/;
+    for (const entry of ['cli', 'server', 'dev', 'token-worker', 'demo-agent']) {
+      const built = readFileSync((await ensureBuilt(entry)) as string, 'utf8');
+      expect(built, entry).not.toMatch(imports);
+    }
+    for (const launcher of ['investibook.js', 'start.js', 'dev.js', 'demo-agent.js']) {
+      expect(readFileSync(join(PROJECT_ROOT, 'bin', launcher), 'utf8'), launcher).not.toMatch(imports);
+    }
+    // The build script itself loads esbuild only when it compiles.
+    const build = readFileSync(join(PROJECT_ROOT, 'scripts/build-node.mjs'), 'utf8');
+    expect(build).not.toMatch(/^import .*["']esbuild["']/m);
+  });
+});

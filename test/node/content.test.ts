@@ -173,7 +173,9 @@ describe('item content', () => {
     expect((await app.request(itemUrl(r, id))).status).toBe(401);
     const foreign = await app.request(itemUrl(r, id), auth(OTHER_TOKEN));
     expect(foreign.status).toBe(404);
-    expect(await foreign.json()).toEqual({ error: { code: 'workspace_not_found', message: 'Workspace not found' } });
+    expect(await foreign.json()).toEqual({
+      error: { code: 'workspace_not_found', message: 'Workspace not found', requestId: expect.any(String) },
+    });
   });
 });
 

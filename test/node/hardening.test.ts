@@ -68,6 +68,25 @@ describe('writes with the sign-in cookie', () => {
     ['JSON from a sandboxed page', { 'Content-Type': 'application/json', Origin: 'null' }],
     ['JSON that says it is cross-site', { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'cross-site' }],
     ['JSON that says nothing of where it comes from', { 'Content-Type': 'application/json' }],
+    [
+      'a multipart form from another site',
+      { 'Content-Type': 'multipart/form-data; boundary=x', Origin: 'http://evil.example' },
+    ],
+    [
+      'JSON from another port that sends only Fetch Metadata',
+      { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'same-site' },
+    ],
+    ['JSON that no page sent (Sec-Fetch-Site: none)', { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'none' }],
+    [
+      'JSON from another site that claims same-origin Fetch Metadata',
+      { 'Content-Type': 'application/json', Origin: 'http://evil.example', 'Sec-Fetch-Site': 'same-origin' },
+    ],
+    ['JSON whose Origin is not a URL', { 'Content-Type': 'application/json', Origin: 'garbage' }],
+    ['JSON from https on another port', { 'Content-Type': 'application/json', Origin: 'https://127.0.0.1:9999' }],
+    [
+      'JSON with Fetch Metadata no browser sends',
+      { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'same-origin-ish' },
+    ],
   ])('refuses %s and stores nothing', async (_name, headers) => {
     const cookie = await signIn();
     const before = messageCount();
@@ -76,7 +95,8 @@ describe('writes with the sign-in cookie', () => {
       headers: { ...headers, Cookie: cookie },
       body,
     });
-    expect([403, 415]).toContain(response.status);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: 'cross_origin_write' } });
     expect(messageCount()).toBe(before);
   });
 
@@ -246,9 +266,11 @@ describe('responses', () => {
   });
 
   it.each([
-    ['PUT', '', 'GET'],
-    ['DELETE', '/usage', 'GET'],
-    ['PATCH', '/messages', 'GET, POST'],
+    ['PUT', '', 'GET, HEAD'],
+    ['DELETE', '/usage', 'GET, HEAD'],
+    ['PATCH', '/messages', 'GET, HEAD, POST'],
+    ['GET', '/agent/prompt', 'POST'],
+    ['DELETE', '/debug/context', 'GET, HEAD'],
   ])('%s …%s answers 405 with Allow: %s', async (method, path, allow) => {
     const response = await fetch(`${origin}/api/workspace/${WS}${path}`, {
       method,
@@ -256,6 +278,8 @@ describe('responses', () => {
     });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toMatchObject({ error: { code: 'method_not_allowed' } });
   });
 });
 

@@ -10,17 +10,17 @@ import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import type { Store } from '../../src/node/storage/store';
 import { contextReportSchema } from '../../src/shared/wire';
+import { memoryLogger } from '../support/logs';
+import { withoutRequestId } from '../support/request-id';
 import { addMessages, createFixture, OTHER_TOKEN, text, TOKEN, WS, type Fixture } from '../support/fixtures';
 
 let fx: Fixture;
-let logs: string[];
 let app: ReturnType<typeof createApp>;
 
 beforeEach(async () => {
   fx = await createFixture({ 'AGENTS.md': 'rules' });
   addMessages(fx, [{ role: 'user', parts: [text('hello')] }]);
-  logs = [];
-  app = createApp({ store: fx.store, reportStore: fx.store, log: (line) => logs.push(line) });
+  app = createApp({ store: fx.store, reportStore: fx.store });
 });
 afterEach(() => fx.cleanup());
 
@@ -103,7 +103,7 @@ describe('access matrix', () => {
           headers: { ...init.headers, Authorization: `Bearer ${TOKEN}` },
         });
         expect(missing.status, where).toBe(404);
-        expect(await response.text(), where).toBe(await missing.text());
+        expect(withoutRequestId(await response.text()), where).toBe(withoutRequestId(await missing.text()));
       }
     }
   });
@@ -122,22 +122,51 @@ describe('the workspace list', () => {
 });
 
 describe('tokens stay out of logs', () => {
-  it('logs server errors by path only', async () => {
+  it('logs server errors by method and path, with the request id, never a query string or a header', async () => {
     const broken: Store = Object.assign(Object.create(fx.store) as Store, {
       snapshot: async () => {
         throw new Error('disk on fire');
       },
     });
-    const failing = createApp({ store: fx.store, reportStore: broken, log: (line) => logs.push(line) });
+    const { logger, lines } = memoryLogger('debug'); // request lines too
+    const failing = createApp({ store: fx.store, reportStore: broken, logger });
     const response = await failing.request(`/api/workspace/${WS}/debug/context?token=${TOKEN}`, {
-      headers: { Authorization: `Bearer ${TOKEN}` },
+      headers: { Authorization: `Bearer ${TOKEN}`, Cookie: `investibook_token=${TOKEN}`, 'X-Custom': TOKEN },
     });
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({
-      error: { code: 'internal', message: 'Something went wrong on the server' },
+    const body = (await response.json()) as { error: { requestId: string } };
+    expect(body).toEqual({
+      error: { code: 'internal', message: 'Something went wrong on the server', requestId: expect.any(String) },
     });
-    expect(logs.join('\n')).toContain('disk on fire');
-    expect(logs.join('\n')).not.toContain(TOKEN);
+    expect(response.headers.get('x-request-id')).toBe(body.error.requestId);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged.map((l) => l.msg)).toEqual(['request failed', 'request']);
+    for (const line of logged) expect(line.requestId).toBe(body.error.requestId);
+    expect(logged[0]).toMatchObject({ method: 'GET', path: `/api/workspace/${WS}/debug/context`, level: 50 });
+    expect(lines.join('\n')).toContain('disk on fire');
+    expect(lines.join('\n')).not.toContain(TOKEN);
+    expect(lines.join('\n')).not.toMatch(/token=|authorization|cookie|x-custom/i);
+  });
+
+  it('logs a sign-in link by its path only', async () => {
+    const { logger, lines } = memoryLogger('debug');
+    const web = createApp({ store: fx.store, reportStore: fx.store, logger });
+    expect((await web.request(`/w/${WS}?token=${TOKEN}`)).status).toBe(302);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'request', method: 'GET', path: `/w/${WS}`, status: 302 });
+    expect(lines[0]).not.toContain(TOKEN);
+  });
+
+  it('answers every error with its request id, a proxy’s own when it sent a well-formed one', async () => {
+    const given = await app.request('/api/workspaces', { headers: { 'X-Request-Id': 'proxy-42' } });
+    expect(given.status).toBe(401);
+    expect(given.headers.get('x-request-id')).toBe('proxy-42');
+    expect(await given.json()).toMatchObject({ error: { code: 'unauthorized', requestId: 'proxy-42' } });
+    const odd = await app.request('/api/workspaces', { headers: { 'X-Request-Id': 'not ok\u00e9' } });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(((await odd.json()) as { error: { requestId: string } }).error.requestId).toBe(
+      odd.headers.get('x-request-id'),
+    );
   });
 });
 

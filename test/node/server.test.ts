@@ -13,6 +13,7 @@ import {
   WS,
   type Fixture,
 } from '../support/fixtures';
+import { withoutRequestId } from '../support/request-id';
 
 let fx: Fixture;
 let app: ReturnType<typeof createApp>;
@@ -54,7 +55,7 @@ describe('authentication and the access check', () => {
     const foreign = await app.request(`/api/workspace/ws_private${route}`, bearer());
     const outsider = await app.request(`/api/workspace/${WS}${route}`, bearer(OTHER_TOKEN));
     expect([missing.status, foreign.status, outsider.status]).toEqual([404, 404, 404]);
-    const bodies = await Promise.all([missing.text(), foreign.text(), outsider.text()]);
+    const bodies = (await Promise.all([missing.text(), foreign.text(), outsider.text()])).map(withoutRequestId);
     expect(new Set(bodies).size).toBe(1);
     expect(JSON.parse(bodies[0]!)).toEqual({ error: { code: 'workspace_not_found', message: 'Workspace not found' } });
   });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { addMessages, addUsage, createFixture, text, TOKEN, WS, type Fixture } from '../support/fixtures';
+import { withoutRequestId } from '../support/request-id';
 
 let fx: Fixture;
 beforeEach(async () => {
@@ -28,7 +29,7 @@ describe('another workspace’s session', () => {
     const answers = async (session: string) => {
       const answer = async (response: Response | Promise<Response>) => {
         const r = await response;
-        return [r.status, (await r.text()).replaceAll(session, 'SESSION')] as const;
+        return [r.status, withoutRequestId((await r.text()).replaceAll(session, 'SESSION'))] as const;
       };
       // The reads together, the write after them: a write that starts the session while a read
       // is under way would make that read's answer depend on timing (replica_behind).

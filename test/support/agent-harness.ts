@@ -21,6 +21,7 @@ import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder
 import { liveDemoScript } from '../../src/node/demo/live-script';
 import type { Script } from '../../src/node/scripted-model/script';
 import { startScriptedModel, type RecordedRequest } from '../../src/node/scripted-model/server';
+import { createLogger } from '../../src/node/log';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
 import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
@@ -117,7 +118,12 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const reportStore = await openSqlite(dbPath, { readOnly: true });
   const logs: string[] = [];
   const bridge = new AgentBridge(settings, store, (line) => logs.push(line));
-  const app = createApp({ store, reportStore, agent: bridge, log: (line) => logs.push(line) });
+  const app = createApp({
+    store,
+    reportStore,
+    agent: bridge,
+    logger: createLogger({ destination: { write: (line: string) => void logs.push(line) } }),
+  });
   const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
 /**
- * Which agent the server runs, and how it is confined, from the environment of `npm start`:
+ * Which agent the server runs, and how it is confined, from the environment of `npm start`
+ * (parsed by the one schema, src/node/env.ts; README's configuration table lists every variable):
  *
  * - `INVESTIBOOK_AGENT_COMMAND`: the command line of an ACP agent, run in the workspace folder
  *   (e.g. `opencode acp`). Unset: no agent; the chat says how to attach one.
@@ -19,8 +20,8 @@
  *   `<data folder>/agent`).
  * - `INVESTIBOOK_AGENT_TURN_TIMEOUT_MS`: a turn longer than this is cancelled (default 10 min).
  */
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { parse } from 'shell-quote';
+import { join, resolve } from 'node:path';
+import { agentEnvSchema, EnvError, readEnv, type AgentEnv } from '../env';
 import type { ExportCommand } from './export-session';
 import type { SandboxMode } from './sandbox';
 
@@ -47,70 +48,51 @@ export interface AgentSettings {
   startTimeoutMs?: number;
 }
 
-export class AgentSettingsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AgentSettingsError';
-  }
-}
+/** A bad agent variable: the environment's own error (src/node/env.ts), one sentence naming it. */
+export const AgentSettingsError = EnvError;
+export type AgentSettingsError = EnvError;
 
 export const NO_AGENT_HINT =
   'No agent is attached to this server. For the demo’s agent (the real OpenCode runtime on a local scripted model, no API key): stop the server and run `npm run demo:agent`. For your own: set `INVESTIBOOK_AGENT_COMMAND` (e.g. `opencode acp`) and restart.';
-
-function words(line: string, variable: string): string[] {
-  const parsed = parse(line);
-  if (!parsed.every((word): word is string => typeof word === 'string')) {
-    throw new AgentSettingsError(`${variable} must be a plain command line (no pipes, redirections or globs)`);
-  }
-  if (parsed.length === 0) throw new AgentSettingsError(`${variable} is empty`);
-  return parsed;
-}
-
-function choice<T extends string>(env: NodeJS.ProcessEnv, variable: string, allowed: readonly T[]): T {
-  const value = env[variable]?.trim() || allowed[0]!;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new AgentSettingsError(`${variable} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, not "${value}"`);
-  }
-  return value as T;
-}
 
 export interface SettingsContext {
   /** The folder of investibook's data (the database's, or INVESTIBOOK_DATA_DIR). */
   dataDir: string;
 }
 
+/** The agent's settings from a raw environment (parsed by the one schema in src/node/env.ts). */
 export function agentSettingsFromEnv(env: NodeJS.ProcessEnv, context: SettingsContext): AgentSettings | null {
-  const line = env.INVESTIBOOK_AGENT_COMMAND?.trim();
-  if (!line) return null;
-  const [command, ...args] = words(line, 'INVESTIBOOK_AGENT_COMMAND');
-  const exportLine = env.INVESTIBOOK_AGENT_EXPORT_COMMAND?.trim();
+  return agentSettings(readEnv(env, agentEnvSchema), { ...context, env });
+}
+
+/** The agent's settings from the parsed environment; `env` is what the agent process is given. */
+export function agentSettings(
+  vars: AgentEnv,
+  context: SettingsContext & { env: NodeJS.ProcessEnv },
+): AgentSettings | null {
+  const words = vars.INVESTIBOOK_AGENT_COMMAND;
+  if (!words) return null;
+  const [command, ...args] = words;
+  const exportWords = vars.INVESTIBOOK_AGENT_EXPORT_COMMAND;
   let exporter: ExportCommand | null = null;
-  if (exportLine) {
-    const [exportProgram, ...exportArgs] = words(exportLine, 'INVESTIBOOK_AGENT_EXPORT_COMMAND');
+  if (exportWords) {
+    const [exportProgram, ...exportArgs] = exportWords;
     exporter = { command: exportProgram!, args: exportArgs };
   } else if (args.at(-1) === 'acp') {
     exporter = { command: command!, args: [...args.slice(0, -1), 'export', '{session}'] };
   }
-  const timeout = Number(env.INVESTIBOOK_AGENT_TURN_TIMEOUT_MS || 600_000);
-  if (!Number.isFinite(timeout) || timeout <= 0) {
-    throw new AgentSettingsError('INVESTIBOOK_AGENT_TURN_TIMEOUT_MS must be a positive number of milliseconds');
-  }
-  const read = (env.INVESTIBOOK_AGENT_SANDBOX_READ ?? '').split(delimiter).filter(Boolean);
-  const relative = read.find((path) => !isAbsolute(path));
-  if (relative)
-    throw new AgentSettingsError(`INVESTIBOOK_AGENT_SANDBOX_READ must list absolute paths, not "${relative}"`);
   return {
     command: command!,
     args,
-    env,
+    env: context.env,
     exporter,
-    permissions: choice(env, 'INVESTIBOOK_AGENT_PERMISSIONS', ['reject', 'allow'] as const),
-    workspacePermissions: choice(env, 'INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS', ['tighten', 'widen'] as const),
-    sandbox: choice(env, 'INVESTIBOOK_AGENT_SANDBOX', ['bwrap', 'off'] as const),
-    bwrap: env.INVESTIBOOK_AGENT_BWRAP?.trim() || 'bwrap',
-    sandboxRead: read,
-    stateDir: resolve(env.INVESTIBOOK_AGENT_STATE_DIR?.trim() || join(context.dataDir, 'agent')),
+    permissions: vars.INVESTIBOOK_AGENT_PERMISSIONS,
+    workspacePermissions: vars.INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS,
+    sandbox: vars.INVESTIBOOK_AGENT_SANDBOX,
+    bwrap: vars.INVESTIBOOK_AGENT_BWRAP,
+    sandboxRead: vars.INVESTIBOOK_AGENT_SANDBOX_READ,
+    stateDir: resolve(vars.INVESTIBOOK_AGENT_STATE_DIR ?? join(context.dataDir, 'agent')),
     hidden: [],
-    turnTimeoutMs: timeout,
+    turnTimeoutMs: vars.INVESTIBOOK_AGENT_TURN_TIMEOUT_MS,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { CliEnv } from '../env';
 
 export const DEFAULT_DB = join('data', 'investibook.db');
 
@@ -16,7 +17,7 @@ export interface ChosenDatabase {
 
 export function chooseDatabase(
   options: { db?: string | undefined; databaseUrl?: string | undefined },
-  env: NodeJS.ProcessEnv,
+  env: Pick<CliEnv, 'INVESTIBOOK_DATABASE_URL' | 'INVESTIBOOK_DB'>,
   cwd: string,
 ): ChosenDatabase {
   if (options.databaseUrl) return { location: options.databaseUrl, how: '--database-url' };

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { ESTIMATORS } from '../../shared/wire';
+import { cliEnvSchema, readEnv, type CliEnv } from '../env';
 import { asAppError, failed, usageError } from '../errors';
 import { ensureFolder, FolderError } from '../fs-safe';
 import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
@@ -46,7 +47,7 @@ interface ContextOptions {
   dataDir?: string;
 }
 
-function program(io: Io): Command {
+function program(io: Io, env: CliEnv): Command {
   const root = new Command('investibook')
     .description('What is filling the model context of an investibook workspace?')
     .exitOverride()
@@ -126,11 +127,11 @@ function program(io: Io): Command {
         estimator: parseEstimator(options.estimator),
         call: parseCall(options.call),
       };
-      const token = options.token ?? io.env.INVESTIBOOK_TOKEN;
+      const token = options.token ?? env.INVESTIBOOK_TOKEN;
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
       if (!options.api && options.token) throw usageError('--token only makes sense with --api');
-      const database = options.api ? null : chooseDatabase(options, io.env, io.cwd);
-      const dataDir = options.dataDir ?? io.env.INVESTIBOOK_DATA_DIR;
+      const database = options.api ? null : chooseDatabase(options, env, io.cwd);
+      const dataDir = options.dataDir ?? env.INVESTIBOOK_DATA_DIR;
       const source = options.api
         ? apiSource(options.api, token!, io.cwd)
         : localSource(database!.location, io.cwd, dataDir ? resolve(io.cwd, dataDir) : undefined);
@@ -160,7 +161,8 @@ function program(io: Io): Command {
 
 export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
   try {
-    await program(io).parseAsync(argv, { from: 'user' });
+    // The environment first (one schema, src/node/env.ts): a bad value is a usage error.
+    await program(io, readEnv(io.env, cliEnvSchema)).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

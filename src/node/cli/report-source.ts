@@ -137,12 +137,14 @@ async function get(
   if (response.ok) return body;
   const parsed = errorBodySchema.safeParse(body);
   const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
+  // A server fault is looked up in its log by the request's id.
+  const requestId = parsed.success ? parsed.data.error.requestId : undefined;
   const code = parsed.success ? parsed.data.error.code : 'http_error';
   if (response.status === 404) throw notFound(code, message);
   if (response.status === 400) throw usageError(message);
   throw new AppError(
     response.status === 410 ? 'gone' : 'failed',
     code,
-    `${url.origin} answered ${response.status}: ${message}`,
+    `${url.origin} answered ${response.status}: ${message}${requestId && response.status >= 500 ? ` (request ${requestId})` : ''}`,
   );
 }

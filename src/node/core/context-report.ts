@@ -192,10 +192,11 @@ function sessionDigest(input: ContextInput, runtime: AgentRuntime): string {
     String(input.asOfCall ?? ''),
     input.messages.map((m) => `${m.id}:${m.stamp}`).join('\n'),
   ];
-  // Two independent hashes of the same text: 128 bits, for a key that must never collide.
-  const text = parts.join('\u0000');
-  return `${contentHash(text)}${contentHash(`\u0001${text}`)}`;
+  return digestOf(parts.join('\u0000'));
 }
+
+/** Two independent hashes of the same text: 128 bits, for a key that must never collide. */
+const digestOf = (text: string): string => `${contentHash(text)}${contentHash(`\u0001${text}`)}`;
 
 /** A row as the analysis reads it: its columns parsed (undefined: not valid JSON). */
 interface ReadRow extends ParsedRow {
@@ -289,13 +290,16 @@ async function makeSession(
   const firstCall = shape.calls.length > 0 ? Math.min(...shape.calls.map((c) => c.message)) : -1;
   const good = headers.map((_, i) => live.has(i) || firstCall < 0 || i < firstCall);
   const workspace = input.workspace;
-  const base = JSON.stringify([
-    runtime.id,
-    workspace.root,
-    workspace.instructions.map((i) => i.path).sort(),
-    workspace.skills.map((s) => s.name),
-    facts,
-  ]);
+  // Hashed (128 bits): it is part of every analysis key, and long keys make every lookup slow.
+  const base = digestOf(
+    JSON.stringify([
+      runtime.id,
+      workspace.root,
+      workspace.instructions.map((i) => i.path).sort(),
+      workspace.skills.map((s) => s.name),
+      facts,
+    ]),
+  );
   const context: AnalysisContext = { facts, family, estimator, base };
   const keyOf = (id: string, good: boolean) => analysisKey(id, stamps.get(id) ?? '', context, good);
 

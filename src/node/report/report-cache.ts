@@ -1,32 +1,30 @@
 /**
  * The memo a long-lived process (the server) lends the core: whatever the core keeps under the
  * keys it derives (core/context-report.ts) — message headers, message analyses, whole sessions.
- * In memory only, bounded: past `maxEntries` the least recently used entries go. It changes how
- * fast a report comes, never what it says: the keys carry everything the values depend on.
+ * In memory only, bounded: past `maxEntries` the least recently used entries go (lru-cache). It
+ * changes how fast a report comes, never what it says: the keys carry everything the values
+ * depend on.
  */
+import { LRUCache } from 'lru-cache';
 import type { Memo } from '../core/context-report';
 
 export const DEFAULT_CACHE_ENTRIES = 100_000;
 
 export class ReportCache implements Memo {
-  private readonly entries = new Map<string, unknown>();
+  // Counted by entries (`maxSize` with a size of 1 each) rather than `max`, which lru-cache
+  // allocates up front — the CLI's memo is unbounded (Number.MAX_SAFE_INTEGER).
+  private readonly entries: LRUCache<string, { value: unknown }>;
 
-  constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {}
+  constructor(readonly maxEntries = DEFAULT_CACHE_ENTRIES) {
+    this.entries = new LRUCache({ maxSize: maxEntries, sizeCalculation: () => 1 });
+  }
 
   get(key: string): unknown {
-    const found = this.entries.get(key);
-    if (found !== undefined) {
-      // Most recently used last (Map order is insertion order).
-      this.entries.delete(key);
-      this.entries.set(key, found);
-    }
-    return found;
+    return this.entries.get(key)?.value;
   }
 
   set(key: string, value: unknown): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value });
   }
 
   get size(): number {

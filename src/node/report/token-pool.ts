@@ -1,17 +1,19 @@
 /**
- * BPE counting on worker threads, for cold reports with a lot of live text. The threads start
- * (and load the tokenizer) as soon as the report knows the work is large; texts are queued in
- * batches while the main thread goes on attributing, and each thread takes the next batch when
- * it is done with one, so none idles while another has a backlog. Small reports never start a
- * thread: starting one costs more than it saves.
+ * BPE counting on worker threads (a piscina pool), for cold reports with a lot of live text. The
+ * threads start (and load the tokenizer) as soon as the report knows the work is large; texts
+ * are queued in batches while the main thread goes on attributing, and each thread takes the
+ * next batch when it is done with one, so none idles while another has a backlog. Small reports
+ * never start a thread: starting one costs more than it saves.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as piscina from 'piscina';
+import type { Piscina } from 'piscina';
 import type { Encoding } from '../core/providers';
-import type { CountAnswer, CountRequest } from './token-worker';
+import { tokenizerThreadsSetting } from '../env';
+import type { CountRequest } from './token-worker';
 
 /** Below this many characters of live text to tokenize, counting stays on the main thread. */
 export const PARALLEL_MIN_CHARS = 1_500_000;
@@ -21,12 +23,11 @@ export const PARALLEL_MIN_CHARS = 1_500_000;
  * stays on the main thread), else one per core besides the main thread's, at least one, at most
  * four. Each holds its own tokenizer tables and merge cache (about 40 MB), and BPE's cost is
  * mostly merging pieces it has not seen yet, which every thread learns again: more threads than
- * cores only add memory (docs/benchmarks.md).
+ * cores only add memory (docs/benchmarks.md). A bad value is refused when the program starts
+ * (server/main.ts, cli/main.ts parse the environment first).
  */
 export function tokenizerThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const set = env.INVESTIBOOK_TOKENIZER_THREADS;
-  if (set !== undefined && set !== '' && Number.isInteger(Number(set)) && Number(set) >= 0) return Number(set);
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return tokenizerThreadsSetting(env) ?? Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 const BATCH_CHARS = 128 * 1024;
 
@@ -40,16 +41,16 @@ interface Batch {
 const emptyBatch = (): Batch => ({ texts: [], chars: 0, resolve: [], reject: [] });
 
 /** Worker code: the compiled worker beside this bundle, or the TypeScript source through tsx. */
-function spawn(encoding: Encoding): Worker {
+function workerFile(): { filename: string; execArgv?: string[] } {
   const here = import.meta.url;
-  if (here.endsWith('.mjs')) return new Worker(new URL('./token-worker.mjs', here), { workerData: { encoding } });
-  // tsx's ESM entry (require.resolve would give its CommonJS one).
-  const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'));
-  const target = new URL('./token-worker.ts', here);
-  return new Worker(
-    `import(${JSON.stringify(tsx.href)}).then(({ register }) => { register(); return import(${JSON.stringify(target.href)}); });`,
-    { eval: true, workerData: { encoding } },
-  );
+  if (here.endsWith('.mjs')) return { filename: fileURLToPath(new URL('./token-worker.mjs', here)) };
+  // From sources (tests, the bench): tsx's loader in the thread (tsx is a devDependency; the
+  // compiled programs never come here).
+  const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/loader.mjs'));
+  return {
+    filename: fileURLToPath(new URL('./token-worker.ts', here)),
+    execArgv: [...process.execArgv, '--import', tsx.href],
+  };
 }
 
 let active: TokenPool | null = null;
@@ -65,12 +66,16 @@ export function claimTokenPool(encoding: Encoding = 'o200k_base', multiplier = 1
   return active;
 }
 
+/**
+ * Texts are gathered into batches of about 128 KB (one message per text would cost more in
+ * postMessage than in counting); piscina queues the batches and hands each to the next idle
+ * thread. A thread that fails fails the pool: every text not yet counted is rejected at once,
+ * and the caller counts it on its own thread.
+ */
 export class TokenPool {
-  private readonly threads: { worker: Worker; busy: Batch | null }[] = [];
-  private readonly queue: Batch[] = [];
+  private readonly pool: Piscina<CountRequest, number[]>;
   private filling = emptyBatch();
   private failure: Error | null = null;
-  private closing = false;
 
   /** Starts the threads now: each loads the tokenizer while the caller reads and attributes. */
   constructor(
@@ -78,23 +83,20 @@ export class TokenPool {
     private readonly encoding: Encoding = 'o200k_base',
     private readonly multiplier = 1,
   ) {
-    for (let i = 0; i < size; i++) {
-      const thread: { worker: Worker; busy: Batch | null } = { worker: spawn(encoding), busy: null };
-      thread.worker.on('message', ({ counts, error }: CountAnswer) => {
-        const batch = thread.busy!;
-        thread.busy = null;
-        if (counts) counts.forEach((count, k) => batch.resolve[k]!(count));
-        else this.fail(new Error(`tokenizer thread failed: ${error}`), [batch]);
-        this.dispatch();
-      });
-      thread.worker.on('error', (error) => this.fail(error, thread.busy ? [thread.busy] : []));
-      // A thread that ends without an error (killed, out of memory) must not leave its batch waiting.
-      thread.worker.on('exit', (code) => {
-        if (!this.closing) this.fail(new Error(`tokenizer thread exited (${code})`), thread.busy ? [thread.busy] : []);
-      });
-      thread.worker.unref();
-      this.threads.push(thread);
-    }
+    // Loaded when a report first needs threads: most CLI runs never do, and each pays for the
+    // modules it loads at start.
+    const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof piscina;
+    this.pool = new Pool({
+      ...workerFile(),
+      minThreads: size,
+      maxThreads: size,
+      workerData: { encoding },
+      // Threads stay up for the pool's life (one report), however long a batch takes.
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    // A thread that dies (out of memory, killed) must not leave its batch waiting: piscina
+    // rejects that batch's task, and `fail` rejects the rest.
+    this.pool.on('error', (error: Error) => this.fail(error));
   }
 
   /** The BPE count of one text, once a thread has counted it. */
@@ -112,45 +114,30 @@ export class TokenPool {
 
   /** Queues what has been asked for so far; call once every text has been asked for. */
   flush(): void {
-    if (this.filling.texts.length === 0) return;
-    this.queue.push(this.filling);
+    const batch = this.filling;
+    if (batch.texts.length === 0) return;
     this.filling = emptyBatch();
-    this.dispatch();
+    this.pool.run({ texts: batch.texts, encoding: this.encoding, multiplier: this.multiplier }).then(
+      (counts) => counts.forEach((count, k) => batch.resolve[k]!(count)),
+      (error: Error) => {
+        batch.reject.forEach((reject) => reject(error));
+        this.fail(error);
+      },
+    );
   }
 
   async close(): Promise<void> {
-    this.closing = true;
     if (active === this) active = null;
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
-    this.threads.length = 0;
+    await this.pool.destroy();
   }
 
-  private dispatch(): void {
-    for (const thread of this.threads) {
-      if (thread.busy) continue;
-      const batch = this.queue.shift();
-      // An idle thread never keeps the process alive; one with work does.
-      if (!batch) {
-        thread.worker.unref();
-        continue;
-      }
-      thread.busy = batch;
-      thread.worker.ref();
-      thread.worker.postMessage({
-        id: 0,
-        texts: batch.texts,
-        encoding: this.encoding,
-        multiplier: this.multiplier,
-      } satisfies CountRequest);
-    }
-  }
-
-  private fail(error: Error, batches: Batch[]): void {
-    this.failure ??= error;
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = new Error(`tokenizer thread failed: ${error.message}`, { cause: error });
     const filling = this.filling;
     this.filling = emptyBatch();
-    for (const batch of [...batches, ...this.queue.splice(0), filling])
-      for (const reject of batch.reject) reject(error);
-    for (const thread of this.threads) thread.worker.unref();
+    filling.reject.forEach((reject) => reject(this.failure!));
+    // Batches still queued are rejected by the pool's end (their texts are counted inline).
+    void this.pool.destroy().catch(() => {});
   }
 }

@@ -7,6 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { sha256Hex } from '../auth';
 import { AppError } from '../errors';
+import type { Logger } from '../log';
 import type { Store, WorkspaceRow } from '../storage/store';
 
 export const TOKEN_COOKIE = 'investibook_token';
@@ -17,11 +18,16 @@ export type AppEnv = {
     workspace: WorkspaceRow;
     /** How the request was authenticated: a bearer header or the sign-in cookie. */
     auth: 'bearer' | 'cookie';
+    /** hono/request-id: the X-Request-Id of this request (given by a proxy, or made here). */
+    requestId: string;
+    /** The server's logger with this request's id on every line. */
+    log: Logger;
   };
 };
 
-export function errorBody(code: string, message: string) {
-  return { error: { code, message } };
+/** Contract §6: `{ error: { code, message } }`, plus the request's id (an addition) to quote in a report. */
+export function errorBody(code: string, message: string, requestId?: string) {
+  return { error: { code, message, ...(requestId ? { requestId } : {}) } };
 }
 
 /** The bearer token of a request: the Authorization header first, then the sign-in cookie. */

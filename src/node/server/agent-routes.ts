@@ -10,7 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } from '../../shared/agent';
 import { TurnInProgress, type AgentBridge } from '../agent/bridge';
-import { AppError, methodNotAllowed } from '../errors';
+import { AppError } from '../errors';
 import { resolveSession } from '../sessions';
 import type { Store } from '../storage/store';
 import type { AppEnv } from './access';
@@ -82,14 +82,5 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
     return c.json({ cancelled: true }, 202);
   });
 
-  for (const [path, allow] of [
-    ['/agent', 'GET'],
-    ['/agent/prompt', 'POST'],
-    ['/agent/cancel', 'POST'],
-  ] as const) {
-    routes.all(path, () => {
-      throw methodNotAllowed(allow);
-    });
-  }
   return routes;
 }

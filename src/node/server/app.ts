@@ -5,10 +5,13 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { AppError, asAppError, HTTP_STATUS } from '../errors';
+import { AppError, asAppError, HTTP_STATUS, methodNotAllowed as notAllowed } from '../errors';
+import { silentLogger, type Logger } from '../log';
 import { ReportCache } from '../report/report-cache';
 import { ReportService } from '../report/service';
 import { StoreUnavailable, type Store } from '../storage/store';
@@ -30,14 +33,29 @@ export interface AppOptions {
   agent?: AgentBridge;
   /** Host names served besides loopback ones (INVESTIBOOK_ALLOWED_HOSTS); '*' for any. */
   allowedHosts?: readonly string[];
-  log?: (line: string) => void;
+  /** The server's logger (log.ts); each request logs through a child with its id. */
+  logger?: Logger;
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { store } = options;
-  const log = options.log ?? (() => {});
+  const logger = options.logger ?? silentLogger;
   const app = new Hono<AppEnv>();
 
+  // Every answer carries its request's id (X-Request-Id: a proxy's when well-formed, else a new
+  // UUID), and so does every line logged while answering it.
+  app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    const log = logger.child({ requestId: c.get('requestId') });
+    c.set('log', log);
+    const started = performance.now();
+    await next();
+    // The path only: a query string may hold a sign-in token (docs/security.md).
+    log.debug(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
+  });
   app.use(
     '*',
     secureHeaders({
@@ -67,7 +85,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       await Promise.all([bounded(store.checkWritable()), bounded(options.reportStore.ping())]);
       return c.json({ status: 'ok', database: store.backend }, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
-      log(`health check failed: ${error instanceof Error ? error.message : String(error)}`);
+      c.get('log').warn({ err: error }, 'health check failed');
       const reason = error instanceof StoreUnavailable ? error.code : 'database_unavailable';
       return c.json({ status: 'unavailable', reason }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
     }
@@ -81,16 +99,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.onError((error, c) => {
     const known = asAppError(error);
-    if (known) {
-      const headers: Record<string, string> = {};
-      if (known.kind === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
-      if (known.allow) headers.Allow = known.allow;
-      if (known.kind === 'unavailable' || known.kind === 'insufficient_storage') headers['Retry-After'] = '1';
-      return c.json(errorBody(known.code, known.message), HTTP_STATUS[known.kind], headers);
-    }
-    // Paths only, never query strings: a sign-in token must not reach a log.
-    log(`error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? error.stack : String(error)}`);
-    return c.json(errorBody('internal', 'Something went wrong on the server'), 500);
+    if (known) return answer(c, known);
+    // Method and path only, never the query string or headers: a sign-in token must not reach a log.
+    c.get('log').error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
+    return c.json(errorBody('internal', 'Something went wrong on the server', c.get('requestId')), 500);
   });
 
   const agent = options.agent ?? new AgentBridge(null, store);
@@ -99,18 +111,25 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     live: agent.isLive,
     primary: store,
   });
-  app.use('/api/*', requireUser(store));
-  app.route('/api/workspaces', workspacesRoute(store));
-  app.use('/api/workspace/:id', requireWorkspace(store));
-  app.use('/api/workspace/:id/*', requireWorkspace(store));
-  app.use('/api/workspace/:id', sameOriginWrites());
-  app.use('/api/workspace/:id/*', sameOriginWrites());
-  app.route('/api/workspace/:id', workspaceRoutes(store, agent.isLive));
-  app.route('/api/workspace/:id', debugRoutes(service));
-  app.route('/api/workspace/:id', agentRoutes(agent, store));
-  app.all('/api/*', () => {
-    throw new AppError('not_found', 'not_found', 'No such API route');
-  });
+  const api = new Hono<AppEnv>();
+  // A path the API has, asked with a method it does not take: 405 with the methods it does take
+  // (HEAD wherever GET is). Hono's middleware reads them from the routes below.
+  api.use(
+    '*',
+    methodNotAllowed({ app: api, onMethodNotAllowed: (c, methods) => answer(c, notAllowed(methods.join(', '))) }),
+  );
+  api.use('*', requireUser(store));
+  api.route('/workspaces', workspacesRoute(store));
+  api.use('/workspace/:id', requireWorkspace(store));
+  api.use('/workspace/:id/*', requireWorkspace(store));
+  api.use('/workspace/:id', sameOriginWrites());
+  api.use('/workspace/:id/*', sameOriginWrites());
+  api.route('/workspace/:id', workspaceRoutes(store, agent.isLive));
+  api.route('/workspace/:id', debugRoutes(service));
+  api.route('/workspace/:id', agentRoutes(agent, store));
+  // Answered, not thrown: the method check above looks only at answers without an error.
+  api.all('*', (c) => answer(c, new AppError('not_found', 'not_found', 'No such API route')));
+  app.route('/api', api);
 
   // Sign-in: `?token=` on any page sets the cookie, then the token leaves the URL. A link for
   // another user than the one signed in here asks first instead of switching silently.
@@ -148,6 +167,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.get('/', (c) => c.text('investibook API is running; the web app is not built (npm run build).'));
   }
   return app;
+}
+
+/** The one shape of an error answer (contract §6, plus the request's id), with its status and headers. */
+function answer(c: Context<AppEnv>, known: AppError): Response {
+  const headers: Record<string, string> = {};
+  if (known.kind === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
+  if (known.allow) headers.Allow = known.allow;
+  if (known.kind === 'unavailable' || known.kind === 'insufficient_storage') headers['Retry-After'] = '1';
+  return c.json(errorBody(known.code, known.message, c.get('requestId')), HTTP_STATUS[known.kind], headers);
 }
 
 /** A health check's answer within `ms`, or database_timeout. */

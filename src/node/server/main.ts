@@ -1,13 +1,13 @@
 /**
- * The `npm start` entry: configuration from the environment, then `start`. Expected failures
- * (a database that cannot be opened, a port in use) end with one line on stderr and exit 1;
- * a bad setting with exit 2.
+ * The `npm start` entry: configuration from the environment (one schema, src/node/env.ts), then
+ * `start`. Expected failures (a database that cannot be opened, a port in use) end with one line
+ * on stderr and exit 1; a bad setting with exit 2.
  */
 import { asAppError } from '../errors';
 import { FolderError } from '../fs-safe';
 import { StoreOpenError, StoreUnavailable } from '../storage/store';
-import { agentSettingsFromEnv, type AgentSettings } from '../agent/settings';
-import { parseAllowedHosts } from './guards';
+import { agentSettings, type AgentSettings } from '../agent/settings';
+import { EnvError, readEnv, type Env } from '../env';
 import { dataDirFor, start } from './start';
 
 function fail(message: string, code = 1): never {
@@ -18,31 +18,52 @@ function fail(message: string, code = 1): never {
 export interface MainOverrides {
   /** The agent's environment instead of the server's (npm run demo:agent: a private HOME). */
   agentEnv?: NodeJS.ProcessEnv;
+  /** false: never build the web app (npm run dev serves it from sources). */
+  build?: boolean;
+  /** Where progress lines go (default: stdout). */
+  log?: (line: string) => void;
+  /** Also stopped on SIGINT / SIGTERM, beside the server (npm run dev: Vite). */
+  onStop?: () => Promise<void>;
 }
 
-export async function main(env: NodeJS.ProcessEnv = process.env, overrides: MainOverrides = {}): Promise<void> {
-  const port = Number(env.PORT || 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, not "${env.PORT}"`, 2);
-  const database = env.INVESTIBOOK_DATABASE_URL || env.INVESTIBOOK_DB || './data/investibook.db';
-  const dataDir = env.INVESTIBOOK_DATA_DIR || undefined;
-  let agent: AgentSettings | null;
+/** The server's whole environment, parsed; a bad value is one line on stderr and exit 2. */
+export function serverEnv(env: NodeJS.ProcessEnv = process.env): Env {
   try {
-    agent = agentSettingsFromEnv(env, { dataDir: dataDirFor(database, dataDir) });
-    if (agent && overrides.agentEnv) agent = { ...agent, env: overrides.agentEnv };
+    return readEnv(env);
   } catch (error) {
-    fail((error as Error).message, 2);
+    if (error instanceof EnvError) fail(error.message, 2);
+    throw error;
   }
+}
+
+export const DEFAULT_DATABASE = './data/investibook.db';
+
+export async function main(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: MainOverrides = {},
+): Promise<Awaited<ReturnType<typeof start>>> {
+  const config = serverEnv(env);
+  const database = config.INVESTIBOOK_DATABASE_URL ?? config.INVESTIBOOK_DB ?? DEFAULT_DATABASE;
+  const dataDir = config.INVESTIBOOK_DATA_DIR;
+  const agent: AgentSettings | null = agentSettings(config, {
+    dataDir: dataDirFor(database, dataDir),
+    env: overrides.agentEnv ?? env,
+  });
+  const port = config.PORT;
   let running: Awaited<ReturnType<typeof start>>;
   try {
     running = await start({
       database,
-      reportDatabase: env.INVESTIBOOK_REPORT_DATABASE_URL || undefined,
+      reportDatabase: config.INVESTIBOOK_REPORT_DATABASE_URL,
       dataDir,
-      host: env.HOST || undefined,
-      allowedHosts: parseAllowedHosts(env.INVESTIBOOK_ALLOWED_HOSTS),
+      host: config.HOST,
+      allowedHosts: config.INVESTIBOOK_ALLOWED_HOSTS,
       agent,
       port,
-      token: env.INVESTIBOOK_TOKEN || undefined,
+      token: config.INVESTIBOOK_TOKEN,
+      logLevel: config.INVESTIBOOK_LOG_LEVEL,
+      ...(overrides.build === undefined ? {} : { build: overrides.build }),
+      ...(overrides.log ? { log: overrides.log } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -55,7 +76,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env, overrides: Main
     if (known) fail(known.message);
     throw error;
   }
-  const stop = () => void running.close().then(() => process.exit(0));
+  const stop = () =>
+    void Promise.all([running.close(), overrides.onStop?.().catch(() => {})]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  return running;
 }

@@ -15,6 +15,7 @@ import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
 import { AgentBridge } from '../agent/bridge';
 import type { AgentSettings } from '../agent/settings';
+import { createLogger, type Logger, type LogLevel } from '../log';
 import { createApp } from './app';
 
 const WEB_ROOT = join(PROJECT_ROOT, 'dist');
@@ -34,8 +35,12 @@ export interface StartOptions {
   agent?: AgentSettings | null;
   token?: string | undefined;
   build?: boolean;
-  /** Where progress lines go (default: stdout). */
+  /** Where progress lines for people go (default: stdout): the `Open …` line among them. */
   log?: (line: string) => void;
+  /** The structured log (log.ts; default: JSON lines on stderr at `logLevel`). */
+  logger?: Logger;
+  /** INVESTIBOOK_LOG_LEVEL (default info). */
+  logLevel?: LogLevel;
 }
 
 /** The folder of investibook's data: INVESTIBOOK_DATA_DIR, else the SQLite file's, else ./data. */
@@ -45,6 +50,7 @@ export function dataDirFor(database: string, dataDir?: string): string {
 
 export async function start(options: StartOptions) {
   const log = options.log ?? ((line: string) => console.log(line));
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
   const sqlite = !isDatabaseUrl(options.database);
   const database = sqlite ? resolve(options.database) : options.database;
   const dataDir = dataDirFor(database, options.dataDir);
@@ -82,14 +88,16 @@ export async function start(options: StartOptions) {
     tokenFile(dataDir, database),
   ];
   const agentSettings = options.agent ? { ...options.agent, hidden: [...options.agent.hidden, ...secrets] } : null;
-  const agent = new AgentBridge(agentSettings, store, (line) => console.error(line));
+  // The agent's lines are the process's, not a request's: a turn outlives the request that started it.
+  const agentLog = logger.child({ component: 'agent' });
+  const agent = new AgentBridge(agentSettings, store, (line) => agentLog.warn(line));
   const app = createApp({
     store,
     reportStore,
     agent,
     webRoot: WEB_ROOT,
     allowedHosts: options.allowedHosts ?? [],
-    log: (line) => console.error(line),
+    logger,
   });
   const host = options.host ?? '127.0.0.1';
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port });

@@ -12,7 +12,7 @@ import {
   type Workspace,
   type WorkspaceList,
 } from '../../shared/wire';
-import { AppError, methodNotAllowed } from '../errors';
+import { AppError } from '../errors';
 import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
@@ -63,9 +63,6 @@ export function workspacesRoute(store: Store): Hono<AppEnv> {
       workspaces: rows.map((w) => ({ id: w.id, name: w.name, root: store.resolveRoot(w.root_path) })),
     };
     return c.json(body);
-  });
-  routes.all('/', () => {
-    throw methodNotAllowed('GET');
   });
   return routes;
 }
@@ -162,15 +159,6 @@ export function workspaceRoutes(
     return c.json(body);
   });
 
-  for (const [path, allow] of [
-    ['/', 'GET'],
-    ['/usage', 'GET'],
-    ['/messages', 'GET, POST'],
-  ] as const) {
-    routes.all(path, () => {
-      throw methodNotAllowed(allow);
-    });
-  }
   return routes;
 }
 
