@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { start } from '../src/node/server/start';
 import type { ContextReport } from '../src/shared/wire';
 import { launchChromium } from '../test/support/browser';
+import { startServerProcess } from '../test/support/server-process';
 
 export function bigReport(base: ContextReport, perSource = 200): ContextReport {
   const report = structuredClone(base);
@@ -156,6 +157,44 @@ export async function measureRender(project: string) {
   } finally {
     await browser.close();
     await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The first /debug after `npm start` on a fresh demo database, the way a new user meets it: the
+ * server started (its background warm-up included), the chat opened, `/debug` typed and sent;
+ * the time from Enter until the report is on screen — the real route, engine and view — and the
+ * same for a second /debug.
+ */
+export async function measureFirstDebug(): Promise<{ firstMs: number; secondMs: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-first-'));
+  // `npm start` as a process of its own: nothing loaded before it (the tokenizer, the bundle).
+  const server = await startServerProcess(join(dir, 'investibook.db'), 'bench-first', {
+    ...(process.env.BENCH_NO_WARM === '1' ? { INVESTIBOOK_WARM: '0' } : {}),
+  });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?token=bench-first`);
+    await page.getByText(/Stopped\. Summary/).waitFor();
+    const input = page.getByRole('combobox', { name: 'Message' });
+    const reports = page.getByRole('region', { name: 'Context breakdown' });
+    const once = async () => {
+      // Reports already on screen are marked: the one to wait for is the first unmarked one.
+      await reports.evaluateAll((found) => found.forEach((r) => r.setAttribute('data-seen', '')));
+      await input.fill('/debug');
+      const started = Date.now();
+      await input.press('Enter');
+      await reports.and(page.locator(':not([data-seen])')).first().waitFor({ timeout: 60_000 });
+      return Date.now() - started;
+    };
+    const firstMs = await once();
+    const secondMs = await once();
+    return { firstMs, secondMs };
+  } finally {
+    await browser.close();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -20,7 +20,7 @@ import { postgresBin, startPostgres, type PostgresServer } from '../test/support
 import type { EstimatorId } from '../src/shared/wire';
 import { floor } from './floor';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
-import { measureRender } from './render';
+import { measureFirstDebug, measureRender } from './render';
 
 const PROJECT = join(import.meta.dirname, '..');
 const SIZES = process.argv.includes('--quick') ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
@@ -262,6 +262,10 @@ async function main() {
     );
     return;
   }
+  const first = await measureFirstDebug();
+  console.log(
+    `- the first /debug after \`npm start\` on the demo, in Chromium: the report shown ${ms(first.firstMs)} ms after Enter (the real route and engine; target ≤ 300 ms); the next one ${ms(first.secondMs)} ms`,
+  );
   const render = await measureRender(PROJECT);
   console.log(
     `- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`,

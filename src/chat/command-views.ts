@@ -18,10 +18,24 @@ export interface CommandView<P> {
 
 type Views = { [N in CommandName]: CommandView<CommandPayloads[N]> };
 
+/** Each view's chunk, fetched once (the browser keeps the module). */
+const loaders = {
+  help: () => import('./views/help-view'),
+  debug: () => import('./views/debug-view'),
+} satisfies Record<CommandName, () => Promise<unknown>>;
+
 export const commandViews: Views = {
-  help: { title: 'Commands', View: lazy(() => import('./views/help-view')) },
-  debug: { title: 'Context report', View: lazy(() => import('./views/debug-view')) },
+  help: { title: 'Commands', View: lazy(loaders.help) },
+  debug: { title: 'Context report', View: lazy(loaders.debug) },
 };
+
+/**
+ * Fetches the chunks of the views of commands a typed prefix may name, while the user is still
+ * typing: the first `/debug` then waits for the report only, not for its view's code.
+ */
+export function prefetchViews(prefix: string): void {
+  for (const [name, load] of Object.entries(loaders)) if (name.startsWith(prefix)) void load().catch(() => {});
+}
 
 export const viewFor = (command: string): CommandView<unknown> | undefined =>
   (commandViews as Record<string, CommandView<unknown>>)[command];

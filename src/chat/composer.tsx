@@ -6,6 +6,7 @@
  */
 import { useId, useImperativeHandle, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { commandPrefix, type CommandRegistry } from '../commands';
+import { prefetchViews } from './command-views';
 
 export interface ComposerHandle {
   /** Replaces the text with a draft and focuses the composer. */
@@ -141,6 +142,8 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
           autoFocus
           onChange={(event) => {
             setText(event.target.value);
+            const typed = commandPrefix(event.target.value);
+            if (typed !== null) prefetchViews(typed);
             setActive(0);
             setDismissed(null);
             if (event.target.value === '') setDrafted(false);

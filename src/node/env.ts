@@ -83,6 +83,7 @@ export const envSchema = z.object({
   // Logs (pino, JSON lines on stderr).
   INVESTIBOOK_LOG_LEVEL: choice('INVESTIBOOK_LOG_LEVEL', LOG_LEVELS),
   // Reports.
+  INVESTIBOOK_WARM: choice('INVESTIBOOK_WARM', ['1', '0']),
   INVESTIBOOK_TOKENIZER_THREADS: wholeNumber(
     'INVESTIBOOK_TOKENIZER_THREADS',
     'a whole number of threads (0: count on the main thread)',

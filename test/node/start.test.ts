@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { start } from '../../src/node/server/start';
-import { databaseDigest } from '../support/fixtures';
+import { databaseDigest, treeDigest } from '../support/fixtures';
 
 let dir: string;
 beforeEach(() => {
@@ -54,5 +54,22 @@ describe('start', () => {
     });
     expect(response.status).toBe(200);
     await second.close();
+  });
+
+  it('makes the current reports once listening, reading only, and not when told not to', async () => {
+    const dbPath = join(dir, 'data', 'investibook.db');
+    const seeded = await start({ database: dbPath, port: 0, build: false, warm: false, log: () => {} });
+    expect(await seeded.warmed).toEqual([]);
+    await seeded.close();
+    const before = { db: await databaseDigest(dbPath), tree: treeDigest(join(dir, 'data', 'workspaces')) };
+
+    const warm = await start({ database: dbPath, port: 0, build: false, log: () => {} });
+    expect(await warm.warmed).toContain('demo');
+    const response = await fetch(`${warm.url.replace('/w/demo', '')}/api/workspace/demo/debug/context`, {
+      headers: { Authorization: `Bearer ${warm.token}` },
+    });
+    expect(response.status).toBe(200);
+    await warm.close();
+    expect({ db: await databaseDigest(dbPath), tree: treeDigest(join(dir, 'data', 'workspaces')) }).toEqual(before);
   });
 });

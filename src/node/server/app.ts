@@ -35,6 +35,8 @@ export interface AppOptions {
   allowedHosts?: readonly string[];
   /** The server's logger (log.ts); each request logs through a child with its id. */
   logger?: Logger;
+  /** Called with the report service once it exists (start.ts warms it up after listening). */
+  onReportService?: (service: ReportService) => void;
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
@@ -111,6 +113,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     live: agent.isLive,
     primary: store,
   });
+  options.onReportService?.(service);
   const api = new Hono<AppEnv>();
   // A path the API has, asked with a method it does not take: 405 with the methods it does take
   // (HEAD wherever GET is). Hono's middleware reads them from the routes below.

@@ -62,6 +62,7 @@ export async function main(
       port,
       token: config.INVESTIBOOK_TOKEN,
       logLevel: config.INVESTIBOOK_LOG_LEVEL,
+      warm: config.INVESTIBOOK_WARM !== '0',
       ...(overrides.build === undefined ? {} : { build: overrides.build }),
       ...(overrides.log ? { log: overrides.log } : {}),
     });

@@ -16,6 +16,7 @@ import type { Store } from '../storage/store';
 import { AgentBridge } from '../agent/bridge';
 import type { AgentSettings } from '../agent/settings';
 import { createLogger, type Logger, type LogLevel } from '../log';
+import type { ReportService } from '../report/service';
 import { createApp } from './app';
 
 const WEB_ROOT = join(PROJECT_ROOT, 'dist');
@@ -41,6 +42,8 @@ export interface StartOptions {
   logger?: Logger;
   /** INVESTIBOOK_LOG_LEVEL (default info). */
   logLevel?: LogLevel;
+  /** Make the workspaces' current reports in the background once listening (default true). */
+  warm?: boolean;
 }
 
 /** The folder of investibook's data: INVESTIBOOK_DATA_DIR, else the SQLite file's, else ./data. */
@@ -91,7 +94,9 @@ export async function start(options: StartOptions) {
   // The agent's lines are the process's, not a request's: a turn outlives the request that started it.
   const agentLog = logger.child({ component: 'agent' });
   const agent = new AgentBridge(agentSettings, store, (line) => agentLog.warn(line));
+  let reports: ReportService | null = null;
   const app = createApp({
+    onReportService: (service) => (reports = service),
     store,
     reportStore,
     agent,
@@ -119,16 +124,22 @@ export async function start(options: StartOptions) {
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/w/${DEMO_WORKSPACE_ID}`;
   log(token ? `Open ${url}?token=${token}` : `Open ${url} (sign in with ?token=YOUR_TOKEN)`);
+  const warming =
+    options.warm !== false && reports ? warmUp(reports, store, logger) : { done: Promise.resolve([]), stop() {} };
   return {
     url,
     port,
     token,
     store,
+    /** The workspaces whose current report the warm-up made (none with `warm: false`). */
+    warmed: warming.done,
     /**
      * Stops the agent first (its turns end, saved), then the server (which waits for open
      * streams: there are none left), then the stores. Never rejects.
      */
     close: async () => {
+      warming.stop();
+      await warming.done;
       await agent.close().catch(() => {});
       await new Promise<void>((done) => server.close(() => done()));
       await closeStores().catch(() => {});
@@ -196,4 +207,36 @@ function newestMtime(paths: string[]): number {
     } else newest = Math.max(newest, stats.mtimeMs);
   }
   return newest;
+}
+
+/** Workspaces whose current report is made ahead of the first /debug. */
+const WARM_WORKSPACES = 8;
+
+/**
+ * Once the server listens, the current report of a few workspaces is made in the background:
+ * the tokenizer's tables are loaded and the report service's memo holds every message's analysis,
+ * so the first /debug answers as fast as a later one (it reads the same snapshot, or only what
+ * changed since). Read-only, like any report; a failure only costs the head start.
+ */
+function warmUp(service: ReportService, store: Store, logger: Logger): { done: Promise<string[]>; stop(): void } {
+  let stopped = false;
+  const done = new Promise<string[]>((resolve) =>
+    setImmediate(async () => {
+      const warmed: string[] = [];
+      try {
+        for (const workspace of (await store.listWorkspaces()).slice(0, WARM_WORKSPACES)) {
+          if (stopped) break;
+          await service.report({ workspaceId: workspace.id }).then(
+            () => warmed.push(workspace.id),
+            (error: unknown) => logger.debug({ err: error, workspace: workspace.id }, 'warm-up report failed'),
+          );
+          await new Promise((next) => setImmediate(next));
+        }
+      } catch (error) {
+        logger.debug({ err: error }, 'warm-up failed');
+      }
+      resolve(warmed);
+    }),
+  );
+  return { done, stop: () => (stopped = true) };
 }
