@@ -18,6 +18,7 @@ import type {
   Suggestion,
   Verdict,
 } from '../../shared/wire';
+import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
 import { costReport } from './cost-report';
 import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
@@ -431,25 +432,25 @@ function notes(input: ReportInput): string[] {
     const ref = calibration.reference!;
     const changes = calibration.runtimeChanges.slice(1);
     out.push(
-      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${calibration.runtimeOverhead ?? 0} tokens of the prompt are ${input.runtime.words.ownPrompt}, which the server cannot see (measured at the first call${changes.length ? `, again at ${changes.map((c) => `call ${c.call} (${c.reason})`).join(', ')}` : ''}).`,
+      `Measured: each model call's prompt size (provider counts on its step) is shared among the items that call added, in proportion to their estimates; ${fmt(calibration.runtimeOverhead ?? 0)} tokens of the prompt are ${input.runtime.words.ownPrompt}, which the server cannot see (measured at the first call${changes.length ? `, again at ${changes.map((c) => `call ${c.call} (${c.reason})`).join(', ')}` : ''}).`,
     );
     if (calibration.totalIsCompaction)
       out.push(
-        `The agent's latest total is the prompt of its compaction call (the history it sent to be summarised), not a request of the conversation: the figures describe the latest measured request (${ref.promptTokens} tokens), what has left the context since, and what the next request will hold.`,
+        `The agent's latest total is the prompt of its compaction call (the history it sent to be summarised), not a request of the conversation: the figures describe the latest measured request (${fmt(ref.promptTokens)} tokens), what has left the context since, and what the next request will hold.`,
       );
     else if (!ref.matchesUsage)
       out.push(
-        `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${ref.promptTokens} tokens); the difference is shown as unexplained.`,
+        `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${fmt(ref.promptTokens)} tokens); the difference is shown as unexplained.`,
       );
     const said = reasoningPolicyNote(calibration);
     if (said) out.push(said);
     if (calibration.hidden.tokens > 0)
       out.push(
-        `Hidden reasoning: ${calibration.hidden.tokens} tokens of the prompt are reasoning the model did out of sight that the provider keeps (measured from what each call produced beyond what it left visible); they are shown apart, in no source.`,
+        `Hidden reasoning: ${fmt(calibration.hidden.tokens)} tokens of the prompt are reasoning the model did out of sight that the provider keeps (measured from what each call produced beyond what it left visible); they are shown apart, in no source.`,
       );
     if (calibration.left.tokens > 0)
       out.push(
-        `${calibration.left.tokens} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? input.runtime.words.pruned : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
+        `${fmt(calibration.left.tokens)} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? input.runtime.words.pruned : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
       );
     if (calibration.pending.length > 0)
       out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");

@@ -2,6 +2,7 @@
  * OpenCode's words in the report: what it keeps of a session but never sends (and why), and how
  * it compacts (window.ts has the numbers).
  */
+import { fmt } from '../../../shared/format';
 import type { ContextWindow } from '../../../shared/wire';
 import type { RuntimeWords } from '../types';
 
@@ -50,7 +51,7 @@ export const OPENCODE_WORDS: RuntimeWords = {
   pruned: 'pruned by OpenCode',
   windowNote(window: ContextWindow): string | null {
     if (window.autoCompactAt !== null)
-      return `Auto-compaction at ${window.autoCompactAt} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${window.reservedOutput}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`;
+      return `Auto-compaction at ${fmt(window.autoCompactAt)} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${fmt(window.reservedOutput)}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`;
     if (window.basis === 'unknown')
       return "Auto-compaction point not shown: in a window this small the model's output limit decides it, and only OpenCode's model list knows that limit.";
     return null;
