@@ -176,7 +176,8 @@ export async function measureFirstDebug(): Promise<{ firstMs: number; secondMs: 
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    await page.goto(`${server.url}?token=bench-first`);
+    // The Open line carries the sign-in token already (INVESTIBOOK_TOKEN).
+    await page.goto(server.url);
     await page.getByText(/Stopped\. Summary/).waitFor();
     const input = page.getByRole('combobox', { name: 'Message' });
     const reports = page.getByRole('region', { name: 'Context breakdown' });
