@@ -62,14 +62,19 @@ describe('agent settings', () => {
     expect(() => agentSettingsFromEnv(env, CONTEXT)).toThrow(message);
   });
 
-  it('never hand the agent investibook’s own secrets', () => {
+  it('never hand the agent investibook’s own secrets, nor the credentials of its database', () => {
     const env = agentEnv({
       PATH: '/bin',
       OPENAI_API_KEY: 'sk-x',
       INVESTIBOOK_TOKEN: 'secret',
       INVESTIBOOK_DATABASE_URL: 'postgres://u:p@h/d',
+      PGPASSWORD: 'p',
+      PGHOST: 'db.internal',
+      PGSERVICEFILE: '/etc/pg_service.conf',
+      DATABASE_URL: 'postgres://u:p@h/d',
+      PAGER: 'less',
     });
-    expect(env).toEqual({ PATH: '/bin', OPENAI_API_KEY: 'sk-x' });
+    expect(env).toEqual({ PATH: '/bin', OPENAI_API_KEY: 'sk-x', PAGER: 'less' });
   });
 });
 

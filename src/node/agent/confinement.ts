@@ -39,9 +39,17 @@ export function workspaceKey(id: string): string {
   return `${readable}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`;
 }
 
-/** The agent's environment, minus investibook's own secrets (the demo token, database URLs). */
+/**
+ * Variables that would hand the agent investibook's database: its own (`INVESTIBOOK_*`: the demo
+ * token, database URLs), libpq's (`PG*`: host, user, password, service file) and the common
+ * `DATABASE_URL`. The sandbox shares the network (the model's provider, the report grant's
+ * loopback API), so a PostgreSQL server stays reachable over TCP: without credentials.
+ */
+const SECRET = /^(INVESTIBOOK_|PG[A-Z]|DATABASE_URL$)/;
+
+/** The agent's environment, minus what would give it investibook's own data. */
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('INVESTIBOOK_')));
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !SECRET.test(key)));
 }
 
 /** The command line, folder and environment for running `program` as this workspace's agent. */
