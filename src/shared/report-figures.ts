@@ -240,10 +240,22 @@ export function verdictLines(report: ContextReport): VerdictLines | null {
       v.cacheReadPercent === null
         ? null
         : `${fmtPct(v.cacheReadPercent)} of the last prompt was read from the provider’s cache.`,
-    cost:
-      costLine(report) ??
-      (v.cost ? `${fmtCost(v.cost.amount, v.cost.currency)} so far, as the agent reported it.` : null),
+    cost: costLine(report) ?? agentCostLine(report),
   };
+}
+
+/**
+ * The agent's own running cost (its ACP usage), told only where the report has no cost of its
+ * own: when the model calls carry no price, the agent's "$0.00" is no cost, so it is not shown.
+ */
+export function agentCost(report: ContextReport): { amount: number; currency: string } | null {
+  if (report.cost) return null;
+  return report.verdict?.cost ?? null;
+}
+
+function agentCostLine(report: ContextReport): string | null {
+  const cost = agentCost(report);
+  return cost ? `${fmtCost(cost.amount, cost.currency)} so far, as the agent reported it.` : null;
 }
 
 // ---------------------------------------------------------------------------------------------

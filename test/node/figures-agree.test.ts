@@ -14,7 +14,7 @@ import { reportToMarkdown } from '../../src/chat/report/report-markdown';
 import { run } from '../../src/node/cli/main';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
 import { fmt, fmtPct } from '../../src/shared/format';
-import { biggestJumps, jumpText, reportFigures } from '../../src/shared/report-figures';
+import { biggestJumps, fmtCost, jumpText, reportFigures } from '../../src/shared/report-figures';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 
@@ -148,7 +148,9 @@ describe('the CLI table, --json and the Markdown export', () => {
     expect(head).toContain(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
     expect(head).toContain(`What to do: ${v.action!.title}.`);
     expect(head).toContain('of the last prompt was read from the provider’s cache');
-    expect(head).toContain('$0.00 so far');
+    if (report.cost?.total != null) expect(head).toContain(`${fmtCost(report.cost.total, report.cost.currency)} over`);
+    else expect(head).not.toMatch(/\$\d/); // no price, no money: not the agent's "$0.00"
+
     for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis/, /usage_update/]) expect(head).not.toMatch(jargon);
     expect(markdown.slice(0, markdown.indexOf('| Source'))).toContain(`**What to do:** ${v.action!.title}.`);
     // Numbers in the engine's sentences read like every other figure.

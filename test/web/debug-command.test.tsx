@@ -10,6 +10,7 @@ import * as messagesApi from '../../src/api/messages';
 import { fmt } from '../../src/shared/format';
 import { contextReportSchema, SOURCE_LABELS, type ContextReport } from '../../src/shared/wire';
 import pendingReport from '../fixtures/report-pending.json';
+import { fmtCost } from '../../src/shared/report-figures';
 import { fixtures } from './msw/handlers';
 import { requests, server } from './msw/server';
 import { composer, expectNothingStored, renderApp, waitForHistory } from './render';
@@ -83,7 +84,10 @@ describe('/debug', () => {
     expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
     expect(verdict).toHaveTextContent(`Room ${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
     expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
-    expect(verdict).toHaveTextContent('Cost $0.00 so far');
+    // The session's cost where its calls were priced; never the agent's "$0.00" for calls without a price.
+    if (report.cost?.total != null)
+      expect(verdict).toHaveTextContent(`Cost ${fmtCost(report.cost.total, report.cost.currency)} over`);
+    else expect(verdict).not.toHaveTextContent(/Cost \$/);
     // The methods are fine print: not in the main view.
     expect(within(region).getByText(/^Measured: the total and 31 model calls/)).not.toBeVisible();
     for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis:/, /usage_update/])

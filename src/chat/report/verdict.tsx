@@ -4,7 +4,7 @@
  * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
  */
 import { fmt, fmtPct } from '../../shared/format';
-import { fmtCost, numbersInText } from '../../shared/report-figures';
+import { agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
 import { agentSentence } from './suggestions-list';
@@ -26,6 +26,12 @@ export function Verdict({
     ? report.suggestions.find((s) => s.kind === v.action!.kind && s.title === v.action!.title)
     : undefined;
   const target = v.action?.itemIds.at(-1);
+  // The session's cost when its calls are priced; the agent's own figure only without one.
+  const sessionCost =
+    report.cost && report.cost.total !== null
+      ? { total: report.cost.total, currency: report.cost.currency, calls: report.cost.calls }
+      : null;
+  const reportedCost = agentCost(report);
   const rate =
     headroom?.growth && headroom.callsLeft !== null
       ? ` — about ${fmt(headroom.callsLeft)} more model ${headroom.callsLeft === 1 ? 'call' : 'calls'} at the recent +${fmt(headroom.growth.perCall)} per call`
@@ -80,10 +86,17 @@ export function Verdict({
             <span className="fact-name">Cache</span> {fmtPct(v.cacheReadPercent)} of the last prompt read from cache
           </li>
         )}
-        {v.cost && (
+        {sessionCost ? (
           <li>
-            <span className="fact-name">Cost</span> {fmtCost(v.cost.amount, v.cost.currency)} so far
+            <span className="fact-name">Cost</span> {fmtCost(sessionCost.total, sessionCost.currency)} over{' '}
+            {fmt(sessionCost.calls)} model {sessionCost.calls === 1 ? 'call' : 'calls'}
           </li>
+        ) : (
+          reportedCost && (
+            <li>
+              <span className="fact-name">Cost</span> {fmtCost(reportedCost.amount, reportedCost.currency)} so far
+            </li>
+          )
         )}
         {v.hiddenReasoning !== undefined && v.hiddenReasoning > 0 && (
           <li>
