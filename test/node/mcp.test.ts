@@ -3,20 +3,28 @@
  * official SDK's own Client — initialize, tools/list, tools/call — answering with the report's
  * words and figures (the same the CLI prints), writing nothing (byte-identical digests), and
  * telling every fault in words: an unknown workspace or session, a workspace without sessions,
- * a missing or locked database.
+ * a missing or locked database. The same from a running server (`--api`), and from the build the
+ * sandboxed agent runs, which holds no database driver.
  */
+import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript, no declarations
+import { ensureBuilt } from '../../scripts/build-node.mjs';
+import { AgentBridge } from '../../src/node/agent/bridge';
 import { run } from '../../src/node/cli/main';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
 import { contextSummary, summaryText } from '../../src/node/mcp/summary';
 import { ReportService } from '../../src/node/report/service';
-import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import { createApp } from '../../src/node/server/app';
+import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
 import { verdictLines } from '../../src/shared/report-figures';
 import type { ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
@@ -225,6 +233,63 @@ describe('investibook mcp', () => {
         expect(io.stderr().trim().split('\n')).toHaveLength(1);
         expect(io.stdout()).toBe('');
       }
+    });
+  });
+
+  describe('from a running server (--api), as the sandboxed agent runs it', () => {
+    let server: ServerType;
+    let origin: string;
+    let store: SqliteStore;
+    let reportStore: SqliteStore;
+    let bridge: AgentBridge;
+    beforeAll(async () => {
+      store = await openSqlite(dbPath);
+      reportStore = await openSqlite(dbPath, { readOnly: true });
+      bridge = new AgentBridge(null, store);
+      server = serve({ fetch: createApp({ store, reportStore, agent: bridge }).fetch, hostname: '127.0.0.1', port: 0 });
+      await new Promise((ok) => server.once('listening', ok));
+      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise((done) => server.close(done));
+      await reportStore.close();
+      await store.close();
+    });
+
+    it('gives the same answer with a member’s token, and with a report grant from the build without drivers', async () => {
+      const local = await connect(['demo', '--db', dbPath]);
+      const expected = (await local.call()).text;
+      await local.close();
+
+      const member = await connect(['demo', '--api', origin], { env: { INVESTIBOOK_TOKEN: TOKEN } });
+      try {
+        expect((await member.call()).text).toBe(expected);
+      } finally {
+        await member.close();
+      }
+
+      const entry = (await ensureBuilt('mcp')) as string;
+      const bundle = readFileSync(entry, 'utf8');
+      expect(bundle).not.toMatch(/from ["'](better-sqlite3|pg|kysely)["']|require\(["'](better-sqlite3|pg)["']\)/);
+      const grant = bridge.reportGrants.issue('demo');
+      const agent = await connect(['--api', origin, '--', 'demo'], {
+        command: [entry],
+        env: { INVESTIBOOK_TOKEN: grant.token },
+      });
+      try {
+        expect((await agent.call()).text).toBe(expected);
+        grant.revoke();
+        const refused = await agent.call();
+        expect(refused).toMatchObject({ isError: true });
+        expect(refused.text).toMatch(/^The context report is not available: .*401.*Sign in/);
+      } finally {
+        await agent.close();
+      }
+
+      // That build reads no database at all.
+      const noDriver = spawnSync(process.execPath, [entry, 'demo', '--db', dbPath], { encoding: 'utf8', cwd: root });
+      expect(noDriver.status).toBe(2);
+      expect(noDriver.stderr).toMatch(/only asks a server: use --api URL/);
     });
   });
 });
