@@ -1,20 +1,21 @@
 /**
  * `investibook mcp` as an MCP client meets it: a real child process on stdio, spoken to by the
- * official SDK's own Client — initialize, tools/list, tools/call — answering with the report's
- * words and figures (the same the CLI prints), writing nothing (byte-identical digests), and
- * telling every fault in words: an unknown workspace or session, a workspace without sessions,
- * a missing or locked database. The same from a running server (`--api`), and from the build the
- * sandboxed agent runs, which holds no database driver.
+ * official SDK's own Client and by bare JSON-RPC lines — initialize, tools/list, tools/call —
+ * answering with the report's words and figures (the same the CLI prints), writing nothing
+ * (byte-identical digests), and telling every fault in words: an unknown workspace or session,
+ * a workspace without sessions, a missing or locked database. The same from a running server
+ * (`--api`), and from the build the sandboxed agent runs, which holds no database driver.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript, no declarations
 import { ensureBuilt } from '../../scripts/build-node.mjs';
@@ -150,6 +151,59 @@ describe('investibook mcp', () => {
     }
     // Nothing written: the rows, the file's bytes, the workspace's files and their times.
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('speaks the protocol itself: JSON-RPC lines on stdio, no SDK on the client side', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', 'demo', '--db', dbPath], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const lines = createInterface({ input: child.stdout });
+    const answers = new Map<number, (message: Record<string, unknown>) => void>();
+    lines.on('line', (line) => {
+      const message = JSON.parse(line) as { id?: number };
+      if (typeof message.id === 'number') answers.get(message.id)?.(message);
+    });
+    let next = 0;
+    const request = (method: string, params: Record<string, unknown>) =>
+      new Promise<Record<string, unknown>>((done) => {
+        const id = ++next;
+        answers.set(id, done);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    try {
+      const init = await request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'plain', version: '0' },
+      });
+      expect(init).toMatchObject({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { protocolVersion: '2025-06-18', serverInfo: { name: 'investibook' }, capabilities: { tools: {} } },
+      });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const list = (await request('tools/list', {})) as { result: { tools: { name: string }[] } };
+      expect(list.result.tools.map((t) => t.name)).toEqual(['context_report']);
+      const call = (await request('tools/call', { name: 'context_report', arguments: { items: 2 } })) as {
+        result: { content: { type: string; text: string }[]; structuredContent: { largestItems: unknown[] } };
+      };
+      expect(call.result.content[0]!.type).toBe('text');
+      const report = await reportHere();
+      expect(call.result.content[0]!.text).toBe(summaryText(report, contextSummary(report, 2)));
+      expect(call.result.structuredContent.largestItems).toHaveLength(2);
+      // An unknown tool and an unknown method are answered, not fatal.
+      const unknownTool = (await request('tools/call', { name: 'nope', arguments: {} })) as Record<string, unknown>;
+      expect(JSON.stringify(unknownTool)).toMatch(/nope/);
+      const unknownMethod = (await request('resources/list', {})) as { error?: { code: number } };
+      expect(unknownMethod.error?.code).toBe(-32601);
+    } finally {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.stdin.end();
+      await exited;
+    }
+    expect(child.exitCode).toBe(0);
   });
 
   describe('faults, in words', () => {
