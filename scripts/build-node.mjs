@@ -1,4 +1,4 @@
-// Compiles the Node programs (CLI, server, dev server, tokenizer worker) to plain JavaScript in build/node,
+// Compiles the Node programs (CLI, server, dev server, tokenizer worker, the agent's MCP server) to plain JavaScript in build/node,
 // and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
 // than the package's JavaScript tables). Runs at install (`prepare`); bin/*.js call
 // `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
@@ -21,6 +21,8 @@ const ENTRIES = {
   dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
+  // The MCP server the sandboxed agent runs: `--api` only, no database driver (src/node/mcp/main.ts).
+  mcp: 'src/node/mcp/main.ts',
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'claude'];
 const EXTERNAL = [

@@ -327,6 +327,18 @@ export function costCells(report: ContextReport): {
   return { byKey, total: cost.total, currency: cost.currency, outside };
 }
 
+/**
+ * The headline of the cost table: "Cost over the session: $1.20 over 23 calls (every call bills
+ * its whole prompt again)", or the billed tokens when no money was reported. Null without cost.
+ */
+export function costHeadline(report: ContextReport): string | null {
+  const cost = report.cost;
+  if (!cost) return null;
+  return cost.total === null
+    ? `Cost over the session: ${fmt(cost.tokens.input)} prompt tokens billed over ${fmt(cost.calls)} calls, no money reported`
+    : `Cost over the session: ${fmtCost(cost.total, cost.currency)} over ${fmt(cost.calls)} calls (every call bills its whole prompt again)`;
+}
+
 /** "$1.20 over 23 calls; Evidence cost the most: $0.83 (69.2%), 94% of its tokens read from cache." */
 export function costLine(report: ContextReport): string | null {
   const cost = report.cost;

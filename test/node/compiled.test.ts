@@ -68,7 +68,7 @@ describe('what runs', () => {
     }
     // A static import or an import() of either, in a launcher or a compiled program.
     const imports = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](?:tsx|esbuild)(?:\/[^"']*)?["']/;
-    for (const entry of ['cli', 'server', 'dev', 'token-worker', 'demo-agent']) {
+    for (const entry of ['cli', 'server', 'dev', 'token-worker', 'demo-agent', 'mcp']) {
       const built = readFileSync((await ensureBuilt(entry)) as string, 'utf8');
       expect(built, entry).not.toMatch(imports);
     }

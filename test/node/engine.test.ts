@@ -110,6 +110,31 @@ describe('tool payload attribution', () => {
     );
   });
 
+  it('labels investibook’s own MCP tool, a tool payload like any other, and reads other MCP tools by their input', async () => {
+    addMessages(fx, [
+      {
+        role: 'assistant',
+        parts: [
+          tool('investibook_context_report', {}, 'Context report · workspace ws_test · session ses_test_main\n…'),
+          tool('investibook_context_report', { items: 3 }, 'Context report · again'),
+          tool('github_get_file', { path: join(fx.root, 'evidence/slow.log') }, '# Query_time: 2.1'),
+          tool('pager_list_incidents', { team: 'db' }, '[]'),
+          tool('investibook_context_report', {}, 'tagged', { metadata: { investibook: { source: 'evidence' } } }),
+        ],
+      },
+    ]);
+    const r = await report();
+    // The report the agent read is a tool payload like any other: it names no workspace file.
+    expect(labels(r, 'unknown_tool_payload').filter((l) => l === 'Context report (MCP)')).toHaveLength(2);
+    expect(labels(r, 'agent_instructions')).not.toContain('Context report (MCP)');
+    // An explicit tag still comes first.
+    expect(labels(r, 'evidence')).toEqual(
+      expect.arrayContaining(['Tool call: github_get_file — evidence/slow.log', 'Context report (MCP)']),
+    );
+    expect(labels(r, 'unknown_tool_payload')).toContain('Tool call: pager_list_incidents — db');
+    expect(allItems(r).some((i) => i.label.includes('investibook_context_report'))).toBe(false);
+  });
+
   it('applies the rules in order: explicit tag, then the skill tool, then the path, else unknown', async () => {
     addMessages(fx, [
       {

@@ -127,6 +127,8 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // As npm start does: the agent's MCP server (its own context report) asks this server.
+  bridge.serveReportsAt(origin);
   const client = (workspaceId: string, token: string): AgentClient => {
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     const api = (path: string, init: RequestInit = {}) =>

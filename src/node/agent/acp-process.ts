@@ -13,6 +13,7 @@ import {
   PROTOCOL_VERSION,
   type ClientConnection,
   type ContentBlock,
+  type McpServer,
   type PromptResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -33,6 +34,8 @@ export interface AcpProcessOptions extends AgentCommand {
   onStderr?: (line: string) => void;
   /** How long the process may take to answer `initialize`. */
   startTimeoutMs?: number;
+  /** MCP servers the agent starts for every session it opens (ACP `mcpServers`). */
+  mcpServers?: readonly McpServer[];
 }
 
 export type UpdateListener = (update: SessionUpdate) => void;
@@ -66,6 +69,7 @@ export async function allowPermission(request: RequestPermissionRequest): Promis
 export class AcpProcess {
   private readonly listeners = new Map<string, UpdateListener>();
   private stderrTail: string[] = [];
+  private mcpServers: McpServer[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(
@@ -112,6 +116,7 @@ export class AcpProcess {
     });
     await spawned;
     const agent = new AcpProcess(child, null);
+    agent.mcpServers = [...(options.mcpServers ?? [])];
     let partial = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (partial + chunk).split('\n');
@@ -179,13 +184,13 @@ export class AcpProcess {
   }
 
   async newSession(cwd: string): Promise<string> {
-    const response = await this.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const response = await this.agent.request(methods.agent.session.new, { cwd, mcpServers: this.mcpServers });
     return response.sessionId;
   }
 
   /** Re-opens a session the agent kept (after a restart). Its history replays as updates, ignored here. */
   async loadSession(sessionId: string, cwd: string): Promise<void> {
-    await this.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    await this.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: this.mcpServers });
   }
 
   /**

@@ -15,6 +15,7 @@
 import type { ContentBlock, RequestPermissionRequest, SessionUpdate } from '@agentclientprotocol/sdk';
 import { relative, resolve, sep } from 'node:path';
 import type { AgentEvent, AgentStatus } from '../../shared/agent';
+import { ReportGrants } from '../report-grants';
 import type { NewMessage, Store } from '../storage/store';
 import { acpUsageRow } from '../usage';
 import { isKeptPrompt, keptPrompt, newSessionId, promptText } from '../user-message';
@@ -24,6 +25,7 @@ import { ProgramNotFound } from './sandbox';
 import { exportSession } from './export-session';
 import { messageRows, type SessionExport } from './opencode-export';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
+import { reportMcp } from './report-mcp';
 import { workspaceContext } from './workspace-context';
 
 export interface TurnRequest {
@@ -88,6 +90,10 @@ let turnCounter = 0;
 
 export class AgentBridge {
   private readonly workspaces = new Map<string, WorkspaceAgent>();
+  /** Tokens the agents' MCP servers read their own reports with (report-mcp.ts). */
+  readonly reportGrants = new ReportGrants((workspaceId) => this.workingSession(workspaceId));
+  /** Where this server answers (its loopback origin), once it listens: the agents' MCP servers ask it. */
+  private reportOrigin: string | null = null;
 
   constructor(
     private readonly settings: AgentSettings | null,
@@ -116,6 +122,24 @@ export class AgentBridge {
   /** Refuses a second turn in the same session before anything is streamed. */
   checkFree(workspaceId: string, sessionId: string | undefined): void {
     if (sessionId && this.workspaces.get(workspaceId)?.turns.has(sessionId)) throw new TurnInProgress(sessionId);
+  }
+
+  /**
+   * Where this server listens: agent processes started from now on get the `investibook` MCP
+   * server (their own context report), which asks this origin.
+   */
+  serveReportsAt(origin: string): void {
+    this.reportOrigin = origin;
+  }
+
+  /** The one session a workspace's agent has a turn running in, if one (its report grant's default). */
+  private workingSession(workspaceId: string): string | undefined {
+    const running = new Set(
+      [...(this.workspaces.get(workspaceId)?.turns.values() ?? [])]
+        .map((turn) => turn.sessionId)
+        .filter((id) => !id.startsWith('turn_')),
+    );
+    return running.size === 1 ? [...running][0] : undefined;
   }
 
   /** Stops the turn in progress in a session; false when there is none. */
@@ -334,18 +358,26 @@ export class AgentBridge {
     if (!workspace.starting) {
       workspace.process = null;
       workspace.sessions.clear();
-      workspace.starting = this.launch(settings, workspace, { command: settings.command, args: settings.args })
+      const mcp = reportMcp(this.reportGrants, workspace.id, this.reportOrigin);
+      workspace.starting = this.launch(settings, workspace, { command: settings.command, args: settings.args }, mcp)
         .then((how) =>
           AcpProcess.start({
             ...how,
             onPermission: (request) => this.answerPermission(settings, request),
             onStderr: () => {},
+            mcpServers: mcp.servers,
             ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
           }),
         )
         .then((started) => {
           workspace.process = started;
+          // The grant lives as long as the process.
+          void started.exited.then(mcp.revoke);
           return started;
+        })
+        .catch((error: unknown) => {
+          mcp.revoke();
+          throw error;
         })
         .finally(() => {
           workspace.starting = null;
@@ -362,12 +394,13 @@ export class AgentBridge {
     settings: AgentSettings,
     workspace: WorkspaceAgent,
     program: { command: string; args: readonly string[] },
+    mcp: { readOnly: readonly string[] } = { readOnly: [] },
   ) {
     const others = (await this.store.listWorkspaces())
       .filter((w) => w.id !== workspace.id)
       .map((w) => resolve(this.store.resolveRoot(w.root_path)))
       .filter((root) => root !== workspace.root);
-    const how = launch(settings, { id: workspace.id, root: workspace.root, others }, program);
+    const how = launch(settings, { id: workspace.id, root: workspace.root, others }, program, mcp.readOnly);
     for (const warning of how.warnings) this.log(warning);
     return how;
   }

@@ -57,6 +57,8 @@ export function launch(
   settings: AgentSettings,
   workspace: Workspace,
   program: { command: string; args: readonly string[] },
+  /** More files or folders the program may read (what the MCP servers it starts run from). */
+  extraRead: readonly string[] = [],
 ): Launch {
   const base = withoutSecrets(settings.env);
   const home = join(settings.stateDir, 'workspaces', workspaceKey(workspace.id));
@@ -71,7 +73,7 @@ export function launch(
   const userHome = base.HOME ?? '/nonexistent';
   const operatorConfig = join(base.XDG_CONFIG_HOME ?? join(userHome, '.config'), 'opencode');
   linkConfig(operatorConfig, join(dirs.XDG_CONFIG_HOME, 'opencode'));
-  const readOnly = [operatorConfig, ...settings.sandboxRead];
+  const readOnly = [operatorConfig, ...settings.sandboxRead, ...extraRead];
   const credentials = linkCredentials(base, userHome, dirs.XDG_DATA_HOME);
   if (credentials) readOnly.push(credentials);
 

@@ -8,8 +8,9 @@
  *
  * - the server's defaults go in the `OPENCODE_CONFIG` layer, above the operator's global config
  *   and below the workspace: reading, searching and skills inside the workspace are allowed;
- *   everything else (`*`: shell, edits, writes, web, reads outside the workspace, MCP tools) is
- *   asked, and the server's policy answers (INVESTIBOOK_AGENT_PERMISSIONS, reject by default);
+ *   so is investibook's own read-only MCP tool, the agent's context report; everything else
+ *   (`*`: shell, edits, writes, web, reads outside the workspace, other MCP tools) is asked, and
+ *   the server's policy answers (INVESTIBOOK_AGENT_PERMISSIONS, reject by default);
  * - a workspace's opencode.json may always tighten them; it may widen them only where the operator
  *   allows it (`INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS=widen`). Otherwise every `allow` it gives
  *   beyond the defaults is turned back into `ask`, in the highest layer
@@ -42,6 +43,8 @@ export const DEFAULT_PERMISSION: PermissionConfig = {
   todoread: 'allow',
   // A subagent runs under the same rules; delegating is not a privilege of its own.
   task: 'allow',
+  // The agent's own context report (investibook's MCP server, report-mcp.ts): read-only.
+  investibook_context_report: 'allow',
   bash: 'ask',
   edit: 'ask',
   webfetch: 'ask',

@@ -2,33 +2,24 @@
  * The investibook CLI (contract §5). Commands throw typed errors; `run` is the one place that
  * maps them to exit codes: 0 success, 2 usage, 3 workspace or session not found, 1 otherwise.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { ESTIMATORS } from '../../shared/wire';
 import { cliEnvSchema, readEnv, type CliEnv } from '../env';
-import { asAppError, failed, usageError } from '../errors';
+import { failed, usageError } from '../errors';
 import { ensureFolder, FolderError } from '../fs-safe';
 import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import { SCHEMA_VERSION } from '../storage/schema';
+import { addMcpCommand } from '../mcp/command';
 import { chooseDatabase } from './database';
+import { exitCodeFor } from './exit';
+import { defaultIo, type Io } from './io';
 import { renderItemContent, renderReport, renderTimeline } from './render-table';
 import { apiSource, localSource } from './report-source';
 
-export interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
-const defaultIo: Io = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  cwd: process.cwd(),
-  env: process.env,
-};
+export type { Io };
 
 interface ContextOptions {
   item?: string;
@@ -156,6 +147,8 @@ function program(io: Io, env: CliEnv): Command {
       }
     });
 
+  addMcpCommand(root, io, env, { local: localSource, api: apiSource });
+
   return root;
 }
 
@@ -165,23 +158,13 @@ export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
     await program(io, readEnv(io.env, cliEnvSchema)).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return 0; // --help, --version
-      io.err(`investibook: ${error.message.replace(/^error: /, '')}\n`);
-      return 2;
-    }
-    const known = asAppError(
+    return exitCodeFor(
       error instanceof FolderError
         ? failed('folder', error.message)
         : error instanceof CopyTargetNotEmpty
           ? usageError(error.message)
           : error,
+      io,
     );
-    if (known) {
-      io.err(`investibook: ${known.message}\n`);
-      return known.kind === 'usage' || known.kind === 'invalid' ? 2 : known.kind === 'not_found' ? 3 : 1;
-    }
-    io.err(`investibook: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
   }
 }

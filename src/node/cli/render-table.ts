@@ -3,6 +3,7 @@ import Table from 'cli-table3';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
+  costHeadline,
   costRows,
   coverageText,
   fmtCost,
@@ -183,11 +184,7 @@ function costTable(report: ContextReport): string[] {
       row.leftAmount ? money(row.leftAmount) : '',
     ]);
   }
-  const header =
-    cost.total === null
-      ? `Cost over the session: ${fmt(cost.tokens.input)} prompt tokens billed over ${fmt(cost.calls)} calls, no money reported`
-      : `Cost over the session: ${fmtCost(cost.total, cost.currency)} over ${fmt(cost.calls)} calls (every call bills its whole prompt again)`;
-  return [header, out.toString(), ...cost.notes.map((n) => `  - ${numbersInText(n)}`), ''];
+  return [costHeadline(report)!, out.toString(), ...cost.notes.map((n) => `  - ${numbersInText(n)}`), ''];
 }
 
 /** The methods behind the figures: the fine print, after the figures themselves. */

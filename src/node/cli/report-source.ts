@@ -1,24 +1,9 @@
-/** Where the CLI gets its answers: the store directly (read-only), or a running server. */
-import { realpathSync } from 'node:fs';
-import { sep } from 'node:path';
-import {
-  contextReportSchema,
-  errorBodySchema,
-  itemContentSchema,
-  workspaceListSchema,
-  type ContextReport,
-  type ItemContent,
-} from '../../shared/wire';
-import { AppError, failed, notFound, usageError } from '../errors';
-import { ReportService, type ContentRequest, type ReportRequest } from '../report/service';
+/** Where the CLI gets its answers: the store directly (read-only), or a running server (api-source.ts). */
 import { openStore } from '../storage/open';
+import { ReportService } from '../report/service';
+import { workspaceAt, type ReportSource } from './api-source';
 
-type Cli<T> = Omit<T, 'workspaceId'> & { workspaceId: string | undefined };
-
-export interface ReportSource {
-  report(request: Cli<ReportRequest>): Promise<ContextReport>;
-  item(request: Cli<ContentRequest> & { itemId: string }): Promise<ItemContent>;
-}
+export { apiSource, type ItemRequest, type ReportSource, type SourceRequest } from './api-source';
 
 export function localSource(database: string, cwd: string, dataDir?: string): ReportSource {
   const withService = async <T>(work: (service: ReportService, workspaceAt: () => Promise<string>) => Promise<T>) => {
@@ -46,105 +31,4 @@ export function localSource(database: string, cwd: string, dataDir?: string): Re
         service.itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
       ),
   };
-}
-
-/** The workspace whose folder contains `cwd` (the deepest, if folders nest). */
-function workspaceAt(workspaces: { id: string; root: string }[], cwd: string): string {
-  const here = realOrSelf(cwd);
-  const matches = workspaces
-    .map(({ id, root }) => ({ id, root: realOrSelf(root) }))
-    .filter(({ root }) => here === root || here.startsWith(root + sep))
-    .sort((a, b) => b.root.length - a.root.length);
-  if (matches[0]) return matches[0].id;
-  const list = workspaces.length ? workspaces.map((w) => w.id).join(', ') : 'none';
-  throw usageError(`no workspace contains ${cwd}; name one of: ${list}`);
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-export function apiSource(api: string, token: string, cwd: string): ReportSource {
-  /** Without a workspace id: the one of the user's workspaces whose folder holds `cwd`. */
-  const resolve = async (workspaceId: string | undefined): Promise<string> => {
-    if (workspaceId) return workspaceId;
-    const list = workspaceListSchema.safeParse(await get(api, token, 'api/workspaces', {}));
-    if (!list.success) throw failed('bad_response', `${api} sent a workspace list this CLI cannot read`);
-    return workspaceAt(list.data.workspaces, cwd);
-  };
-  return {
-    async report(request) {
-      const id = await resolve(request.workspaceId);
-      const body = await get(api, token, `api/workspace/${encodeURIComponent(id)}/debug/context`, {
-        session_id: request.sessionId,
-        items: request.items === undefined ? undefined : String(request.items),
-        estimator: request.estimator,
-        call: request.call === undefined ? undefined : String(request.call),
-      });
-      const report = contextReportSchema.safeParse(body);
-      if (!report.success) throw failed('bad_response', `${api} sent a report that does not match schema version 1`);
-      return report.data;
-    },
-    async item(request) {
-      const id = await resolve(request.workspaceId);
-      const body = await get(
-        api,
-        token,
-        `api/workspace/${encodeURIComponent(id)}/debug/context/items/${encodeURIComponent(request.itemId)}`,
-        {
-          session_id: request.sessionId,
-          snapshot: request.snapshotId,
-          page: request.page === undefined ? undefined : String(request.page),
-        },
-      );
-      const content = itemContentSchema.safeParse(body);
-      if (!content.success) throw failed('bad_response', `${api} sent item content this CLI cannot read`);
-      return content.data;
-    },
-  };
-}
-
-async function get(
-  api: string,
-  token: string,
-  path: string,
-  query: Record<string, string | undefined>,
-): Promise<unknown> {
-  let url: URL;
-  try {
-    url = new URL(path, api.endsWith('/') ? api : `${api}/`);
-  } catch {
-    throw usageError(`--api is not a URL: ${api}`);
-  }
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-      signal: AbortSignal.timeout(60_000),
-    });
-  } catch (error) {
-    throw failed(
-      'api_unreachable',
-      `cannot reach ${url.origin}: ${(error as Error).cause ?? (error as Error).message}`,
-    );
-  }
-  const body: unknown = await response.json().catch(() => null);
-  if (response.ok) return body;
-  const parsed = errorBodySchema.safeParse(body);
-  const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
-  // A server fault is looked up in its log by the request's id.
-  const requestId = parsed.success ? parsed.data.error.requestId : undefined;
-  const code = parsed.success ? parsed.data.error.code : 'http_error';
-  if (response.status === 404) throw notFound(code, message);
-  if (response.status === 400) throw usageError(message);
-  throw new AppError(
-    response.status === 410 ? 'gone' : 'failed',
-    code,
-    `${url.origin} answered ${response.status}: ${message}${requestId && response.status >= 500 ? ` (request ${requestId})` : ''}`,
-  );
 }

@@ -132,6 +132,13 @@ export const fetchTool: ToolRule = (call) => ({
   label: `Web fetch: ${preview(str(call.input.url) ?? '', 60)}`,
 });
 
+/**
+ * investibook's own context report, read through its MCP server (src/node/mcp): a tool payload
+ * like any other, and one that names no workspace file, so Unknown tool payload (contract §3) —
+ * only its label is its own.
+ */
+export const contextReportTool: ToolRule = () => ({ source: 'unknown_tool_payload', label: 'Context report (MCP)' });
+
 /** A rule by the shape of the input, for a tool no name maps: a shell command, else a path. */
 export function ruleByShape(call: ToolCall): ToolRule {
   if (typeof call.input.command === 'string' && recordedPath(call.input) === undefined) return shellTool;

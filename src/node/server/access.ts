@@ -2,12 +2,18 @@
  * Authentication and the one workspace access check. Every /api/workspace/{id} route goes
  * through `requireWorkspace`: a workspace that does not exist and one the user may not see
  * answer with the same 404 body.
+ *
+ * Besides users, a report grant (report-grants.ts: the live agent's MCP server) is let in for
+ * exactly one thing: GET or HEAD of its own workspace's report, by bearer header. Anywhere else
+ * it is no credential at all (401), and another workspace's report answers like one that does
+ * not exist (404).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { sha256Hex } from '../auth';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
+import type { ReportGrants } from '../report-grants';
 import type { Store, WorkspaceRow } from '../storage/store';
 
 export const TOKEN_COOKIE = 'investibook_token';
@@ -18,6 +24,8 @@ export type AppEnv = {
     workspace: WorkspaceRow;
     /** How the request was authenticated: a bearer header or the sign-in cookie. */
     auth: 'bearer' | 'cookie';
+    /** A report grant's workspace, when a grant (not a user) made the request; `userId` is then ''. */
+    grant: string | undefined;
     /** hono/request-id: the X-Request-Id of this request (given by a proxy, or made here). */
     requestId: string;
     /** The server's logger with this request's id on every line. */
@@ -45,20 +53,39 @@ export async function userForToken(store: Store, token: string): Promise<string 
   return store.userIdForTokenHash(sha256Hex(token));
 }
 
-export function requireUser(store: Store): MiddlewareHandler<AppEnv> {
+export function requireUser(store: Store, grants?: ReportGrants): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const found = requestToken(c);
     const userId = found ? await userForToken(store, found.token) : null;
-    if (!userId || !found) throw new AppError('unauthorized', 'unauthorized', 'Sign in with a valid token');
-    c.set('userId', userId);
-    c.set('auth', found.via);
+    if (userId && found) {
+      c.set('userId', userId);
+      c.set('auth', found.via);
+      c.set('grant', undefined);
+      return next();
+    }
+    const grant = found?.via === 'bearer' && isReportRead(c) ? (grants?.find(found.token) ?? null) : null;
+    if (!grant) throw new AppError('unauthorized', 'unauthorized', 'Sign in with a valid token');
+    c.set('userId', '');
+    c.set('auth', 'bearer');
+    c.set('grant', grant.workspaceId);
     await next();
   };
 }
 
+/** The one request a report grant may make: GET (or HEAD) of a workspace's report. */
+const isReportRead = (c: Context): boolean =>
+  (c.req.method === 'GET' || c.req.method === 'HEAD') && /^\/api\/workspace\/[^/]+\/debug\/context$/.test(c.req.path);
+
 export function requireWorkspace(store: Store): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const workspace = await store.workspaceForMember(c.req.param('id') ?? '', c.get('userId'));
+    const id = c.req.param('id') ?? '';
+    const grant = c.get('grant');
+    const workspace =
+      grant === undefined
+        ? await store.workspaceForMember(id, c.get('userId'))
+        : id === grant
+          ? await store.getWorkspace(id)
+          : null;
     if (!workspace) throw new AppError('not_found', 'workspace_not_found', 'Workspace not found');
     c.set('workspace', workspace);
     await next();

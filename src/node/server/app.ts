@@ -121,14 +121,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     '*',
     methodNotAllowed({ app: api, onMethodNotAllowed: (c, methods) => answer(c, notAllowed(methods.join(', '))) }),
   );
-  api.use('*', requireUser(store));
+  // Users, and the live agent's report grants (for its own report only: access.ts).
+  api.use('*', requireUser(store, agent.reportGrants));
   api.route('/workspaces', workspacesRoute(store));
   api.use('/workspace/:id', requireWorkspace(store));
   api.use('/workspace/:id/*', requireWorkspace(store));
   api.use('/workspace/:id', sameOriginWrites());
   api.use('/workspace/:id/*', sameOriginWrites());
   api.route('/workspace/:id', workspaceRoutes(store, agent.isLive));
-  api.route('/workspace/:id', debugRoutes(service));
+  api.route('/workspace/:id', debugRoutes(service, agent.reportGrants));
   api.route('/workspace/:id', agentRoutes(agent, store));
   // Answered, not thrown: the method check above looks only at answers without an error.
   api.all('*', (c) => answer(c, new AppError('not_found', 'not_found', 'No such API route')));

@@ -3,18 +3,25 @@
  *   GET …/debug/context                      the report (metadata only); ?call=N as of model call N
  *   GET …/debug/context/items/{itemId}       one page of an item's text (snapshot-pinned)
  *   GET …/debug/context/reader               the live context in request order (snapshot-pinned)
+ *
+ * A report grant (the live agent's MCP server) reads only the first; without a session_id its
+ * report is about the session the workspace's agent is working in now, when that is one.
  */
 import { Hono, type Context } from 'hono';
 import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
 import { methodNotAllowed } from '../errors';
+import type { ReportGrants } from '../report-grants';
 import type { ReportService } from '../report/service';
 import type { AppEnv } from './access';
 
-export function debugRoutes(service: ReportService): Hono<AppEnv> {
+export function debugRoutes(service: ReportService, grants?: ReportGrants): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const base = (c: Context<AppEnv>) => ({
     workspaceId: c.get('workspace').id,
-    sessionId: c.req.query('session_id') || undefined,
+    sessionId:
+      c.req.query('session_id') ||
+      (c.get('grant') !== undefined ? grants?.sessionFor(c.get('workspace').id) : undefined) ||
+      undefined,
     estimator: parseEstimator(c.req.query('estimator')),
     call: parseCall(c.req.query('call')),
   });

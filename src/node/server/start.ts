@@ -122,6 +122,8 @@ export async function start(options: StartOptions) {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
+  // The agents' MCP servers read their own reports here (agent/report-mcp.ts).
+  agent.serveReportsAt(agentOrigin(host, port));
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/w/${DEMO_WORKSPACE_ID}`;
   log(token ? `Open ${url}?token=${token}` : `Open ${url} (sign in with ?token=YOUR_TOKEN)`);
   const warming =
@@ -145,6 +147,16 @@ export async function start(options: StartOptions) {
       await closeStores().catch(() => {});
     },
   };
+}
+
+/**
+ * Where an agent on this machine reaches the server: loopback when the server listens on it (or
+ * on every address), else the one address it listens on.
+ */
+export function agentOrigin(host: string, port: number): string {
+  const any = ['0.0.0.0', '::', '', 'localhost', '127.0.0.1', '::1'].includes(host);
+  const name = any ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 /**

@@ -7,6 +7,7 @@
  * Adding a tool is adding a line here (and a test in test/node/engine.test.ts).
  */
 import {
+  contextReportTool,
   fetchTool,
   pathTool,
   readTool,
@@ -17,7 +18,7 @@ import {
   type ToolRule,
 } from '../tool-rules';
 
-/** OpenCode 1.18.33's built-in tools, by name. */
+/** OpenCode 1.18.33's built-in tools, by name, and investibook's own MCP tool. */
 export const TOOL_RULES: Readonly<Record<string, ToolRule>> = {
   bash: shellTool,
   read: readTool,
@@ -29,6 +30,8 @@ export const TOOL_RULES: Readonly<Record<string, ToolRule>> = {
   list: pathTool,
   glob: pathTool,
   grep: pathTool,
+  // investibook's MCP server `investibook`, tool `context_report` (OpenCode names it server_tool).
+  investibook_context_report: contextReportTool,
 };
 
 /** The rule for a call: its tool's, else one chosen by the shape of its input. */

@@ -1,0 +1,228 @@
+/**
+ * The context report as the agent reads it through MCP: a compact text (a few hundred tokens,
+ * not the report's thousands — the answer lands in the agent's own context) and the same figures
+ * as structured content, with its schema. Every sentence and figure comes from the report's own
+ * helpers (src/shared/report-figures.ts), so the agent reads what the CLI and the web print:
+ * the verdict, the sources by size with the remainder rows, the largest items, the files read
+ * more than once, the suggestions and the session's cost. Pure.
+ */
+import { z } from 'zod/mini';
+import { fmt, fmtPct } from '../../shared/format';
+import {
+  costHeadline,
+  costRows,
+  fmtCost,
+  itemPercent,
+  itemTokens,
+  largestItems,
+  numbersInText,
+  reportFigures,
+  verdictLines,
+} from '../../shared/report-figures';
+import type { ContextReport } from '../../shared/wire';
+
+/** Items listed by default, largest first, across every source. */
+export const SUMMARY_ITEMS = 8;
+/** Cost rows listed (the most expensive first); the Total is always told. */
+const COST_ROWS = 5;
+
+const nullableNumber = z.nullable(z.number());
+
+export const contextSummarySchema = z.object({
+  workspaceId: z.string(),
+  sessionId: z.nullable(z.string()),
+  generatedAt: z.string(),
+  /** The agent's last reported usage; null while there is none (every figure is then an estimate). */
+  context: z.nullable(
+    z.object({ used: z.int(), size: z.nullable(z.int()), percent: nullableNumber, recordedAt: z.string() }),
+  ),
+  estimatesOnly: z.boolean(),
+  /** The verdict's sentences, in the order the CLI prints them. */
+  verdict: z.array(z.string()),
+  /** Sources and remainder rows with tokens, largest first: their tokens add up to `context.used`. */
+  sources: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string(),
+      tokens: z.int(),
+      percentOfUsed: nullableNumber,
+      /** Null for a remainder row (hidden reasoning, unexplained, …). */
+      itemCount: z.nullable(z.int()),
+    }),
+  ),
+  /** Labels of the sources with nothing in context. */
+  empty: z.array(z.string()),
+  largestItems: z.array(
+    z.object({
+      label: z.string(),
+      source: z.string(),
+      sourceLabel: z.string(),
+      tokens: z.int(),
+      percentOfUsed: nullableNumber,
+      path: z.optional(z.string()),
+    }),
+  ),
+  repeatedReads: z.object({
+    files: z.int(),
+    extraReads: z.int(),
+    repeatedTokens: z.int(),
+    reads: z.array(z.object({ label: z.string(), path: z.optional(z.string()), reads: z.int() })),
+  }),
+  suggestions: z.array(z.object({ kind: z.string(), severity: z.string(), title: z.string(), detail: z.string() })),
+  cost: z.nullable(
+    z.object({
+      currency: z.string(),
+      total: nullableNumber,
+      calls: z.int(),
+      rows: z.array(z.object({ id: z.string(), label: z.string(), amount: nullableNumber, percent: nullableNumber })),
+    }),
+  ),
+  warnings: z.array(z.string()),
+});
+export type ContextSummary = z.infer<typeof contextSummarySchema>;
+
+export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): ContextSummary {
+  const figures = reportFigures(report);
+  const verdict = verdictLines(report);
+  const actual = report.actual;
+  // The files read again, once each: the live read that repeats an earlier one names how often.
+  const reads = new Map<string, { label: string; path?: string; reads: number }>();
+  for (const source of report.sources) {
+    for (const item of source.items) {
+      if (!item.duplicate || item.duplicate.ordinal < 2) continue;
+      const key = item.path ?? item.label;
+      const seen = reads.get(key);
+      if (!seen || seen.reads < item.duplicate.reads)
+        reads.set(key, { label: item.label, ...(item.path ? { path: item.path } : {}), reads: item.duplicate.reads });
+    }
+  }
+  const d = report.duplicates;
+  const costs = costRows(report);
+  return {
+    workspaceId: report.workspaceId,
+    sessionId: report.sessionId,
+    generatedAt: report.generatedAt,
+    context: actual
+      ? { used: actual.contextUsed, size: actual.contextSize, percent: actual.percent, recordedAt: actual.recordedAt }
+      : null,
+    estimatesOnly: figures.estimatesOnly,
+    verdict: verdict
+      ? [
+          verdict.biggest,
+          verdict.item,
+          verdict.action
+            ? `What to do: ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`
+            : null,
+          verdict.headroom,
+          verdict.cache,
+          verdict.cost,
+        ].filter((line): line is string => line !== null)
+      : [],
+    sources: figures.rows.map((row) => ({
+      id: row.key,
+      label: row.label,
+      tokens: row.tokens,
+      percentOfUsed: row.percentOfUsed,
+      itemCount: row.source ? row.source.itemCount : null,
+    })),
+    empty: figures.empty.filter((row) => row.source).map((row) => row.label),
+    largestItems: largestItems(report, items)
+      .filter(({ item }) => itemTokens(item, figures.estimatesOnly) > 0)
+      .map(({ item, source }) => ({
+        label: item.label,
+        source: source.id,
+        sourceLabel: source.label,
+        tokens: itemTokens(item, figures.estimatesOnly),
+        percentOfUsed: itemPercent(item, figures),
+        ...(item.path ? { path: item.path } : {}),
+      })),
+    repeatedReads: {
+      files: d.files,
+      extraReads: d.extraReads,
+      repeatedTokens:
+        figures.estimatesOnly || d.repeatedScaledTokens === null ? d.repeatedEstimatedTokens : d.repeatedScaledTokens,
+      reads: [...reads.values()],
+    },
+    suggestions: report.suggestions.map((s) => ({
+      kind: s.kind,
+      severity: s.severity,
+      title: s.title,
+      detail: numbersInText(s.detail),
+    })),
+    cost:
+      report.cost && costs
+        ? {
+            currency: report.cost.currency,
+            total: report.cost.total,
+            calls: report.cost.calls,
+            rows: costs.rows.map((r) => ({ id: r.id, label: r.label, amount: r.amount, percent: r.percent })),
+          }
+        : null,
+    warnings: report.warnings,
+  };
+}
+
+/** The summary as the agent reads it: a few short blocks, each figure as the CLI prints it. */
+export function summaryText(report: ContextReport, summary: ContextSummary = contextSummary(report)): string {
+  const approx = summary.estimatesOnly ? '≈' : '';
+  const lines: string[] = [];
+  lines.push(
+    summary.sessionId === null
+      ? `Context report · workspace ${summary.workspaceId} · no session yet: only what every request carries (instructions, the skill catalog) is counted`
+      : `Context report · workspace ${summary.workspaceId} · session ${summary.sessionId}`,
+    summary.context
+      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet.`
+      : 'Context: no usage reported for this session yet — every figure below is an estimate.',
+  );
+  if (summary.verdict.length) lines.push('', ...summary.verdict);
+
+  lines.push('', `Sources (tokens, share of the used context${summary.estimatesOnly ? ', estimated' : ''}):`);
+  for (const row of summary.sources) {
+    const items = row.itemCount === null ? '' : `, ${fmt(row.itemCount)} item${row.itemCount === 1 ? '' : 's'}`;
+    lines.push(`- ${row.label}: ${approx}${fmt(row.tokens)} (${fmtPct(row.percentOfUsed)})${items}`);
+  }
+  if (summary.sources.length === 0) lines.push('- nothing yet');
+  if (summary.empty.length) lines.push(`Nothing in context from: ${summary.empty.join(', ')}.`);
+
+  if (summary.largestItems.length) {
+    lines.push('', 'Largest items:');
+    summary.largestItems.forEach((item, index) =>
+      lines.push(
+        `${index + 1}. ${item.label} — ${approx}${fmt(item.tokens)} tokens (${fmtPct(item.percentOfUsed)}), ${item.sourceLabel}`,
+      ),
+    );
+  }
+
+  const repeated = summary.repeatedReads;
+  lines.push('');
+  if (repeated.extraReads > 0) {
+    lines.push(
+      `Repeated reads: ${repeated.files} file${repeated.files === 1 ? '' : 's'} read more than once; ${repeated.extraReads} extra read${repeated.extraReads === 1 ? '' : 's'} repeat ${approx}${fmt(repeated.repeatedTokens)} tokens.`,
+      ...repeated.reads.map((r) => `- ${r.label}: read ${r.reads} times`),
+    );
+  } else lines.push('Repeated reads: none.');
+
+  lines.push('');
+  if (summary.suggestions.length) {
+    lines.push('Suggestions:');
+    for (const s of summary.suggestions)
+      lines.push(`- ${s.severity === 'warning' ? '(!) ' : ''}${s.title}: ${s.detail}`);
+  } else lines.push('Suggestions: none.');
+
+  const cost = summary.cost;
+  if (cost) {
+    lines.push('');
+    // The CLI's headline of its cost table, then its most expensive rows.
+    lines.push(costHeadline(report)!);
+    if (cost.total !== null) {
+      for (const row of cost.rows.slice(0, COST_ROWS)) {
+        if (row.amount === null || row.amount === 0) continue;
+        lines.push(`- ${row.label}: ${fmtCost(row.amount, cost.currency)} (${fmtPct(row.percent)})`);
+      }
+    }
+  }
+  if (summary.warnings.length) {
+    lines.push('', `Warnings (${summary.warnings.length}):`, ...summary.warnings.slice(0, 3).map((w) => `- ${w}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
