@@ -133,7 +133,10 @@ describe('investibook mcp', () => {
       const io = captureIo(dir);
       expect(await run(['debug', 'context', 'demo', '--db', dbPath], io)).toBe(0);
       const verdict = verdictLines(report)!;
-      for (const line of [verdict.biggest, verdict.item, verdict.headroom, verdict.cache, verdict.cost]) {
+      // The demo's calls carry no price: no money in the verdict (the cost line above says so).
+      expect(report.cost?.total ?? null).toBeNull();
+      expect(verdict.cost).toBeNull();
+      for (const line of [verdict.biggest, verdict.item, verdict.headroom, verdict.cache]) {
         expect(line).not.toBeNull();
         expect(io.stdout()).toContain(line!);
         expect(result.text).toContain(line!);
