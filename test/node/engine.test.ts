@@ -260,6 +260,10 @@ describe('prompt content', () => {
     expect(r.excluded.find((e) => e.label.startsWith('Attachment bodies'))?.bytes).toBe(png.length);
     expect(r.excluded.find((e) => e.label === 'Ignored text parts')?.count).toBe(1);
     expect(JSON.stringify(r)).not.toContain('SECRET_IGNORED_TEXT');
+    // The image's tokens are the family's published rule, for a size the bytes do not tell: said.
+    expect(r.notes).toContainEqual(
+      expect.stringMatching(/^Images: 1 item with images in context; by .+ rule.*, [\d,]+ tokens — an estimate .*1,024 × 768/),
+    );
   });
 
   it('counts visible reasoning only, and never bookkeeping parts', async () => {

@@ -425,6 +425,29 @@ function excludedEntries(input: ReportInput): Excluded[] {
   return out;
 }
 
+/**
+ * Images are estimated by the provider family's published rule; that estimate only shares a
+ * call's measured growth, except for what no call measured yet (pending): said either way.
+ */
+function imageNote(input: ReportInput): string | null {
+  const { calibration } = input;
+  const withImages = calibration.view.filter((item) => (item.vision ?? 0) > 0);
+  if (withImages.length === 0 || !input.imageRule) return null;
+  const byRule = sum(withImages.map((item) => item.vision ?? 0));
+  const pending = new Set(calibration.pending);
+  const unmeasured = withImages.filter((item) => pending.has(item)).length;
+  const count = `${withImages.length} item${withImages.length === 1 ? '' : 's'} with images`;
+  return `Images: ${count} in context; by ${input.imageRule}, ${fmt(byRule)} tokens — an estimate (an image whose size is not known is taken as 1,024 × 768). ${
+    calibration.mode !== 'measured'
+      ? 'No per-call provider count measures them: the estimate shares the total.'
+      : unmeasured === withImages.length
+        ? 'No model call has measured them yet: the estimate stands until one does.'
+        : unmeasured > 0
+          ? `Where a call measured them, its measured growth decides; ${unmeasured} added since keep the estimate.`
+          : "Every call that carried them measured them: their figures follow the call's measured growth."
+  }`;
+}
+
 function notes(input: ReportInput): string[] {
   const { calibration, usage } = input;
   const out = [`Estimated with ${input.estimator.method}: not tokenizer-exact for the agent's model.`];
@@ -471,5 +494,7 @@ function notes(input: ReportInput): string[] {
     out.push('Pending: no ACP usage has been reported for this session yet, so there are estimates only.');
   const note = input.window && input.runtime.words.windowNote(input.window);
   if (note) out.push(note);
+  const images = imageNote(input);
+  if (images) out.push(images);
   return out;
 }

@@ -424,6 +424,7 @@ async function makeSession(
     usage,
     provider: runtime.latestCount(asOf ? headers.slice(0, asOf.message + 1) : headers, usage),
     targetModel: facts.targetModel,
+    imageRule: familyRules(facts.family).imageRule,
     window: runtime.window(usage, workspace.agentConfig, facts.targetModel),
     ...(asOf
       ? {

@@ -443,6 +443,8 @@ export interface ReportInput {
   targetModel?: string | undefined;
   /** The model's window as the runtime budgets it. */
   window: ContextWindow | null;
+  /** How the provider family charges an image, by its published rule (for the images' note). */
+  imageRule?: string;
   /** The report describes this earlier call (its prompt is the total). */
   asOf?: { call: number; of: number; messageId: string; at: number };
   /** Skill names each message mentions, in view order (for "loaded but never used"). */
