@@ -60,6 +60,8 @@ const ROW_REASONS =
 /** What each provider is known to do, from these sessions' counts (docs/opencode.md). */
 const EXPECT: Record<string, (r: ContextReport) => void> = {
   'anthropic-claude-sonnet-5_pfm-categorization.json': (r) => {
+    // Its calls' growth is shared by the Claude tokenizer's counts, named on every point.
+    expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['Claude tokenizer (ai-tokenizer)']));
     // 32,000 tokens of thinking behind a summary: measured apart, not in the runtime item.
     const hidden = r.remainder!.find((row) => row.kind === 'hidden_reasoning')!;
     expect(hidden.percentOfUsed!).toBeGreaterThan(15);
@@ -68,6 +70,7 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
     expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true });
   },
   'openai-gpt-5.6-sol_matugen-theme-sync.json': (r) => {
+    expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['o200k_base BPE']));
     // Every earlier call's encrypted reasoning, kept across turns; counted once per summary part.
     expect(r.remainder!.find((row) => row.kind === 'hidden_reasoning')!.tokens).toBeGreaterThan(3000);
     expect(r.timeline!.reduce((n, p) => n + (p.hiddenAdded ?? 0), 0)).toBeGreaterThan(3000);
