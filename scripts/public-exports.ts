@@ -12,7 +12,7 @@
  * (encrypted reasoning, signatures) is replaced by filler of the same length.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/node/project';
 
@@ -149,7 +149,14 @@ const raw = process.argv[2];
 if (raw) {
   const sources = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as PublicSource[];
   for (const source of sources) {
-    const text = readFileSync(join(raw, source.file), 'utf8').replace(/^\uFEFF/, '');
+    if (!existsSync(join(raw, source.file))) {
+      console.log(`${source.file}: not in ${raw}, left as it is`);
+      continue;
+    }
+    // A BOM, and the line some OpenCode versions print to stdout before the JSON.
+    const text = readFileSync(join(raw, source.file), 'utf8')
+      .replace(/^\uFEFF/, '')
+      .replace(/^Exporting session: ses_\w+\r?\n/, '');
     const out = source.kept === 'verbatim' ? text : `${JSON.stringify(skeleton(JSON.parse(text)))}\n`;
     writeFileSync(join(DIR, source.file), out);
     console.log(`${source.kept === 'verbatim' ? 'kept' : 'skeleton of'} ${source.file}`);

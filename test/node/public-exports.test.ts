@@ -1,8 +1,9 @@
 /**
  * The report on real sessions that users published (test/fixtures/public, with their provenance
  * in sources.json): Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
- * generations, DeepSeek, GLM, a model switch, a compaction. There is no recorded request to
- * compare with, so the report is held to what the providers' own counts allow:
+ * generations, DeepSeek, GLM, a model served through Ollama (548 calls, no cost, no cache), a
+ * model switch, compactions. There is no recorded request to compare with, so the report is held
+ * to what the providers' own counts allow:
  *
  * - the runtime item (OpenCode's system prompt and tool schemas) is what the first call of a
  *   combination of agent and model measured, measured again only where the rows show the
@@ -15,11 +16,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import type * as timeline from '../../src/node/core/timeline';
 import { acpUsageRow } from '../../src/node/usage';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
+
+// Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
+// with an event kept first), and growth compares only between consecutive calls.
+vi.mock('../../src/node/core/timeline', async (original) => {
+  const actual = await original<typeof timeline>();
+  return { ...actual, downsample: (points: Parameters<typeof actual.downsample>[0]) => [...points] };
+});
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
 const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
@@ -101,6 +110,20 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
   },
   'deepseek-v4-flash-free_tuiptv.json': (r) => {
     expect(r.calibration!.runtime!.changes.map((c) => c.reason)).toContain('another agent, as measured before');
+  },
+  'ollama-minimax-m2.7-cloud_k1lib-bootstrap.json': (r) => {
+    // 548 calls: every one on the timeline, two compactions, one switch from big-pickle to the Ollama model.
+    expect(r.timeline!.length).toBeGreaterThan(500);
+    expect(r.timeline!.filter((p) => p.events.includes('compaction'))).toHaveLength(2);
+    expect(r.calibration!.runtime!.changes.map((c) => c.reason)).toEqual(['first call', 'another model']);
+    expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['o200k_base BPE']));
+    // Ollama reports no cache and OpenCode a cost of 0 on every call: tokens shown, never money.
+    const cost = r.cost!;
+    expect(cost.total).toBeNull();
+    expect(cost.callsWithCost).toBe(0);
+    expect(cost.tokens).toMatchObject({ cacheRead: 0, cacheWrite: 0 });
+    expect(cost.notes.join(' ')).toMatch(/cost of 0/);
+    expect(cost.notes.join(' ')).toMatch(/no cache/);
   },
 };
 
