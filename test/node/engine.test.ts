@@ -262,7 +262,9 @@ describe('prompt content', () => {
     expect(JSON.stringify(r)).not.toContain('SECRET_IGNORED_TEXT');
     // The image's tokens are the family's published rule, for a size the bytes do not tell: said.
     expect(r.notes).toContainEqual(
-      expect.stringMatching(/^Images: 1 item with images in context; by .+ rule.*, [\d,]+ tokens — an estimate .*1,024 × 768/),
+      expect.stringMatching(
+        /^Images: 1 item with images in context; by .+ rule.*, [\d,]+ tokens — an estimate .*1,024 × 768/,
+      ),
     );
   });
 
