@@ -124,6 +124,14 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
     expect(cost.tokens).toMatchObject({ cacheRead: 0, cacheWrite: 0 });
     expect(cost.notes.join(' ')).toMatch(/cost of 0/);
     expect(cost.notes.join(' ')).toMatch(/no cache/);
+    // Call 184's prompt rebounds from call 183's fall that nothing explains (−17,689, then
+    // +17,966) as a screenshot arrives: the rebound undoes the fall, the screenshot keeps what
+    // its size costs by the rule (~800 tokens a call), never the provider's rebound (16,308 before).
+    const shot = r.timeline!.find((p) => p.added.some((a) => a.label.startsWith('Attachment: Screen Shot')))!;
+    const image = shot.added.find((a) => a.label.startsWith('Attachment: Screen Shot'))!;
+    expect(image.tokens).toBeLessThan(2_000);
+    expect(shot.events).toContain('unexplained');
+    expect(cost.sources.find((s) => s.id === 'attachment_metadata')!.inputTokens).toBeLessThan(100_000);
   },
 };
 

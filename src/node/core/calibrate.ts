@@ -570,7 +570,7 @@ class Walk {
       const hiddenNow = this.hidden.reduce((n, h) => n + h.tokens, 0);
       carried = this.calTotal - fresh.reduce((n, i) => n + (this.cal.get(i.key) ?? 0), 0);
       const estimated = added.reduce((n, i) => n + i.tokens, 0);
-      const share = prompt - this.overhead! - carried - hiddenNow - this.unexplained;
+      let share = prompt - this.overhead! - carried - hiddenNow - this.unexplained;
       if (change !== null) {
         // The runtime changed (the rows say so): measured again, the new items at their estimates.
         const before = this.overhead!;
@@ -589,6 +589,15 @@ class Walk {
         }
       } else {
         const rough = added.some((i) => i.rough);
+        if (!plausible(share, estimated) && this.unexplained < 0 && share > estimated) {
+          // The prompts fell earlier by what nothing explained, and now grow by more than the new
+          // items explain: the growth undoes that fall first (unexplained, as the fall was), and
+          // only the rest is the new items' — an image is never charged for the provider's rebound.
+          const rebound = Math.min(share - estimated, -this.unexplained);
+          this.unexplained += rebound;
+          share -= rebound;
+          events.add('unexplained');
+        }
         if (plausible(share, estimated) || (rough && share >= 0)) {
           basis = 'measured';
           this.share(added, share, basis);
