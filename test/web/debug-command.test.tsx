@@ -111,6 +111,11 @@ describe('/debug', () => {
     const legend = within(region).getByRole('list', { name: 'Legend, in the bar’s order' });
     expect(within(legend).getAllByRole('button')[0]).toHaveTextContent(/^Evidence/);
     expect(legend).toHaveTextContent('OpenCode’s own prompt and tools (measured)');
+    // Its shares add up like the bar: the runtime's part and the rest of its source, never both in full.
+    const shares = [...legend.querySelectorAll('.legend-share')].map((el) => el.textContent ?? '');
+    expect(shares.every((share) => /^\d+(\.\d)?%$/.test(share))).toBe(true);
+    const sum = shares.reduce((n, share) => n + Number.parseFloat(share), 0);
+    expect(Math.abs(sum - 100)).toBeLessThanOrEqual(0.05 * shares.length);
   });
 
   it('collapses the sources with nothing in context into one line, and still adds up', async () => {

@@ -6,7 +6,7 @@
  * segment or a legend entry focuses that source in the table. The segments are for pointers; the
  * legend's buttons are the same actions for keyboards, touch and screen readers.
  */
-import { fmt, fmtPct } from '../../shared/format';
+import { fmt, fmtPct, percentOf } from '../../shared/format';
 import type { ReportModel, Row } from './report-model';
 import { colorVar, pctOf } from './source-style';
 
@@ -53,10 +53,11 @@ export function barSegments(model: ReportModel): Segment[] {
         kind: 'runtime',
         title: `OpenCode’s own system prompt and tool schemas, measured: ${fmt(row.runtimeTokens)} tokens (in ${row.label})`,
       });
+      // The legend's shares add up like the bar: the runtime's part, then the rest of its source.
       segments.push({
-        share: row.shareText,
+        share: fmtPct(percentOf(row.tokens - row.runtimeTokens, model.total)),
         key: row.key,
-        label: row.label,
+        label: `${row.label}, the rest`,
         color: row.color,
         tokens: row.tokens - row.runtimeTokens,
         focus: row.key,
@@ -80,7 +81,7 @@ export function barSegments(model: ReportModel): Segment[] {
     const rows = model.rows.filter((r) => grouped.has(r.key));
     const tokens = rows.reduce((n, r) => n + r.tokens, 0);
     segments.push({
-      share: `${approx}${fmt(tokens)}`,
+      share: fmtPct(percentOf(tokens, model.total)),
       key: OTHER,
       label: `Other (${rows.length})`,
       color: 'var(--other)',
