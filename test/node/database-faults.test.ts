@@ -17,11 +17,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { sha256Hex } from '../../src/node/auth';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
 import { createApp } from '../../src/node/server/app';
-import { openPostgres } from '../../src/node/storage/postgres/postgres-store';
+import { openPostgres, storeError } from '../../src/node/storage/postgres/postgres-store';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import type { Store } from '../../src/node/storage/store';
 import { createDatabase, startPostgres } from '../support/postgres';
@@ -120,6 +121,51 @@ describe('a PostgreSQL server that stops answering', () => {
     const [h, m] = await Promise.all([health(), messages()]);
     expect(h).toMatchObject({ status: 200, body: { status: 'ok', database: 'postgres' } });
     expect(m).toMatchObject({ status: 200, body: { sessionId: 'ses_1', messages: [{ id: 'msg_1' }] } });
+  });
+});
+
+describe('a PostgreSQL database that accepts no writes', () => {
+  it('answers 503 database_read_only, /healthz says so, reads still answer; a start on it is refused in words', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'investibook-pg-ro-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const pgUrl = await createDatabase(inject('postgresUrl'), 'readonly');
+    const store = await openPostgres(pgUrl, { readOnly: false, dataDir: dir });
+    await seedSmall(store);
+    const origin = await serveApp(store, await openPostgres(pgUrl, { readOnly: true, dataDir: dir }));
+    // A failover to a standby, or an operator's switch, under the running server: from now on
+    // every session is read-only (SQLSTATE 25006 on a write); the server's sessions are new ones.
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${new URL(pgUrl).pathname.slice(1)}" SET default_transaction_read_only = on`);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    await admin.end();
+    await new Promise((next) => setTimeout(next, 200));
+    const post = () =>
+      fetch(`${origin}/api/workspace/ws/messages`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'refused', sessionId: 'ses_1' }),
+      });
+    const posted = await post();
+    expect(posted.status).toBe(503);
+    expect(((await posted.json()) as { error: { code: string } }).error.code).toBe('database_read_only');
+    const health = await fetch(`${origin}/healthz`);
+    expect({ status: health.status, body: await health.json() }).toEqual({
+      status: 503,
+      body: { status: 'unavailable', reason: 'database_read_only' },
+    });
+    const read = await timedGet(`${origin}/api/workspace/ws/messages?session_id=ses_1`);
+    expect(read.status).toBe(200);
+    expect(JSON.stringify(read.body)).not.toContain('refused');
+    // Starting on such a database: refused, in words (it cannot migrate).
+    await expect(openPostgres(pgUrl, { readOnly: false, dataDir: dir })).rejects.toThrow(/accepts no writes/);
+  });
+
+  it('names a full disk on the server (SQLSTATE 53100) in words', () => {
+    const mapped = storeError(Object.assign(new Error('could not extend file'), { code: '53100' }));
+    expect(mapped).toMatchObject({ code: 'disk_full', message: 'the database server’s disk is full' });
   });
 });
 
