@@ -1,0 +1,96 @@
+/**
+ * The runtime item in parts (issue 22): on a session the real OpenCode recorded with tools and an
+ * MCP server configured, and its definitions recorded as the bridge records them, the parts add
+ * up to the measured item exactly and each tool's part is within 10 % of what its schema weighs
+ * in the recorded request; without recorded definitions the item stays one block and says why.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { NO_DEFINITIONS } from '../../src/node/core/opencode/runtime-parts';
+import { familyCounting } from '../../src/node/scripted-model/server';
+import { contextReportSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
+import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
+import { loadRecording, seedRecording } from '../support/recordings';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = undefined;
+});
+
+const runtimeItem = (report: ContextReport): ReportItem =>
+  report.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
+
+describe('the runtime item in parts', () => {
+  it('sums to the measured item, and each tool is within 10 % of its schema in the recorded request', async () => {
+    fx = await createFixture();
+    const recording = loadRecording('subagent');
+    seedRecording(fx, recording, WS);
+    const report = contextReportSchema.parse(await reportOf(fx, { items: 'all' }));
+    const item = runtimeItem(report);
+    const parts = item.parts!;
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.reduce((n, p) => n + p.tokens, 0)).toBe(item.scaledTokens);
+    expect(report.calibration?.runtime?.parts).toMatchObject({ recorded: true, agent: 'build' });
+
+    const rules = familyCounting(recording.config.family, recording.config.tokenizer);
+    const sent = new Map(
+      (recording.lastRequest.tools as { function: { name: string } }[]).map((t) => [
+        t.function.name,
+        rules.count(JSON.stringify(t)),
+      ]),
+    );
+    const tools = parts.filter((p) => p.kind === 'tool');
+    expect(tools.map((t) => t.name).sort()).toEqual([...sent.keys()].filter((n) => !n.includes('_')).sort());
+    for (const tool of tools) {
+      const truth = sent.get(tool.name!)!;
+      expect(Math.abs(tool.tokens - truth) / truth, `${tool.name}: ${tool.tokens} vs ${truth}`).toBeLessThanOrEqual(
+        0.1,
+      );
+    }
+    // The MCP server's tools, grouped: each tool's estimate, and the group (tools and instructions).
+    const server = parts.find((p) => p.kind === 'mcp_server')!;
+    expect(server.name).toBe('incident-tools');
+    expect(server.tools).toHaveLength(7);
+    for (const tool of server.tools!) {
+      const truth = sent.get(tool.name)!;
+      expect(Math.abs(tool.estimatedTokens - truth) / truth, tool.name).toBeLessThanOrEqual(0.1);
+    }
+    const system = recording.lastRequest.messages.find((m) => m.role === 'system')!.content as string;
+    const instructions = /<mcp_instructions>[\s\S]*?<\/mcp_instructions>/.exec(system)?.[0] ?? '';
+    const serverTruth = server.tools!.reduce((n, t) => n + sent.get(t.name)!, 0) + rules.count(instructions);
+    expect(Math.abs(server.tokens - serverTruth) / serverTruth).toBeLessThanOrEqual(0.1);
+    // Which tools the session called: the parent read and delegated; the subagent, not the parent, used MCP.
+    expect(tools.find((t) => t.name === 'task')?.called).toBe(true);
+    expect(tools.find((t) => t.name === 'bash')?.called).toBe(false);
+    expect(server.tools!.every((t) => !t.called)).toBe(true);
+  });
+
+  it('suggests the MCP tools the session never called, by what they cost in every call', async () => {
+    fx = await createFixture();
+    seedRecording(fx, loadRecording('subagent'), WS);
+    const report = await reportOf(fx, { items: 'all' });
+    const server = runtimeItem(report).parts!.find((p) => p.kind === 'mcp_server')!;
+    const suggestion = report.suggestions?.find((s) => s.kind === 'unused_mcp_tools');
+    expect(suggestion?.title).toMatch(
+      /^7 MCP tools of incident-tools you never called cost [\d,]+ tokens in every call$/,
+    );
+    expect(suggestion?.figures.tokens).toBe(server.tokens);
+    expect(suggestion?.itemIds).toEqual([runtimeItem(report).id]);
+  });
+
+  it('without recorded definitions (rows from elsewhere), stays one measured block and says why', async () => {
+    fx = await createFixture();
+    seedRecording(fx, loadRecording('subagent'), WS, undefined, { runtime: false });
+    const report = await reportOf(fx, { items: 'all' });
+    expect(runtimeItem(report).parts).toBeUndefined();
+    expect(report.calibration?.runtime?.parts).toEqual({ recorded: false, reason: NO_DEFINITIONS });
+  });
+
+  it('a recording made before definitions were recorded has none', async () => {
+    fx = await createFixture();
+    seedRecording(fx, loadRecording('fresh'), WS);
+    const report = await reportOf(fx, {});
+    expect(runtimeItem(report).parts).toBeUndefined();
+    expect(report.calibration?.runtime?.parts?.recorded).toBe(false);
+  });
+});
