@@ -128,7 +128,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       },
     });
   }
-  out.push(...unusedMcpTools(input, counted));
+  out.push(...unusedMcpTools(input));
   return out;
 }
 
@@ -136,10 +136,9 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
  * MCP servers whose tools the session never called: their schemas (and instructions, when no
  * tool of the server was called) are in every request, by the runtime's recorded parts.
  */
-function unusedMcpTools(input: ReportInput, counted: readonly Counted[]): Suggestion[] {
+function unusedMcpTools(input: ReportInput): Suggestion[] {
   const split = input.runtimeSplit;
   if (!split || !('parts' in split)) return [];
-  const item = counted.find((c) => c.item.sourceRef.startsWith('runtime:'))?.item;
   const out: Suggestion[] = [];
   for (const server of split.parts) {
     if (server.kind !== 'mcp_server' || !server.tools) continue;
@@ -156,8 +155,9 @@ function unusedMcpTools(input: ReportInput, counted: readonly Counted[]): Sugges
       kind: 'unused_mcp_tools',
       severity: 'info',
       title: `${n} MCP tool${n === 1 ? '' : 's'} of ${server.name} you never called cost ${fmt(tokens)} tokens in every call`,
-      detail: `${whole ? `No tool of the MCP server ${server.name} was called` : `${unused.map((t) => t.name).join(', ')} ${n === 1 ? 'was' : 'were'} never called`}, yet OpenCode sends ${n === 1 ? 'its schema' : 'their schemas'} in every request. Disable the server (\`"enabled": false\` in opencode.json) or deny ${n === 1 ? 'the tool' : 'those tools'} for this agent when the investigation does not need ${n === 1 ? 'it' : 'them'}.`,
-      itemIds: item ? [itemId(item.sourceRef)] : [],
+      detail: `${whole ? `No tool of the MCP server ${server.name} was called` : `${unused.map((t) => t.name).join(', ')} ${n === 1 ? 'was' : 'were'} never called`}, yet OpenCode sends ${n === 1 ? 'its schema' : 'their schemas'} in every request. Disable the server in opencode.json ("enabled": false) or deny ${n === 1 ? 'the tool' : 'those tools'} for this agent when the investigation does not need ${n === 1 ? 'it' : 'them'}.`,
+      // The runtime's item has no text to show: its parts are the detail.
+      itemIds: [],
       figures: { tools: n, of: server.tools.length, tokens },
     });
   }
