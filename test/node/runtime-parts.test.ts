@@ -5,9 +5,12 @@
  * in the recorded request; without recorded definitions the item stays one block and says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/node/cli/main';
 import { NO_DEFINITIONS } from '../../src/node/core/opencode/runtime-parts';
+import { fmt } from '../../src/shared/format';
 import { familyCounting } from '../../src/node/scripted-model/server';
 import { contextReportSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
+import { captureIo } from '../support/cli';
 import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
 import { loadRecording, seedRecording } from '../support/recordings';
 
@@ -16,6 +19,8 @@ afterEach(async () => {
   await fx?.cleanup();
   fx = undefined;
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const runtimeItem = (report: ContextReport): ReportItem =>
   report.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
@@ -63,6 +68,13 @@ describe('the runtime item in parts', () => {
     expect(tools.find((t) => t.name === 'task')?.called).toBe(true);
     expect(tools.find((t) => t.name === 'bash')?.called).toBe(false);
     expect(server.tools!.every((t) => !t.called)).toBe(true);
+
+    // The CLI's table prints the same parts, with the same figures.
+    const io = captureIo(fx.dir, {});
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--items', 'all'], io)).toBe(0);
+    expect(io.stdout()).toContain(`${item.label} in ${parts.length} parts (the build agent on scripted/scripted):`);
+    for (const part of parts)
+      expect(io.stdout()).toMatch(new RegExp(`${escape(part.label)}.*\\s${fmt(part.tokens)}\\s`));
   });
 
   it('suggests the MCP tools the session never called, by what they cost in every call', async () => {
@@ -84,6 +96,9 @@ describe('the runtime item in parts', () => {
     const report = await reportOf(fx, { items: 'all' });
     expect(runtimeItem(report).parts).toBeUndefined();
     expect(report.calibration?.runtime?.parts).toEqual({ recorded: false, reason: NO_DEFINITIONS });
+    const io = captureIo(fx.dir, {});
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath], io)).toBe(0);
+    expect(io.stdout().replace(/\s+/g, ' ')).toContain(`one measured block — ${NO_DEFINITIONS}`);
   });
 
   it('a recording made before definitions were recorded has none', async () => {

@@ -92,6 +92,16 @@ describe('a task call and its subagent’s session', () => {
     const io = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--session', child.sessionId, '--json'], io)).toBe(0);
     expect(contextReportSchema.parse(JSON.parse(io.stdout())).actual?.contextUsed).toBe(own.actual?.contextUsed);
+    // The table says whose subagent it is; the parent's table names the child's total and its --session.
+    const table = captureIo(fx.dir, {});
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--session', child.sessionId], table)).toBe(0);
+    expect(table.stdout()).toContain(`A subagent's session, made by a task call of session ${recording.sessionId}`);
+    const parentTable = captureIo(fx.dir, {});
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--items', 'all'], parentTable)).toBe(0);
+    expect(parentTable.stdout()).toContain(
+      `its session reached ${own.actual!.contextUsed.toLocaleString('en-US')} tokens in ${own.calibration!.calls} calls`,
+    );
+    expect(parentTable.stdout()).toContain(`Its report: --session ${child.sessionId}`);
   });
 
   it('says so when the child session is not stored here (rows from elsewhere)', async () => {
