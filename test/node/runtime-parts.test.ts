@@ -1,8 +1,8 @@
 /**
- * The runtime item in parts (issue 22): on a session the real OpenCode recorded with tools and an
- * MCP server configured, and its definitions recorded as the bridge records them, the parts add
- * up to the measured item exactly and each tool's part is within 10 % of what its schema weighs
- * in the recorded request; without recorded definitions the item stays one block and says why.
+ * The runtime item in parts (issue 22): on every session the real OpenCode recorded (one with an
+ * MCP server configured), its definitions recorded as the bridge records them, the parts add up
+ * to the measured item exactly and each tool's part is within 10 % of what its schema weighs in
+ * the recorded request; without recorded definitions the item stays one block and says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
@@ -12,7 +12,7 @@ import { familyCounting } from '../../src/node/scripted-model/server';
 import { contextReportSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
-import { loadRecording, seedRecording } from '../support/recordings';
+import { loadRecording, recordingNames, seedRecording } from '../support/recordings';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -26,7 +26,36 @@ const runtimeItem = (report: ContextReport): ReportItem =>
   report.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
 
 describe('the runtime item in parts', () => {
-  it('sums to the measured item, and each tool is within 10 % of its schema in the recorded request', async () => {
+  for (const name of recordingNames().filter((n) => loadRecording(n).runtime)) {
+    it(`${name}: its parts sum to the measured item, each tool within 10 % of its schema in the last request`, async () => {
+      fx = await createFixture();
+      const recording = loadRecording(name);
+      seedRecording(fx, recording, WS);
+      const report = contextReportSchema.parse(await reportOf(fx, { items: 'all' }));
+      const item = runtimeItem(report);
+      expect(report.calibration?.runtime?.parts?.recorded, JSON.stringify(report.calibration?.runtime?.parts)).toBe(
+        true,
+      );
+      expect(item.parts!.reduce((n, p) => n + p.tokens, 0)).toBe(item.scaledTokens);
+      const rules = familyCounting(recording.config.family, recording.config.tokenizer);
+      const sent = new Map(
+        ((recording.lastRequest.tools ?? []) as { function: { name: string } }[]).map((t) => [
+          t.function.name,
+          rules.count(JSON.stringify(t)),
+        ]),
+      );
+      const tools = item.parts!.filter((p) => p.kind === 'tool');
+      expect(tools.map((t) => t.name).sort()).toEqual([...sent.keys()].filter((n) => !n.includes('_')).sort());
+      for (const tool of tools) {
+        const truth = sent.get(tool.name!)!;
+        expect(Math.abs(tool.tokens - truth) / truth, `${tool.name}: ${tool.tokens} vs ${truth}`).toBeLessThanOrEqual(
+          0.1,
+        );
+      }
+    });
+  }
+
+  it('subagent: MCP tools grouped by server, each within 10 %, and which tools were called', async () => {
     fx = await createFixture();
     const recording = loadRecording('subagent');
     seedRecording(fx, recording, WS);
@@ -99,13 +128,5 @@ describe('the runtime item in parts', () => {
     const io = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath], io)).toBe(0);
     expect(io.stdout().replace(/\s+/g, ' ')).toContain(`one measured block — ${NO_DEFINITIONS}`);
-  });
-
-  it('a recording made before definitions were recorded has none', async () => {
-    fx = await createFixture();
-    seedRecording(fx, loadRecording('fresh'), WS);
-    const report = await reportOf(fx, {});
-    expect(runtimeItem(report).parts).toBeUndefined();
-    expect(report.calibration?.runtime?.parts?.recorded).toBe(false);
   });
 });
