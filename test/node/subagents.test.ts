@@ -96,6 +96,7 @@ describe('a task call and its subagent’s session', () => {
     const table = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--session', child.sessionId], table)).toBe(0);
     expect(table.stdout()).toContain(`A subagent's session, made by a task call of session ${recording.sessionId}`);
+    expect(table.stdout()).toContain(`As of model call ${own.asOf!.call} of ${own.asOf!.of} (`);
     const parentTable = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--items', 'all'], parentTable)).toBe(0);
     expect(parentTable.stdout()).toContain(

@@ -39,6 +39,10 @@ export function renderReport(
       ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · as the agent reported it at ${utcStamp(actual.recordedAt)}`
       : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
+  if (report.asOf)
+    lines.push(
+      `As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then, read-only`,
+    );
   const verdict = verdictLines(report);
   if (verdict) {
     lines.push('');
