@@ -154,13 +154,19 @@ describe('the runtime, subagents and any call, in the browser', () => {
     const first = await api(`?call=${points[0]!.call}`);
     expect(await region.locator('.summary-figure').textContent()).toContain(fmt(first.actual!.contextUsed));
     // The same views, as of then: the source rows carry that call's figures.
-    const evidence = first.sources.find((s) => s.id === 'agent_instructions')!;
-    expect(await region.locator('.source-row', { hasText: evidence.label }).textContent()).toContain(
-      fmt(evidence.scaledTokens!),
+    const instructions = first.sources.find((s) => s.id === 'agent_instructions')!;
+    expect(await region.locator('.source-row', { hasText: instructions.label }).textContent()).toContain(
+      fmt(instructions.scaledTokens!),
     );
     expect(await slider.getAttribute('aria-valuenow')).toBe('1');
+    // Its items' text is the text as of then (pinned to that report's snapshot).
+    await openSource(region, instructions.label);
+    await region.getByRole('button', { name: 'Reveal content: Instructions: AGENTS.md' }).click();
+    await region.locator('.item-content .item-text').waitFor();
+    expect(await region.locator('.item-content [role=alert]').count()).toBe(0);
 
     // By pointer: a click on the plot's right edge chooses the last call.
+    await slider.scrollIntoViewIfNeeded();
     const box = (await slider.boundingBox())!;
     await page.mouse.click(box.x + box.width - 2, box.y + box.height / 2);
     const last = points.at(-1)!;
