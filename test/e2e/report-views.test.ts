@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fmt, fmtPct } from '../../src/shared/format';
-import { biggestJumps, coverageText, timelineCoverage } from '../../src/shared/report-figures';
+import { biggestJumps, coverageText, fmtCost, timelineCoverage } from '../../src/shared/report-figures';
 import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import {
@@ -98,7 +98,7 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(text).toContain(`What to do:`);
     expect(text).toContain(`${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
     expect(text).toContain(`${fmtPct(v.cacheReadPercent)} of the last prompt read from cache`);
-    expect(text).toContain('$0.00 so far');
+    expect(text).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} so far`);
     const rows = region.locator('.report-table tbody .source-row');
     for (const index of [0, 1]) expect(await aboveTheFold(page, rows.nth(index)), `row ${index}`).toBe(true);
     expect(await overflow(page)).toEqual({ page: 0, list: 0 });
