@@ -16,6 +16,9 @@ import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk';
 import { readEnv } from '../src/node/env';
 import { AcpProcess, allowPermission, rejectPermission } from '../src/node/agent/acp-process';
 import { exportSession } from '../src/node/agent/export-session';
+import type { SessionExport } from '../src/node/agent/opencode-export';
+import { recordDefinitions } from '../src/node/agent/runtime-definitions';
+import { childSessions, sessionUses } from '../src/node/agent/session-runtime';
 import {
   ensureOpencode,
   OPENCODE_VERSION,
@@ -24,6 +27,7 @@ import {
   writeScriptedConfig,
 } from '../src/node/agent/opencode-runtime';
 import { PROJECT_ROOT } from '../src/node/project';
+import type { ChatRequest } from '../src/node/scripted-model/prompt-tokens';
 import { startScriptedModel, type RecordedRequest } from '../src/node/scripted-model/server';
 import { SCENARIOS, type PromptSpec, type Scenario } from '../test/recording/scenarios';
 import { buildRecordingWorkspace, treeDigest } from '../test/recording/workspace';
@@ -68,6 +72,7 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
     contextLimit: scenario.contextLimit,
     prune: scenario.prune,
     ...(scenario.modelId ? { modelId: scenario.modelId } : {}),
+    ...(scenario.mcp ? { extra: { mcp: scenario.mcp } } : {}),
   };
   writeScriptedConfig(env, config);
   const agent = await AcpProcess.start({
@@ -134,7 +139,23 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       await settle(1500);
     }
     const exported = await exportSession({ command: bin, args: ['export', sessionId], cwd: root, env });
-    const main = requests.filter((r) => r.kind !== 'title');
+    // The subagents' sessions its task calls made: exported apart (OpenCode's export holds one session).
+    const children: { sessionId: string; export: SessionExport; lastRequest: ChatRequest | null }[] = [];
+    for (const child of childSessions(exported)) {
+      const read = await exportSession({ command: bin, args: ['export', child], cwd: root, env });
+      children.push({ sessionId: child, export: read, lastRequest: lastRequestOf(requests, read) });
+    }
+    // OpenCode's own definitions for every agent and model of these sessions, as the bridge records them.
+    const runtime = await recordDefinitions(
+      [
+        { sessionId, uses: sessionUses(exported) },
+        ...children.map((c) => ({ sessionId: c.sessionId, uses: sessionUses(c.export) })),
+      ],
+      { launch: async (program) => ({ ...program, cwd: root, env }), serve: { command: bin, args: ['serve'] } },
+    );
+    for (const r of runtime) if (r.definitions.failed) throw new Error(`${scenario.name}: ${r.definitions.failed}`);
+    const recordedAt = Date.now();
+    const main = requests.filter((r) => r.kind !== 'title' && !children.some((c) => isChildRequest(r.body, c.export)));
     const recording = {
       about:
         'Recorded from the real OpenCode runtime by npm run record:opencode (scripts/record-opencode.ts). Do not edit: re-record.',
@@ -160,6 +181,8 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
       })),
       lastRequest: main.at(-1)?.body ?? null,
       export: exported,
+      runtime: runtime.map((r) => ({ ...r, recordedAt })),
+      ...(children.length ? { children } : {}),
     };
     mkdirSync(OUT[scenario.output], { recursive: true });
     const file = join(OUT[scenario.output], `${scenario.name}.json`);
@@ -170,6 +193,25 @@ async function record(scenario: Scenario, bin: string): Promise<string> {
     await model.close();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The first user message's own words of a session's export. */
+function firstPrompt(exported: SessionExport): string {
+  const user = exported.messages.find((m) => m.info.role === 'user');
+  const text = user?.parts.find((p) => p.type === 'text' && typeof p.text === 'string');
+  return typeof text?.text === 'string' ? text.text : '';
+}
+
+/** A request of a subagent's session: its first user message is the child's prompt. */
+function isChildRequest(body: ChatRequest, child: SessionExport): boolean {
+  const prompt = firstPrompt(child);
+  const user = body.messages.find((m) => m.role === 'user');
+  const words = typeof user?.content === 'string' ? user.content : (user?.content?.find((p) => p.text)?.text ?? '');
+  return prompt !== '' && words === prompt;
+}
+
+function lastRequestOf(requests: readonly RecordedRequest[], child: SessionExport): ChatRequest | null {
+  return requests.filter((r) => r.kind !== 'title' && isChildRequest(r.body, child)).at(-1)?.body ?? null;
 }
 
 const wanted = process.argv.slice(2);

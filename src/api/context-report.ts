@@ -17,8 +17,11 @@ export async function getContextReport(
   workspaceId: string,
   sessionId: string | null,
   signal?: AbortSignal,
+  /** As of this model call (1-based); absent: the current context. */
+  call?: number,
 ): Promise<ContextReport> {
-  const body = await apiJson(withQuery(workspacePath(workspaceId, '/debug/context'), { session_id: sessionId }), {
+  const query = { session_id: sessionId, call: call === undefined ? null : String(call) };
+  const body = await apiJson(withQuery(workspacePath(workspaceId, '/debug/context'), query), {
     signal: signal ?? null,
   });
   const parsed = contextReportSchema.safeParse(body);
@@ -38,10 +41,18 @@ export const contextQueries = {
       gcTime: 0,
       retry: false,
     }),
+  /** The report as of one model call of a report's session: what it was then does not change. */
+  asOf: (workspaceId: string, sessionId: string | null, call: number) =>
+    queryOptions({
+      queryKey: [...contextQueries.all(), workspaceId, sessionId, 'call', call] as const,
+      queryFn: ({ signal }) => getContextReport(workspaceId, sessionId, signal, call),
+      staleTime: Infinity,
+      retry: false,
+    }),
 };
 
 /** Where pinned content comes from: one report's workspace, session and snapshot. */
-type Target = { workspaceId: string; sessionId: string | null; snapshotId: string };
+type Target = { workspaceId: string; sessionId: string | null; snapshotId: string; call?: number | undefined };
 
 /** GET a snapshot-pinned page and validate it; a malformed answer is an error, never a render. */
 async function getPinned<T>(
@@ -56,6 +67,7 @@ async function getPinned<T>(
     session_id: target.sessionId,
     snapshot: target.snapshotId,
     page: String(page),
+    call: target.call === undefined ? null : String(target.call),
   });
   const parsed = schema.safeParse(await apiJson(path, { signal: signal ?? null }));
   if (!parsed.success) throw new ApiError(200, 'malformed_content', `The server sent ${what} this app cannot read.`);
@@ -85,6 +97,7 @@ export const contentQueries = {
         target.workspaceId,
         target.sessionId,
         target.snapshotId,
+        target.call ?? null,
         'item',
         itemId,
         page,
@@ -100,6 +113,7 @@ export const contentQueries = {
         target.workspaceId,
         target.sessionId,
         target.snapshotId,
+        target.call ?? null,
         'reader',
         page,
       ] as const,

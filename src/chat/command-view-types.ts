@@ -17,6 +17,8 @@ export interface CommandViewActions {
   retry: () => void;
   /** Runs the same command line again as a new output, keeping this one. */
   rerun: () => void;
+  /** Runs another command line as a new output (a subagent's report from its parent's). */
+  run: (commandLine: string) => void;
   /** Puts text in the composer, for the user to edit and send (never sent from here). */
   draft: (text: string) => void;
 }

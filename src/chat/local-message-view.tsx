@@ -30,6 +30,7 @@ export const LocalMessageView = memo(function LocalMessageView({ entry, handlers
         handlers.rerun(entry.commandLine);
       },
       rerun: () => handlers.rerun(entry.commandLine),
+      run: handlers.rerun,
       draft: handlers.draft,
     };
   }, [entry, handlers]);

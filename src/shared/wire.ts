@@ -140,6 +140,44 @@ export const itemCostSchema = z.object({
 });
 export type ItemCost = z.infer<typeof itemCostSchema>;
 
+/**
+ * A part of the runtime's own measured item (its system prompt, environment block, each tool's
+ * schema, each MCP server's tools, framing and the rest): its share of the item (Σ = the item's
+ * scaledTokens) and its own estimate from the definitions recorded where the agent ran.
+ */
+export const runtimePartSchema = z.object({
+  /** `system_prompt`, `agent_prompt`, `environment`, `tool`, `mcp_server`, `framing`; a client shows another by its label. */
+  kind: z.string(),
+  label: z.string(),
+  tokens: z.int(),
+  estimatedTokens: z.int(),
+  percentOfUsed: z.nullable(z.number()),
+  /** A tool's name, an MCP server's name, the provider prompt's id. */
+  name: z.optional(z.string()),
+  /** A tool: whether the session ever called it. */
+  called: z.optional(z.boolean()),
+  /** An MCP server: its tools as sent (`server_tool`), each with its estimate and whether the session called it. */
+  tools: z.optional(z.array(z.object({ name: z.string(), estimatedTokens: z.int(), called: z.boolean() }))),
+});
+export type RuntimePart = z.infer<typeof runtimePartSchema>;
+
+/** What a subagent's own session consumed (a `task` call's item): its total and largest sources, and where its report is. */
+export const subagentSchema = z.object({
+  /** Its session: its report is `?session_id=` this (the CLI's `--session`). */
+  sessionId: z.string(),
+  description: z.string(),
+  agent: z.optional(z.string()),
+  /** Whether its session is stored in this workspace (false: its rows never reached the database). */
+  stored: z.boolean(),
+  /** Its context at its last measured call, and the window (null: not measured). */
+  total: z.optional(z.nullable(z.int())),
+  contextSize: z.optional(z.nullable(z.int())),
+  calls: z.optional(z.int()),
+  largest: z.optional(z.array(z.object({ id: z.string(), label: z.string(), tokens: z.int() }))),
+  cost: z.optional(z.nullable(z.object({ amount: z.number(), currency: z.string() }))),
+});
+export type Subagent = z.infer<typeof subagentSchema>;
+
 export const reportItemSchema = z.object({
   id: z.string(),
   label: z.string(),
@@ -159,6 +197,10 @@ export const reportItemSchema = z.object({
   runtime: z.optional(z.boolean()),
   /** What this item cost over the session: every call it was in (see `cost`). */
   cost: z.optional(itemCostSchema),
+  /** The runtime's item in parts, when its definitions were recorded (`calibration.runtime.parts` says why not). */
+  parts: z.optional(z.array(runtimePartSchema)),
+  /** A call that handed work to a subagent: what the subagent's own session consumed. */
+  subagent: z.optional(subagentSchema),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
 
@@ -234,6 +276,7 @@ export const SUGGESTION_KINDS = [
   'pruned_outputs',
   'near_compaction',
   'unused_skill',
+  'unused_mcp_tools',
 ] as const;
 
 /**
@@ -316,6 +359,23 @@ export const calibrationSchema = z.object({
   runtime: z.optional(
     z.object({
       changes: z.array(z.object({ call: z.int(), messageId: z.string(), delta: z.int(), reason: z.string() })),
+      /**
+       * The item in parts: from the definitions recorded for the agent and model of the call the
+       * total describes (`recorded`), the parts' own estimates against the measured item; or why
+       * it stays one block (`reason`).
+       */
+      parts: z.optional(
+        z.object({
+          recorded: z.boolean(),
+          reason: z.optional(z.string()),
+          agent: z.optional(z.nullable(z.string())),
+          model: z.optional(z.nullable(z.string())),
+          recordedAt: z.optional(z.string()),
+          estimatedTokens: z.optional(z.int()),
+          measuredTokens: z.optional(z.int()),
+          notes: z.optional(z.array(z.string())),
+        }),
+      ),
     }),
   ),
   /**
@@ -499,6 +559,11 @@ export const contextReportSchema = z.object({
    * of how many, its message and time. `actual` is then that call's measured prompt.
    */
   asOf: z.optional(z.object({ call: z.int(), of: z.int(), messageId: z.string(), at: z.string() })),
+  /**
+   * Present when the session is a subagent's: the session whose call made it. Such a session has
+   * no ACP total of its own, so without one its report is as of its last measured call (`asOf`).
+   */
+  parentSessionId: z.optional(z.string()),
   /** What the session cost, by source, item and row (absent: no measured call). */
   cost: z.optional(sessionCostSchema),
 });

@@ -65,6 +65,8 @@ function outsideDigest(h: AgentHarness): string {
 }
 
 async function attacked(h: AgentHarness) {
+  // Earlier turns' runtime definitions are recorded in the background: settled before and after.
+  await h.bridge.settled();
   const before = { rows: await h.store.contentRows(), outside: outsideDigest(h), workspace: treeDigest(h.root) };
   const events: AgentEvent[] = [];
   let sessionId: string | undefined;
@@ -74,6 +76,7 @@ async function attacked(h: AgentHarness) {
     expect(of(turn.events, 'done')[0]?.stopReason, attempt).toBeDefined();
     events.push(...turn.events);
   }
+  await h.bridge.settled();
   const after = {
     rows: await rowsBesides(h.store, sessionId!),
     outside: outsideDigest(h),

@@ -117,6 +117,21 @@ describe('a chat message to the live agent', () => {
     const metadata = report.sources.find((s) => s.id === 'cluster_alert_metadata')!;
     expect(metadata.items.map((i) => i.label)).toContain('Workspace context: Cluster overview');
     expect(report.calibration?.mode).toBe('measured');
+
+    // OpenCode's definitions, recorded by the bridge through OpenCode's own server in the sandbox: the runtime item in parts.
+    await h.bridge.settled();
+    expect(h.logs.filter((l) => /definitions/.test(l))).toEqual([]);
+    const split = contextReportSchema.parse(await (await h.api(`/debug/context?session_id=${sessionId}`)).json());
+    expect(split.calibration?.runtime?.parts).toMatchObject({ recorded: true, agent: 'build' });
+    const runtime = split.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
+    expect(runtime.parts?.reduce((n, p) => n + p.tokens, 0)).toBe(runtime.scaledTokens);
+    const sent = (first.body.tools ?? []) as { function: { name: string } }[];
+    expect(
+      runtime.parts
+        ?.filter((p) => p.kind === 'tool')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(sent.map((t) => t.function.name).sort());
   });
 
   it('continues the same session, and the files the agent read count where they belong', async () => {

@@ -69,6 +69,30 @@ describe('the agent bridge', () => {
     expect((await fx.store.acpUsageNewestFirst(WS, sessionId))[0]).toMatchObject({ context_used: 1234 });
   });
 
+  it("keeps the subagent's session a task call made, under its own id, and records the runtime of both", async () => {
+    const logs: string[] = [];
+    bridge = new AgentBridge(settings(), fx.store, (line) => logs.push(line));
+    const events = await turn('please delegate this');
+    expect(events.at(-1)).toMatchObject({ type: 'done' });
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    await bridge.settled();
+    const sessions = (await fx.store.listSessions(WS)).map((s) => s.session_id);
+    const child = sessions.find((id) => id.startsWith('ses_fakechild'))!;
+    expect(sessions).toEqual(expect.arrayContaining([sessionId, child]));
+    expect(await texts(child)).toContain('sub answer');
+    // No OpenCode server to ask (the agent is not OpenCode's acp): recorded as not recorded, with why.
+    const parent = await fx.store.sessionRuntime(WS, sessionId);
+    expect(parent.map((r) => r.runtime_key)).toEqual(['build fake/fake-1']);
+    expect(String(parent[0]!.definitions)).toMatch(/no OpenCode server to ask/);
+    const kid = await fx.store.sessionRuntime(WS, child);
+    expect(kid.map((r) => [r.runtime_key, r.parent_session_id])).toEqual([['general fake/fake-1', sessionId]]);
+    // A second turn records nothing again.
+    await turn('please delegate again', { sessionId });
+    await bridge.settled();
+    expect(await fx.store.sessionRuntime(WS, sessionId)).toHaveLength(1);
+    expect(logs.filter((l) => /could not be read back|not kept/.test(l))).toEqual([]);
+  });
+
   it('keeps the text of a turn stopped before the agent got it', async () => {
     bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
     const pending = turn('stop me before I start');

@@ -133,10 +133,9 @@ describe('investibook mcp', () => {
       const io = captureIo(dir);
       expect(await run(['debug', 'context', 'demo', '--db', dbPath], io)).toBe(0);
       const verdict = verdictLines(report)!;
-      // The demo's calls carry no price: no money in the verdict (the cost line above says so).
-      expect(report.cost?.total ?? null).toBeNull();
-      expect(verdict.cost).toBeNull();
-      for (const line of [verdict.biggest, verdict.item, verdict.headroom, verdict.cache]) {
+      // The demo's calls are priced: the verdict's cost line is the session's.
+      expect(report.cost?.total).not.toBeNull();
+      for (const line of [verdict.biggest, verdict.item, verdict.headroom, verdict.cache, verdict.cost]) {
         expect(line).not.toBeNull();
         expect(io.stdout()).toContain(line!);
         expect(result.text).toContain(line!);

@@ -35,7 +35,9 @@ beforeAll(async () => {
   pgUrl = await createDatabase(inject('postgresUrl'), 'demo');
   const io = captureIo(dir);
   expect(await run(['db', 'copy', '--from', sqlitePath, '--to', pgUrl], io)).toBe(0);
-  expect(io.stdout()).toMatch(/^Copied \d+ users, .* \d+ messages_v2, \d+ interaction_token_usage from /);
+  expect(io.stdout()).toMatch(
+    /^Copied \d+ users, .* \d+ messages_v2, \d+ interaction_token_usage, \d+ session_runtime from /,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,7 +3,8 @@
  * costs (Claude, an OpenAI reasoning model), the sources and rows add up to the session's cost
  * exactly — Σ of the steps' costs — and the billed input tokens to Σ of the calls' prompts; the
  * prices the calls' costs show are found; an item that left the context keeps what it cost.
- * Without costs, the tokens are told and the money is not.
+ * Without costs, the tokens are told and the money is not. Recordings of the real OpenCode against
+ * the priced scripted model add up to the cent, and to what ACP reported.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { part } from '../../src/shared/opencode/build';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { assistant, coreReport, user } from '../support/core';
 import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
+import { loadRecording, recordingNames, seedRecording } from '../support/recordings';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
 let fx: Fixture | undefined;
@@ -78,6 +80,34 @@ describe('what each source cost over the session', () => {
       // Most of a long session's prompt is read from the cache: the ledger books it there.
       expect(cost.tokens.cacheRead).toBeGreaterThan(0);
       expect(cost.sources.reduce((n, s) => n + s.cacheReadTokens, 0)).toBeGreaterThan(0);
+    },
+  );
+
+  // Recordings of the real OpenCode against the priced scripted model: each call's cost as OpenCode computed it.
+  const priced = recordingNames().filter((name) =>
+    loadRecording(name).export.messages.some((m) =>
+      (m.parts as unknown as (Step & { type: string })[]).some((p) => p.type === 'step-finish' && (p.cost ?? 0) > 0),
+    ),
+  );
+  it('has priced recordings to check', () => expect(priced).toContain('subagent'));
+  it.each(priced)(
+    'recording %s: sources and rows add up to the session’s cost to the cent, which is what ACP reported',
+    async (name) => {
+      fx = await createFixture();
+      const recording = loadRecording(name);
+      seedRecording(fx, recording, WS);
+      const report = contextReportSchema.parse(await reportOf(fx, { items: 'all' }));
+      const steps = recording.export.messages.flatMap((m) =>
+        (m.parts as unknown as (Step & { type: string })[]).filter((p) => p.type === 'step-finish'),
+      );
+      const total = steps.reduce((n, s) => n + (s.cost ?? 0), 0);
+      const cents = (x: number) => Math.round(x * 100);
+      expect(micro(report.cost!.total!)).toBe(micro(total));
+      expect(cents(sumOf(report, (c) => c.amount ?? 0))).toBe(cents(total));
+      expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(total));
+      // ACP's cumulative cost is the main session's (a subagent's calls are its own session's).
+      const acp = recording.acp.usageUpdates.at(-1)!.cost!.amount;
+      expect(cents(report.cost!.total!)).toBe(cents(acp));
     },
   );
 

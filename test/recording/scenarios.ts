@@ -7,7 +7,7 @@
  */
 import type { Script, ScriptedStep } from '../../src/node/scripted-model/script';
 import type { ScriptedFamily } from '../../src/node/scripted-model/server';
-import type { RecordingWorkspace } from './workspace';
+import { INCIDENT_MCP, type RecordingWorkspace } from './workspace';
 import { DEMO_SCENARIOS } from './demo-scenarios';
 
 export interface PromptSpec {
@@ -39,6 +39,8 @@ export interface Scenario {
   modelId?: string;
   /** Shell commands the operator refuses when the agent asks (the rest are allowed). */
   refuse?: RegExp;
+  /** MCP servers OpenCode is configured with (`mcp` of its configuration). */
+  mcp?: Record<string, unknown>;
   prompts: (string | PromptSpec)[];
   script: (root: string) => Script;
 }
@@ -77,6 +79,9 @@ const LONG_REASONING = [
   'Putting it together: the summary says the slow queries are all on merchant_limits, the cluster overview shows store 4 carrying the hot leaders, and the timing lines up with the first alert. The most likely cause is a read hotspot on store 4, created by many merchants querying their limits at the same time after the 02:10 batch job started. The fix would be to split the hot region and let PD rebalance the leaders, and in the longer term to cache the limits in the payment service so every request does not hit the same keys.',
   'The alerts will tell me which symptom appeared first. If the TiKV busy alert fired before the TiDB latency alert, the storage layer is the origin and TiDB is only suffering from it. If the TiDB alert came first, something in the SQL layer changed, such as a plan or a connection storm. I expect TiKV_server_is_busy on store 4 to come first, two minutes before the payment p99 alert, which would confirm the hotspot theory from the earlier reasoning.',
 ];
+
+const SUBAGENT_PROMPT =
+  'Subagent task: read evidence/pd-hot-regions.txt and meta/cluster.json, ask the incident tools for the hot read regions, and say which store holds them.';
 
 const FRESH_PROMPT =
   'INC-4821: payment requests time out on prod-pay-tidb-hz1. Investigate and tell me the likely cause.';
@@ -470,6 +475,54 @@ export const SCENARIOS: Scenario[] = [
             { tools: [read(root, 'evidence/screenshots/tikv-grpc-p99.png')] },
             { tools: [read(root, 'evidence/metrics/tikv_grpc_p99.json', { limit: 200 })] },
             answer('The screenshot and the metrics agree: store 4’s gRPC p99 jumps at 02:09 UTC.'),
+          ],
+        },
+      ]),
+  },
+  {
+    name: 'subagent',
+    output: 'fixtures',
+    workspace: 'recording',
+    description:
+      'A task call that hands the hot-region check to a subagent (a child session of its own: reads and an MCP tool call), with an MCP server of seven tools configured; the parent reads one more file and answers.',
+    mcp: INCIDENT_MCP,
+    prompts: ['INC-4821: delegate the hot-region check to a subagent, then tell me which store is hot.'],
+    script: (root) =>
+      base([
+        {
+          when: 'INC-4821: delegate the hot-region check',
+          steps: [
+            {
+              tools: [
+                {
+                  name: 'task',
+                  args: {
+                    description: 'Check the hot regions',
+                    prompt: SUBAGENT_PROMPT,
+                    subagent_type: 'general',
+                  },
+                },
+              ],
+            },
+            { tools: [read(root, 'meta/alerts.json')] },
+            answer(
+              'Store 4 is hot: the subagent found it leads every hot read region, and TiKV busy fired there first.',
+            ),
+          ],
+        },
+        {
+          when: SUBAGENT_PROMPT.slice(0, 40),
+          steps: [
+            { tools: [read(root, 'evidence/pd-hot-regions.txt'), read(root, 'meta/cluster.json')] },
+            {
+              tools: [
+                {
+                  name: 'incident-tools_pd_hot_regions',
+                  args: { cluster: 'prod-pay-tidb-hz1', kind: 'read', limit: 3 },
+                },
+              ],
+            },
+            answer('Store 4 leads regions 7741 and 7742, the two hottest read regions (182 and 97 MB/s).'),
           ],
         },
       ]),

@@ -18,6 +18,11 @@ export const RECORDING_CONFIG = {
   instructions: ['docs/runbook-conventions.md'],
 };
 
+/** The recordings' MCP server (test/recording/mcp-server.mjs), as OpenCode's configuration names it. */
+export const INCIDENT_MCP = {
+  'incident-tools': { type: 'local', command: ['node', join(PROJECT_ROOT, 'test', 'recording', 'mcp-server.mjs')] },
+};
+
 /** A payment API log: ~6,000 lines, the same every time. */
 export function applicationLog(): string {
   const random = seededRandom(20261127);

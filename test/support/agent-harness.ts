@@ -51,6 +51,8 @@ export interface AgentHarness extends AgentClient {
   store: SqliteStore;
   requests: RecordedRequest[];
   bridge: AgentBridge;
+  /** What the bridge and the server logged. */
+  logs: string[];
   /** The second workspace, as its own member (with `second`). */
   other: AgentClient;
   close: () => Promise<void>;
@@ -155,6 +157,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     store,
     requests,
     bridge,
+    logs,
     ...main,
     other: client(OTHER_WS, OTHER_AGENT_TOKEN),
     async close() {

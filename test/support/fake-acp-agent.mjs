@@ -1,7 +1,8 @@
 // A tiny ACP agent for the bridge's own tests (the real one is OpenCode: test/agent/). Speaks
 // ACP over stdio with the same SDK; behaviour is chosen by words of the prompt:
 //   "slow-start"  session/new takes 1.5 s    "hang"  the prompt never ends until cancelled
-//   "crash"       the process exits mid-turn  anything else: a short reply and a usage_update
+//   "crash"       the process exits mid-turn  "delegate"  a task call whose subagent has a session of its own
+//   anything else: a short reply and a usage_update
 // Sessions are written to $XDG_DATA_HOME/fake-agent/<id>.json (the workspace's own agent
 // storage, as the server sets it) in OpenCode's export shape, so
 // `node fake-acp-agent.mjs export <id>` can read them back like `opencode export`.
@@ -65,9 +66,51 @@ const app = agent({ name: 'fake' })
       sessionId: params.sessionId,
       update: { sessionUpdate: 'usage_update', used: 1234, size: 10000, cost: { amount: 0.01, currency: 'USD' } },
     });
+    const model = { agent: 'build', providerID: 'fake', modelID: 'fake-1' };
+    const parts = [{ id: `prt_${++counter}`, type: 'text', text: 'fake reply' }];
+    if (text.includes('delegate')) {
+      // As OpenCode's task tool does: the subagent works in a child session, named on the call.
+      const child = `ses_fakechild${now}${++counter}`;
+      writeFileSync(
+        file(child),
+        JSON.stringify({
+          info: { id: child, parentID: params.sessionId },
+          messages: [
+            {
+              info: { id: `msg_cu${now}${++counter}`, role: 'user', time: { created: now } },
+              parts: [{ id: `prt_${++counter}`, type: 'text', text: 'sub task' }],
+            },
+            {
+              info: {
+                id: `msg_ca${now}${++counter}`,
+                role: 'assistant',
+                time: { created: now, completed: now + 1 },
+                ...model,
+                agent: 'general',
+              },
+              parts: [{ id: `prt_${++counter}`, type: 'text', text: 'sub answer' }],
+            },
+          ],
+        }),
+      );
+      parts.unshift({
+        id: `prt_${++counter}`,
+        type: 'tool',
+        callID: `call_${counter}`,
+        tool: 'task',
+        state: {
+          status: 'completed',
+          input: { description: 'Sub task', prompt: 'sub task', subagent_type: 'general' },
+          output: 'sub answer',
+          title: 'Sub task',
+          metadata: { sessionId: child },
+          time: { start: now, end: now + 1 },
+        },
+      });
+    }
     session.messages.push({
-      info: { id: `msg_a${now}${++counter}`, role: 'assistant', time: { created: now, completed: now + 1 } },
-      parts: [{ id: `prt_${counter}`, type: 'text', text: 'fake reply' }],
+      info: { id: `msg_a${now}${++counter}`, role: 'assistant', time: { created: now, completed: now + 1 }, ...model },
+      parts,
     });
     writeFileSync(file(params.sessionId), JSON.stringify(session));
     return { stopReason: 'end_turn' };

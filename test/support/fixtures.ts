@@ -21,7 +21,7 @@ import { createAscendingIds, seededRandom } from '../../src/node/ids';
 import { ReportService, type ReportRequest } from '../../src/node/report/service';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
-import type { NewMessage, NewUsage } from '../../src/node/storage/store';
+import type { NewMessage, NewSessionRuntime, NewUsage } from '../../src/node/storage/store';
 import type { ContextReport } from '../../src/shared/wire';
 
 export interface Fixture {
@@ -166,6 +166,16 @@ export function insertUsageRow(raw: Fixture['raw'], u: NewUsage): void {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(u.workspaceId, u.sessionId, u.source, u.contextUsed, u.contextSize, u.costAmount, u.costCurrency, u.createdAt);
+}
+
+/** A session_runtime row on a raw connection, as the store writes it. */
+export function insertSessionRuntimeRow(raw: Fixture['raw'], r: NewSessionRuntime): void {
+  raw
+    .prepare(
+      `INSERT INTO session_runtime (workspace_id, session_id, runtime_key, parent_session_id, recorded_at, definitions)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(r.workspaceId, r.sessionId, r.runtimeKey, r.parentSessionId, r.recordedAt, JSON.stringify(r.definitions));
 }
 
 /** A message row on a raw connection, as the store writes it. */

@@ -12,7 +12,8 @@ import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
 import type { ReportedUsage, ScriptedFamily } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
 import { buildRecordingWorkspace, treeDigest, type RecordingWorkspace } from '../recording/workspace';
-import { insertMessageRow, insertUsageRow, type Fixture } from './fixtures';
+import type { RecordedDefinitions } from '../../src/node/agent/runtime-definitions';
+import { insertMessageRow, insertSessionRuntimeRow, insertUsageRow, type Fixture } from './fixtures';
 
 const DIRS = [join(PROJECT_ROOT, 'test', 'fixtures', 'opencode'), join(PROJECT_ROOT, 'demo', 'recordings')];
 
@@ -47,6 +48,10 @@ export interface Recording {
   }[];
   lastRequest: ChatRequest;
   export: SessionExport;
+  /** OpenCode's definitions for each session and key, as the bridge records them (recordings since issue 22). */
+  runtime?: (RecordedDefinitions & { recordedAt: number })[];
+  /** The subagents' sessions its `task` calls made, each exported apart, and the last request each sent. */
+  children?: { sessionId: string; export: SessionExport; lastRequest: ChatRequest | null }[];
 }
 
 /** The test fixtures and the demo's sessions. */
@@ -68,6 +73,8 @@ export function seedRecording(
   recording: Recording,
   workspaceId: string,
   sessionId = recording.sessionId,
+  /** runtime: also the subagents' sessions and the runtime's definitions (false: rows from elsewhere). */
+  options: { runtime?: boolean } = { runtime: true },
 ): void {
   if (recording.workspace.kind === 'demo')
     cpSync(join(PROJECT_ROOT, 'demo', 'workspace'), fx.root, { recursive: true });
@@ -87,6 +94,23 @@ export function seedRecording(
   recording.acp.usageUpdates.forEach((update, index) => {
     insertUsageRow(fx.raw, acpUsageRow(workspaceId, sessionId, update, last + 1 + index));
   });
+  if (!options.runtime) return;
+  // As the bridge keeps them: each subagent's session under its own id, and the definitions of each.
+  for (const child of recording.children ?? []) {
+    for (const row of messageRows(child.export))
+      insertMessageRow(fx.raw, { ...row, workspaceId, sessionId: child.sessionId });
+  }
+  const own = (id: string | null) => (id === recording.sessionId ? sessionId : id);
+  for (const r of recording.runtime ?? []) {
+    insertSessionRuntimeRow(fx.raw, {
+      workspaceId,
+      sessionId: own(r.sessionId)!,
+      runtimeKey: r.key,
+      parentSessionId: own(r.parentSessionId),
+      recordedAt: r.recordedAt,
+      definitions: r.definitions,
+    });
+  }
 }
 
 /** What the scripted model charged beyond the visible text of the recording's last main request. */

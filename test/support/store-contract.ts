@@ -197,6 +197,63 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
+      'keeps the runtime recorded with a session: one row per key, recorded again in place, its JSON as written',
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        const definitions = {
+          tools: [{ id: 'read', parameters: '{"type":"object","$schema":"x"}' }],
+          note: 'ü \u0000',
+        };
+        const row = (key: string, extra: Partial<Parameters<Store['putSessionRuntime']>[0]> = {}) => ({
+          workspaceId: 'w1',
+          sessionId: 'ses_child',
+          runtimeKey: key,
+          parentSessionId: 'ses_parent',
+          recordedAt: 10,
+          definitions,
+          ...extra,
+        });
+        await store.putSessionRuntime(row('build scripted/scripted'));
+        await store.putSessionRuntime(row('general scripted/scripted', { parentSessionId: null }));
+        await store.putSessionRuntime(row('build scripted/scripted', { recordedAt: 20, definitions: { again: true } }));
+        // Another session's and another workspace's rows are theirs.
+        await store.putSessionRuntime(row('build scripted/scripted', { sessionId: 'ses_other' }));
+        await store.putSessionRuntime(row('build scripted/scripted', { workspaceId: 'w2' }));
+        const read = await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 'ses_child'));
+        expect(read.map((r) => [r.runtime_key, r.parent_session_id, Number(r.recorded_at)])).toEqual([
+          ['build scripted/scripted', 'ses_parent', 20],
+          ['general scripted/scripted', null, 10],
+        ]);
+        expect(JSON.parse(String(read[0]!.definitions))).toEqual({ again: true });
+        const kept = JSON.parse(String(read[1]!.definitions)) as typeof definitions;
+        // A JSON Schema kept as text keeps its key order on every backend.
+        expect(kept.tools[0]!.parameters).toBe('{"type":"object","$schema":"x"}');
+        expect(kept.note.startsWith('ü ')).toBe(true);
+        expect(await store.sessionRuntime('w1', 'ses_none')).toEqual([]);
+        expect(await store.sessionRuntime('w1', 'ses_child\u0000')).toEqual([]);
+        await expect(readOnly.putSessionRuntime(row('x'))).rejects.toMatchObject({ code: 'database_read_only' });
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.putSessionRuntime(row('in a transaction'));
+            throw new Error('halfway');
+          }),
+        ).rejects.toThrow('halfway');
+        expect((await store.sessionRuntime('w1', 'ses_child')).map((r) => r.runtime_key)).not.toContain(
+          'in a transaction',
+        );
+      }),
+    );
+
+    it(
+      'reads no runtime from a database made without its table (another writer made the tables of contract §1 only)',
+      withStore(async ({ raw, readOnly }) => {
+        await raw('DROP TABLE session_runtime');
+        expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
+        expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
+      }),
+    );
+
+    it(
       'reads one consistent snapshot: a write made meanwhile is not seen inside it',
       withStore(async ({ store, readOnly }) => {
         await seed(store);
@@ -308,7 +365,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
       withStore(async ({ store }) => {
         await seed(store);
         const first = await store.contentRows();
-        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(6);
+        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(7);
         expect(await store.contentRows()).toEqual(first);
         await store.insertMessage(message('msg_1', 's', 1));
         expect(await store.contentRows()).not.toEqual(first);

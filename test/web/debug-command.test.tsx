@@ -8,9 +8,9 @@ import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import * as messagesApi from '../../src/api/messages';
 import { fmt } from '../../src/shared/format';
+import { fmtCost } from '../../src/shared/report-figures';
 import { contextReportSchema, SOURCE_LABELS, type ContextReport } from '../../src/shared/wire';
 import pendingReport from '../fixtures/report-pending.json';
-import { fmtCost } from '../../src/shared/report-figures';
 import { fixtures } from './msw/handlers';
 import { requests, server } from './msw/server';
 import { composer, expectNothingStored, renderApp, waitForHistory } from './render';
@@ -84,10 +84,11 @@ describe('/debug', () => {
     expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
     expect(verdict).toHaveTextContent(`Room ${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
     expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
-    // The session's cost where its calls were priced; never the agent's "$0.00" for calls without a price.
-    if (report.cost?.total != null)
-      expect(verdict).toHaveTextContent(`Cost ${fmtCost(report.cost.total, report.cost.currency)} over`);
-    else expect(verdict).not.toHaveTextContent(/Cost \$/);
+    // The session's cost, its calls being priced (never the agent's own figure beside it).
+    expect(report.cost?.total).not.toBeNull();
+    expect(verdict).toHaveTextContent(
+      `Cost ${fmtCost(report.cost!.total!, report.cost!.currency)} over ${report.cost!.calls} model calls`,
+    );
     // The methods are fine print: not in the main view.
     expect(within(region).getByText(/^Measured: the total and 31 model calls/)).not.toBeVisible();
     for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis:/, /usage_update/])
@@ -334,7 +335,8 @@ describe('/debug', () => {
     expect(evidenceRow).toHaveTextContent('+500');
     // Sources where nothing changed show no drift.
     const skills = rows.find((r) => r.textContent === 'Skills & Knowledge')!.closest('tr')!;
-    expect(skills.lastElementChild).toHaveTextContent('—');
+    // (Source, Tokens, Share, Change, then Cost.)
+    expect(skills.children[3]).toHaveTextContent('—');
     expect(
       within(latest)
         .getByText(/Since the previous \/debug/)

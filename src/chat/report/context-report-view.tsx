@@ -3,10 +3,13 @@
  * in view while the body scrolls: first the verdict (where the context went and what to do about
  * it, the room left, the cache share, the cost), then the whole window as one bar with its legend,
  * one row per source in the same order as the bar (expandable to its items, each revealable) and
- * the Total, how the context grew call by call, suggestions, and the fine print last. The reader
+ * the Total, how the context grew call by call (a call chosen there shows the whole report as of
+ * it), suggestions, and the fine print last. The reader
  * opens as a drawer over it.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
 import type { ContextReport, ReportItem } from '../../shared/wire';
@@ -36,17 +39,66 @@ export interface ContextReportViewProps {
   onDraft: (text: string) => void;
   /** The session's title as the chat names it (its first message, cut). */
   sessionTitle?: string | null;
+  /** Another session's report (a subagent's, its parent's), as a new output. */
+  onOpenSession?: (sessionId: string) => void;
 }
 
+/**
+ * The report, or — once a call is chosen on the timeline — the whole report as of that call
+ * (`?call=N`), read-only, in the same views; the timeline keeps every call to choose from.
+ */
 export function ContextReportView(props: ContextReportViewProps) {
-  const { report, previous, outdated, claimFocus, onRefresh, onDraft, sessionTitle } = props;
+  const current = props.report;
+  const [call, setCall] = useState<number | null>(null);
+  const asOf = useQuery({
+    ...contextQueries.asOf(current.workspaceId, current.sessionId, call ?? 0),
+    enabled: call !== null,
+  });
+  const report = call !== null && asOf.data ? asOf.data : current;
+  const calls = current.timeline?.at(-1)?.call ?? current.calibration?.calls ?? 0;
+  const choosing =
+    call === null
+      ? null
+      : {
+          call,
+          of: asOf.data?.asOf?.of ?? calls,
+          state: asOf.isError ? ('error' as const) : asOf.data ? ('ready' as const) : ('loading' as const),
+          message: asOf.error instanceof Error ? asOf.error.message : null,
+        };
+  return (
+    <ReportBody
+      {...props}
+      report={report}
+      timelinePoints={current.timeline ?? null}
+      choosing={choosing}
+      onChooseCall={setCall}
+      previous={call === null ? props.previous : null}
+    />
+  );
+}
+
+interface Choosing {
+  call: number;
+  of: number;
+  state: 'loading' | 'ready' | 'error';
+  message: string | null;
+}
+
+function ReportBody(
+  props: ContextReportViewProps & {
+    timelinePoints: ContextReport['timeline'] | null;
+    choosing: Choosing | null;
+    onChooseCall: (call: number | null) => void;
+  },
+) {
+  const { report, previous, outdated, claimFocus, onRefresh, onDraft, sessionTitle, choosing } = props;
   const idPrefix = useId().replaceAll(':', '');
   const model = useMemo(() => buildReportModel(report), [report]);
   const previousModel = useMemo(() => (previous ? buildReportModel(previous) : null), [previous]);
   const change = useMemo(() => (previousModel ? diffReports(model, previousModel) : null), [model, previousModel]);
   // The timeline (up to 200 calls) renders in a second, interruptible pass: the top of the report
   // appears first and no single task has to build both.
-  const timeline = useDeferredValue(report.timeline ?? null, null);
+  const timeline = useDeferredValue(props.timelinePoints ?? null, null);
   const [open, setOpen] = useState<Set<string>>(() => new Set());
   const [revealed, setRevealed] = useState<Revealed | null>(null);
   const [reader, setReader] = useState<{ source: string | null } | null>(null);
@@ -58,6 +110,7 @@ export function ContextReportView(props: ContextReportViewProps) {
     workspaceId: report.workspaceId,
     sessionId: report.sessionId,
     snapshotId: report.snapshotId,
+    ...(report.asOf && choosing ? { call: report.asOf.call } : {}),
   };
 
   const claim = useRef(claimFocus);
@@ -162,6 +215,24 @@ export function ContextReportView(props: ContextReportViewProps) {
             <span className="wide-only">Copy </span>Markdown
           </button>
         </div>
+        {choosing && (
+          <p className="as-of-banner" role="status">
+            {choosing.state === 'ready' ? (
+              <strong>
+                As of call {choosing.call} of {choosing.of} — read-only
+              </strong>
+            ) : choosing.state === 'loading' ? (
+              <span>Loading the report as of call {choosing.call}…</span>
+            ) : (
+              <span>
+                The report as of call {choosing.call} could not be loaded: {choosing.message}
+              </span>
+            )}{' '}
+            <button type="button" className="link" onClick={() => props.onChooseCall(null)}>
+              Back to the current context
+            </button>
+          </p>
+        )}
         <p role="status" className="summary-status">
           {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
           {copied && <span className="copy-status">{copied}</span>}
@@ -172,6 +243,19 @@ export function ContextReportView(props: ContextReportViewProps) {
         Made <RelativeTime at={report.generatedAt} />
         {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
       </p>
+      {report.parentSessionId && (
+        <p className="report-meta subagent-parent">
+          A subagent’s session, made by a task call of session {report.parentSessionId}
+          {report.asOf && !choosing
+            ? `: it has no total of its own, so this is as of its last measured call`
+            : ''}.{' '}
+          {props.onOpenSession && (
+            <button type="button" className="link" onClick={() => props.onOpenSession!(report.parentSessionId!)}>
+              Open the parent’s report
+            </button>
+          )}
+        </p>
+      )}
       <Verdict model={model} onShow={showItem} onDraft={onDraft} />
       <WindowBar model={model} onFocus={focusSource} />
       <PendingLine model={model} />
@@ -188,10 +272,18 @@ export function ContextReportView(props: ContextReportViewProps) {
         onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
         onCloseReveal={closeReveal}
         onOpenReader={(source) => setReader({ source })}
+        {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
       />
       <ReportFootnotes model={model} change={change} />
 
-      {timeline && timeline.length > 0 && <TimelineChart model={model} points={timeline} />}
+      {timeline && timeline.length > 0 && (
+        <TimelineChart
+          model={model}
+          points={timeline}
+          shownCall={choosing?.call ?? null}
+          onShowCall={props.onChooseCall}
+        />
+      )}
       {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
       <FinePrint model={model} />
       {reader && (

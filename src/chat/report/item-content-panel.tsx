@@ -13,6 +13,8 @@ export interface ContentTarget {
   workspaceId: string;
   sessionId: string | null;
   snapshotId: string;
+  /** The report is as of this model call: its items' text is too. */
+  call?: number | undefined;
 }
 
 export function ItemContentPanel({

@@ -1,5 +1,6 @@
 /**
- * A source's items, largest first: item, tokens, share, and Reveal. Rows are added in steps
+ * A source's items, largest first: item, tokens, share, and Reveal (the runtime's item: its
+ * parts; a task call: its subagent's session). Rows are added in steps
  * (the first 25, then 100 more at a time) so a source of 200 items never costs one long task,
  * and the list stays in the chat's own scroll — no box scrolling inside a box.
  */
@@ -7,6 +8,7 @@ import { Fragment, useState } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
 import type { ReportItem, ReportSource } from '../../shared/wire';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
+import { RuntimeParts, SubagentSummary } from './item-details';
 import { itemShare, shareText, type ReportModel } from './report-model';
 import { itemTokens } from '../../shared/report-figures';
 
@@ -30,6 +32,7 @@ export function ItemsTable({
   revealed,
   onReveal,
   onCloseReveal,
+  onOpenSession,
 }: {
   model: ReportModel;
   source: ReportSource;
@@ -38,8 +41,11 @@ export function ItemsTable({
   revealed: Revealed | null;
   onReveal: (item: ReportItem) => void;
   onCloseReveal: () => void;
+  /** A subagent's session: its own report. */
+  onOpenSession?: (sessionId: string) => void;
 }) {
   const [shown, setShown] = useState(FIRST);
+  const [partsOpen, setPartsOpen] = useState(false);
   const revealedIndex = revealed ? source.items.findIndex((i) => i.id === revealed.itemId) : -1;
   const count = Math.min(source.items.length, Math.max(shown, revealedIndex + 1));
   const hidden = source.items.length - count;
@@ -76,6 +82,17 @@ export function ItemsTable({
                         read {item.duplicate.ordinal} of {item.duplicate.reads}
                       </span>
                     )}
+                    {item.runtime && (
+                      <button
+                        type="button"
+                        className="reveal"
+                        aria-expanded={partsOpen}
+                        onClick={() => setPartsOpen((v) => !v)}
+                      >
+                        {item.parts ? `Parts (${item.parts.length})` : 'Why one block?'}
+                        <span className="visually-hidden">: {item.label}</span>
+                      </button>
+                    )}
                     {item.runtime ? (
                       <span className="badge">measured; its text is not visible to the server</span>
                     ) : (
@@ -91,6 +108,9 @@ export function ItemsTable({
                       </button>
                     )}
                   </span>
+                  {item.subagent && (
+                    <SubagentSummary item={item} {...(onOpenSession ? { onOpen: onOpenSession } : {})} />
+                  )}
                 </th>
                 <td className="num">
                   {model.estimatesOnly ? '≈' : ''}
@@ -103,6 +123,13 @@ export function ItemsTable({
                 </td>
                 <td className="num">{itemShare(model, item)}</td>
               </tr>
+              {item.runtime && partsOpen && (
+                <tr className="reveal-row parts-row">
+                  <td colSpan={3}>
+                    <RuntimeParts item={item} report={model.report} />
+                  </td>
+                </tr>
+              )}
               {open && (
                 <tr className="reveal-row">
                   <td colSpan={3}>

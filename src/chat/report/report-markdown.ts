@@ -30,6 +30,11 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   out.push(`### Context report — ${report.workspaceId}`, '');
   const session = sessionTitle ? `“${sessionTitle}” (\`${report.sessionId}\`)` : `\`${report.sessionId ?? '—'}\``;
   out.push(`Generated ${utcStamp(report.generatedAt)} · session ${session}`, '');
+  if (report.asOf)
+    out.push(
+      `_As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then._`,
+      '',
+    );
   out.push(
     report.actual
       ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'}`
@@ -63,6 +68,22 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     for (const { item, source } of top)
       out.push(
         `| ${cell(item.label)} | ${cell(source.label)} | ${approx}${fmt(itemTokens(item, model.estimatesOnly))} | ${fmtPct(itemPercent(item, figures))} |`,
+      );
+  }
+  const runtime = report.sources.flatMap((s) => s.items).find((i) => i.runtime && i.parts);
+  if (runtime?.parts) {
+    out.push('', `**${cell(runtime.label)}, in parts**`, '', '| Part | Tokens | Share |', '|---|---:|---:|');
+    for (const part of runtime.parts)
+      out.push(
+        `| ${cell(part.label)}${part.kind === 'tool' && part.called === false ? ' (never called)' : ''} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`,
+      );
+  }
+  for (const item of report.sources.flatMap((s) => s.items)) {
+    const sub = item.subagent;
+    if (sub?.stored && typeof sub.total === 'number')
+      out.push(
+        '',
+        `_${cell(item.label)}:_ its session (\`${sub.sessionId}\`) reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} calls${sub.largest?.length ? `; largest: ${sub.largest.map((l) => `${l.label} ${fmt(l.tokens)}`).join(', ')}` : ''}.`,
       );
   }
   const jumps = biggestJumps(report.timeline ?? []);

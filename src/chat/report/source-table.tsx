@@ -35,6 +35,7 @@ export function SourceTable(props: {
   onReveal: (item: ReportItem) => void;
   onCloseReveal: () => void;
   onOpenReader: (source: string) => void;
+  onOpenSession?: (sessionId: string) => void;
 }) {
   const { model, change, idPrefix, open, onToggle } = props;
   // What each row cost over the session, when the calls reported their cost.
@@ -139,6 +140,7 @@ export function SourceTable(props: {
                         revealed={props.revealed}
                         onReveal={props.onReveal}
                         onCloseReveal={props.onCloseReveal}
+                        {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
                       />
                     )}
                   </td>

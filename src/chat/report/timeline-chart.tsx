@@ -3,7 +3,8 @@
  * source; compactions, pruning and skill loads marked; the three biggest jumps named below.
  * Plain SVG for the areas (scaled to the box), HTML for text so it stays crisp at any width.
  * The plot is one slider: arrows, Home/End and PageUp/PageDown move between calls, hovering does
- * the same, and the readout under it says what that step added. A table is the text alternative.
+ * the same, and the readout under it says what that step added; Enter, a click or the readout's
+ * button shows the whole report as of that call. A table is the text alternative.
  */
 import { useId, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { fmt } from '../../shared/format';
@@ -17,9 +18,24 @@ import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './
 const W = 1000;
 const H = 300;
 
-export function TimelineChart({ model, points }: { model: ReportModel; points: readonly TimelinePoint[] }) {
+export function TimelineChart({
+  model,
+  points,
+  shownCall = null,
+  onShowCall,
+}: {
+  model: ReportModel;
+  points: readonly TimelinePoint[];
+  /** The call the report above is as of (null: the current context). */
+  shownCall?: number | null;
+  /** Shows the whole report as of a call (null: back to the current context). */
+  onShowCall?: (call: number | null) => void;
+}) {
   const id = useId();
-  const [selected, setSelected] = useState(points.length - 1);
+  const [selected, setSelected] = useState(() => {
+    const at = shownCall === null ? -1 : points.findIndex((p) => p.call === shownCall);
+    return at >= 0 ? at : points.length - 1;
+  });
   const [tableOpen, setTableOpen] = useState(false);
   const geometry = useMemo(() => layout(points, model), [points, model]);
   const jumps = useMemo(() => biggestJumps(points), [points]);
@@ -43,6 +59,7 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
     if (event.key in step) setSelected((i) => clamp(clamp(i) + step[event.key]!));
     else if (event.key === 'Home') setSelected(0);
     else if (event.key === 'End') setSelected(last);
+    else if (event.key === 'Enter' && onShowCall) onShowCall(point.call);
     else return;
     event.preventDefault();
   };
@@ -55,6 +72,16 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
       if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
     });
     setSelected(best);
+  };
+
+  const nearest = (clientX: number, box: HTMLElement) => {
+    const rect = box.getBoundingClientRect();
+    const x = rect.width === 0 ? 0 : ((clientX - rect.left) / rect.width) * W;
+    let best = 0;
+    geometry.xs.forEach((px, i) => {
+      if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
+    });
+    return points[best]!.call;
   };
 
   const describe = (p: TimelinePoint, i: number) => {
@@ -75,8 +102,14 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
       <p className="section-note" id={`${id}-note`}>
         The prompt of every model call as the provider counted it, by source
         {coverage ? ` (${coverageText(coverage)})` : ''}.{' '}
-        <span className="pointer-only">Use the arrow keys or hover to see what each call added.</span>
-        <span className="touch-only">Tap or drag across the chart to see what each call added.</span>
+        <span className="pointer-only">
+          Use the arrow keys or hover to see what each call added
+          {onShowCall ? '; Enter or a click shows the whole report as of that call' : ''}.
+        </span>
+        <span className="touch-only">
+          Tap or drag across the chart to see what each call added
+          {onShowCall ? '; the button below shows the whole report as of it' : ''}.
+        </span>
       </p>
       <div className="timeline-frame">
         <div className="timeline-axis" aria-hidden="true">
@@ -100,6 +133,12 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
           onKeyDown={onKeyDown}
           onPointerMove={onPointer}
           onPointerDown={onPointer}
+          onClick={(event) => {
+            // A mouse click chooses the call; a tap only moves the readout (its button chooses).
+            const type = (event.nativeEvent as { pointerType?: string }).pointerType;
+            if (!onShowCall || event.detail === 0 || type === 'touch' || type === 'pen') return;
+            onShowCall(nearest(event.clientX, event.currentTarget));
+          }}
         >
           {geometry.ticks.map((t) => (
             <span key={t} className="gridline" style={{ bottom: pctOf(t, geometry.top) }} />
@@ -162,6 +201,25 @@ export function TimelineChart({ model, points }: { model: ReportModel; points: r
             </span>
           ))}
         </p>
+        {onShowCall && (
+          <p className="readout-action">
+            {shownCall === point.call ? (
+              <span className="muted">The report above is as of this call.</span>
+            ) : (
+              <button type="button" onClick={() => onShowCall(point.call)}>
+                Show the report as of call {point.call}
+              </button>
+            )}
+            {shownCall !== null && (
+              <>
+                {' '}
+                <button type="button" className="link" onClick={() => onShowCall(null)}>
+                  Back to the current context
+                </button>
+              </>
+            )}
+          </p>
+        )}
         {delta !== null && delta < 0 && (
           <p className="muted small">
             The prompt shrank by {fmt(-delta)} tokens

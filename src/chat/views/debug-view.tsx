@@ -90,6 +90,7 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       onRefresh={actions.rerun}
       onDraft={actions.draft}
       sessionTitle={sessionTitle}
+      onOpenSession={(sessionId) => actions.run(`/debug ${sessionId}`)}
     />
   );
 }

@@ -24,6 +24,7 @@ import { launch, SandboxError, withoutSecrets } from './confinement';
 import { ProgramNotFound } from './sandbox';
 import { exportSession } from './export-session';
 import { messageRows, type SessionExport } from './opencode-export';
+import { keepChildren, keepDefinitions } from './session-runtime';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
 import { reportMcp } from './report-mcp';
 import { workspaceContext } from './workspace-context';
@@ -323,6 +324,7 @@ export class AgentBridge {
   }
 
   async close(): Promise<void> {
+    await this.settled();
     await Promise.all(
       [...this.workspaces.values()].map(async (w) => {
         if (w.idle) clearTimeout(w.idle);
@@ -538,6 +540,60 @@ export class AgentBridge {
       }
     });
     send({ type: 'saved', messages: rows.length + 1 - replaced });
+    await this.keepRuntime(settings, workspace, request.workspaceId, exported);
+  }
+
+  /**
+   * Besides the messages: the subagents' sessions the turn's `task` calls made, each read back and
+   * stored under its own id, and OpenCode's definitions for each agent and model not recorded yet
+   * (session-runtime.ts). Neither may fail the turn: what cannot be kept is logged.
+   */
+  private async keepRuntime(
+    settings: AgentSettings,
+    workspace: WorkspaceAgent,
+    workspaceId: string,
+    exported: SessionExport,
+  ): Promise<void> {
+    const log = (line: string) => this.log(line);
+    const keep = { store: this.store, workspaceId, exported, log };
+    try {
+      const children = await keepChildren({
+        ...keep,
+        exportSession: async (child) =>
+          exportSession(
+            await this.launch(settings, workspace, {
+              command: settings.exporter!.command,
+              args: settings.exporter!.args.map((arg) => arg.replaceAll('{session}', child)),
+            }),
+          ),
+      });
+      const server = settings.runtimeServer ?? null;
+      // Asking OpenCode's own server takes seconds: the turn ends meanwhile; close() waits for it.
+      const recording: Promise<void> = keepDefinitions({
+        ...keep,
+        children,
+        definitions: server
+          ? { launch: async (program) => this.launch(settings, workspace, program), serve: server }
+          : null,
+      })
+        .then(
+          () => {},
+          (error: unknown) =>
+            this.log(`the definitions of session ${exported.info.id} were not kept: ${describe(error).message}`),
+        )
+        .finally(() => this.recording.delete(recording));
+      this.recording.add(recording);
+    } catch (error) {
+      this.log(`the subagents of session ${exported.info.id} were not kept: ${describe(error).message}`);
+    }
+  }
+
+  /** Definitions still being recorded after their turns ended. */
+  private readonly recording = new Set<Promise<void>>();
+
+  /** Resolves once every turn's definitions are recorded (tests; close). */
+  async settled(): Promise<void> {
+    while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }
 
   private async withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {

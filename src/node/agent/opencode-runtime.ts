@@ -168,6 +168,7 @@ export function pinnedAgentSettings(
     args: ['acp'],
     env,
     exporter: { command: bin, args: ['export', '{session}'] },
+    runtimeServer: { command: bin, args: ['serve'] },
     permissions: 'reject',
     workspacePermissions: 'tighten',
     sandbox: 'bwrap',

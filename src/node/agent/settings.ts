@@ -32,6 +32,11 @@ export interface AgentSettings {
   env: NodeJS.ProcessEnv;
   /** How to read a session back in OpenCode's shapes; null: usage rows only, messages not persisted. */
   exporter: ExportCommand | null;
+  /**
+   * OpenCode's own server (`opencode serve`), run as the agent is, to record the definitions it
+   * sends each agent and model (runtime-definitions.ts); null or absent: not OpenCode, none recorded.
+   */
+  runtimeServer?: { command: string; args: readonly string[] } | null;
   permissions: 'allow' | 'reject';
   /** Whether a workspace's own opencode.json may allow more than the server's defaults. */
   workspacePermissions: 'tighten' | 'widen';
@@ -86,6 +91,7 @@ export function agentSettings(
     args,
     env: context.env,
     exporter,
+    runtimeServer: args.at(-1) === 'acp' ? { command: command!, args: [...args.slice(0, -1), 'serve'] } : null,
     permissions: vars.INVESTIBOOK_AGENT_PERMISSIONS,
     workspacePermissions: vars.INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS,
     sandbox: vars.INVESTIBOOK_AGENT_SANDBOX,

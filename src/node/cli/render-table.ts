@@ -15,7 +15,7 @@ import {
   timelineCoverage,
   verdictLines,
 } from '../../shared/report-figures';
-import type { ContextReport, ItemContent } from '../../shared/wire';
+import type { ContextReport, ItemContent, ReportItem } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
@@ -28,6 +28,10 @@ export function renderReport(
   const lines: string[] = [];
   lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
   if (options.database) lines.push(`Database: ${options.database}`);
+  if (report.parentSessionId)
+    lines.push(
+      `A subagent's session, made by a task call of session ${report.parentSessionId} (its report: --session ${report.parentSessionId})`,
+    );
   const { actual } = report;
   const figures = reportFigures(report);
   const approx = figures.estimatesOnly ? '≈' : '';
@@ -36,6 +40,10 @@ export function renderReport(
       ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · as the agent reported it at ${utcStamp(actual.recordedAt)}`
       : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
+  if (report.asOf)
+    lines.push(
+      `As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then, read-only`,
+    );
   const verdict = verdictLines(report);
   if (verdict) {
     lines.push('');
@@ -105,6 +113,7 @@ export function renderReport(
     const hidden = s.itemCount - shown.length;
     lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table.toString());
     if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
+    for (const item of shown) lines.push(...itemDetails(item, report));
     lines.push('');
   }
   for (const row of figures.rows) {
@@ -162,6 +171,57 @@ export function renderReport(
 }
 
 /** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
+/** Under a source's table: the runtime item in parts (or why it is one block), a task call's subagent. */
+function itemDetails(item: ReportItem, report: ContextReport): string[] {
+  const out: string[] = [];
+  if (item.runtime) {
+    const recorded = report.calibration?.runtime?.parts;
+    if (!item.parts) {
+      if (recorded && !recorded.recorded) out.push(`  ${item.label}: one measured block — ${recorded.reason ?? ''}`);
+    } else {
+      const table = new Table({
+        head: ['Part', 'Tokens', 'Used %', 'Estimated'],
+        style: plain,
+        chars,
+        colAligns: ['left', 'right', 'right', 'right'],
+        colWidths: [64, null, null, null],
+        wordWrap: true,
+      });
+      for (const part of item.parts) {
+        const unused =
+          part.kind === 'tool' && part.called === false
+            ? ' (never called)'
+            : part.tools && part.tools.every((t) => !t.called)
+              ? ' (none called)'
+              : '';
+        table.push([part.label + unused, fmt(part.tokens), fmtPct(part.percentOfUsed), fmt(part.estimatedTokens)]);
+      }
+      const who = recorded?.agent
+        ? ` (the ${recorded.agent} agent${recorded.model ? ` on ${recorded.model}` : ''})`
+        : '';
+      out.push(`  ${item.label} in ${item.parts.length} parts${who}:`, table.toString());
+    }
+  }
+  const sub = item.subagent;
+  if (sub) {
+    const who = sub.agent ? `the ${sub.agent} subagent` : 'a subagent';
+    if (!sub.stored) out.push(`  ${item.label}: handed to ${who}, whose session ${sub.sessionId} is not stored here`);
+    else {
+      const total =
+        typeof sub.total === 'number'
+          ? `reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} call${sub.calls === 1 ? '' : 's'}`
+          : 'has no measured call';
+      const largest = sub.largest?.length
+        ? `; largest: ${sub.largest.map((l) => `${l.label} ${fmt(l.tokens)}`).join(', ')}`
+        : '';
+      out.push(
+        `  ${item.label}: handed to ${who}; its session ${total}${largest}. Its report: --session ${sub.sessionId}`,
+      );
+    }
+  }
+  return out;
+}
+
 function costTable(report: ContextReport): string[] {
   const table = costRows(report);
   const cost = report.cost;

@@ -15,6 +15,8 @@ import type {
   REMAINDER_KINDS,
   RemainderRow,
   ReportItem,
+  RuntimePart,
+  Subagent,
   Suggestion,
   Verdict,
 } from '../../shared/wire';
@@ -25,7 +27,7 @@ import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
-import type { Calibration, Counted, Item, ReportInput } from './types';
+import type { Calibration, Counted, Item, ReportInput, RuntimePart as CoreRuntimePart } from './types';
 
 export const DEFAULT_ITEMS = 20;
 export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
@@ -39,6 +41,13 @@ export function buildReport(input: ReportInput): ContextReport {
     if (key !== RUNTIME_REF) return costs?.items.get(key);
     return runtimeCost && (({ kind: _k, label: _l, ...figures }) => figures)(runtimeCost);
   };
+  const split = input.runtimeSplit;
+  const parts = split && 'parts' in split ? runtimeParts(split.parts, used) : null;
+  /** What an item carries besides its figures: the runtime's parts, a subagent's session. */
+  const extras = (item: Item): Partial<ReportItem> => ({
+    ...(item.sourceRef === RUNTIME_REF && parts ? { parts } : {}),
+    ...(item.subagent ? { subagent: subagentOf(item.subagent, input.subagents) } : {}),
+  });
   const pendingKeys = new Set(calibration.pending.map((i) => i.key));
   const inTotal = calibration.view.filter((i) => !pendingKeys.has(i.key));
   const offset0 = calibration.mode === 'measured' ? 1 : 0;
@@ -65,7 +74,7 @@ export function buildReport(input: ReportInput): ContextReport {
       percentOfUsed: percentOf(scaled, used),
       bytes: sum(list.map((c) => c.item.bytes)),
       itemCount: list.length,
-      items: shown.map((c) => toItem(c, used, duplicates.get(c.item), costOf(c.item.key))),
+      items: shown.map((c) => toItem(c, used, duplicates.get(c.item), costOf(c.item.key), extras(c.item))),
       ...(scaled === null || list.length === 0 ? {} : { basis: basisOf(list, calibration.mode) }),
       more: {
         itemCount: hidden.length,
@@ -136,7 +145,25 @@ export function buildReport(input: ReportInput): ContextReport {
       totalIsCompaction: calibration.totalIsCompaction,
       runtimeOverhead: calibration.runtimeOverhead,
       overheadChanges: calibration.overheadChanges,
-      runtime: { changes: calibration.runtimeChanges },
+      runtime: {
+        changes: calibration.runtimeChanges,
+        ...(split
+          ? {
+              parts:
+                'parts' in split
+                  ? {
+                      recorded: true,
+                      agent: split.agent,
+                      model: split.model,
+                      recordedAt: new Date(split.recordedAt).toISOString(),
+                      estimatedTokens: split.estimated,
+                      measuredTokens: split.measured,
+                      notes: split.notes,
+                    }
+                  : { recorded: false, reason: split.reason },
+            }
+          : {}),
+      },
       reasoning: {
         keepsHidden: calibration.asks.hidden ? calibration.policy.keepsHidden : null,
         dropsHiddenAtTurn: calibration.asks.turn ? calibration.policy.dropsAtTurn : null,
@@ -169,6 +196,7 @@ export function buildReport(input: ReportInput): ContextReport {
           used,
           duplicates.get(item),
           undefined,
+          extras(item),
         ),
         source: item.source,
       })),
@@ -197,6 +225,7 @@ export function buildReport(input: ReportInput): ContextReport {
     notes: notes(input),
     warnings: [...input.workspace.warnings, ...input.warnings],
     ...(costs ? { cost: costs.report } : {}),
+    ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
     ...(input.asOf
       ? {
           asOf: {
@@ -374,11 +403,49 @@ function basisOf(list: readonly Counted[], mode: Calibration['mode']): Basis {
   return measured === list.length ? 'measured' : measured === 0 ? 'estimated' : 'mixed';
 }
 
+/** The runtime's parts as the report carries them, largest tools first, each with its share of the used total. */
+function runtimeParts(parts: readonly CoreRuntimePart[], used: number | null): RuntimePart[] {
+  return parts.map((p) => ({
+    kind: p.kind,
+    label: p.label,
+    tokens: p.tokens,
+    estimatedTokens: p.estimate,
+    percentOfUsed: percentOf(p.tokens, used),
+    ...(p.name !== undefined ? { name: p.name } : {}),
+    ...(p.called !== undefined ? { called: p.called } : {}),
+    ...(p.tools
+      ? { tools: p.tools.map((t) => ({ name: t.name, estimatedTokens: t.estimate, called: t.called })) }
+      : {}),
+  }));
+}
+
+/** A subagent's session as its call's item shows it: what its own report says it consumed. */
+function subagentOf(subagent: NonNullable<Item['subagent']>, summaries: ReportInput['subagents']): Subagent {
+  const summary = summaries?.get(subagent.sessionId);
+  const base = {
+    sessionId: subagent.sessionId,
+    description: subagent.description,
+    ...(subagent.agent ? { agent: subagent.agent } : {}),
+  };
+  if (summaries === undefined || summary === undefined) return { ...base, stored: true };
+  if (summary === null) return { ...base, stored: false };
+  return {
+    ...base,
+    stored: true,
+    total: summary.total,
+    contextSize: summary.contextSize,
+    calls: summary.calls,
+    largest: summary.largest,
+    cost: summary.cost,
+  };
+}
+
 function toItem(
   c: Counted,
   used: number | null,
   duplicate: DuplicateMark | undefined,
   cost: ItemCost | undefined,
+  extra: Partial<ReportItem> = {},
 ): ReportItem {
   const { item } = c;
   return {
@@ -395,6 +462,7 @@ function toItem(
     ...(c.measured ? { measured: true } : {}),
     ...(item.sourceRef === RUNTIME_REF ? { runtime: true } : {}),
     ...(cost ? { cost } : {}),
+    ...extra,
   };
 }
 

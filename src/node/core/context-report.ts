@@ -18,6 +18,7 @@ import { buildReport, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
 import { chars4Estimator, toItem } from './estimate';
 import { CallUnavailable } from './errors';
+import { splitRuntime } from './runtime-parts';
 import { itemId } from './figures';
 import { contentHash } from './hash';
 import { familyRules, type FamilyRules, type ProviderFamily } from './providers';
@@ -30,7 +31,10 @@ import type {
   MessageAnalysis,
   ModelCall,
   Omissions,
+  RecordedRuntime,
   ReportInput,
+  RuntimeSplit,
+  SubagentSummary,
   UsageInput,
   WorkspaceSnapshot,
 } from './types';
@@ -65,6 +69,20 @@ export interface ContextInput {
   items?: number | 'all';
   /** The context as of this model call (1-based, main calls), not the agent's latest total. */
   asOfCall?: number;
+  /** What the runtime was for the session, as recorded where the agent ran (its definitions, by key). */
+  runtimeRecords?: readonly RecordedRuntime[];
+  /**
+   * What the subagents' sessions the session's calls made consumed, by session id (null: not
+   * stored here). Given (even empty), the core asks for those it lacks (`needs.subagents`);
+   * absent, items name their subagent's session only.
+   */
+  subagents?: ReadonlyMap<string, SubagentSummary | null>;
+  /**
+   * This session is a subagent's, made by that session's call (whose window it shares). Such a
+   * session gets no ACP total of its own: without one, the report describes it as of its last
+   * measured call.
+   */
+  parent?: { sessionId: string; contextSize: number | null };
   /** Also the texts of these items, and of the blocks in this range of request order. */
   texts?: { items?: readonly string[]; blocks?: { start: number; count: number } };
 }
@@ -107,7 +125,7 @@ export interface Block {
 }
 
 export type ContextResult =
-  | { kind: 'needs'; rows: string[] }
+  | { kind: 'needs'; rows: string[]; subagents?: string[] }
   | {
       kind: 'report';
       report: ContextReport;
@@ -161,6 +179,7 @@ export async function contextReport(input: ContextInput, services: ContextServic
   if (!session) {
     const made = await makeSession(input, services, memo, rows, snapshotId, stamps);
     if ('needs' in made) return { kind: 'needs', rows: made.needs };
+    if ('subagents' in made) return { kind: 'needs', rows: [], subagents: made.subagents };
     session = made.session;
     memo.set(`${SESSION}\u0000${digest}`, session);
   }
@@ -191,6 +210,9 @@ function sessionDigest(input: ContextInput, runtime: AgentRuntime): string {
     JSON.stringify(input.warnings),
     String(input.asOfCall ?? ''),
     input.messages.map((m) => `${m.id}:${m.stamp}`).join('\n'),
+    JSON.stringify(input.runtimeRecords ?? []),
+    JSON.stringify(input.subagents ? [...input.subagents].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null),
+    JSON.stringify(input.parent ?? null),
   ];
   return digestOf(parts.join('\u0000'));
 }
@@ -249,7 +271,7 @@ async function makeSession(
   rows: Rows,
   snapshotId: string,
   stamps: ReadonlyMap<string, string>,
-): Promise<{ session: Session } | { needs: string[] }> {
+): Promise<{ session: Session } | { needs: string[] } | { subagents: string[] }> {
   const { runtime } = services;
   const warnings = [...input.warnings];
 
@@ -281,10 +303,16 @@ async function makeSession(
   const family = familyRules(facts.family);
   const estimator = services.estimator(input.estimator, facts.family);
   const shape = runtime.session(headers, input.usage);
-  const asOf = input.asOfCall === undefined ? null : asOfCall(shape.calls, input.asOfCall);
+  // A subagent's session has no ACP total of its own: it is described as of its last measured call.
+  const asOfNumber = input.asOfCall ?? (input.usage === null && input.parent ? lastMeasured(shape.calls) : undefined);
+  const asOf = asOfNumber === undefined ? null : asOfCall(shape.calls, asOfNumber);
   // As of an earlier call, its measured prompt is the total the report describes.
   const usage: UsageInput | null = asOf
-    ? { contextUsed: asOf.prompt!, contextSize: input.usage?.contextSize ?? null, recordedAt: asOf.time }
+    ? {
+        contextUsed: asOf.prompt!,
+        contextSize: input.usage?.contextSize ?? input.parent?.contextSize ?? null,
+        recordedAt: asOf.time,
+      }
     : input.usage;
   const live = new Set(runtime.liveWindow(headers));
   const firstCall = shape.calls.length > 0 ? Math.min(...shape.calls.map((c) => c.message)) : -1;
@@ -387,6 +415,12 @@ async function makeSession(
   }
 
   const done = analyses as MessageAnalysis[];
+  // The subagents' sessions the calls made: what each consumed is asked of the caller.
+  const children = [
+    ...new Set(done.flatMap((a) => a.items.flatMap((i) => (i.subagent ? [i.subagent.sessionId] : [])))),
+  ];
+  const lacking = input.subagents ? children.filter((id) => !input.subagents!.has(id)) : [];
+  if (lacking.length > 0) return { subagents: lacking };
   const always = alwaysLoaded.map((c) => toItem(c, counted, warnings));
   const calibration = calibrate({
     session: shape,
@@ -395,8 +429,10 @@ async function makeSession(
     usage,
     changes: runtimeFileChanges(workspace),
     reasoningCopies: done.map((a) => a.reasoningCopies),
-    ...(input.asOfCall !== undefined ? { asOfCall: input.asOfCall } : {}),
+    ...(asOfNumber !== undefined ? { asOfCall: asOfNumber } : {}),
   });
+  const called = new Set(done.flatMap((a) => a.items.flatMap((i) => (i.tool ? [i.tool] : []))));
+  const split = runtimeSplit(calibration, shape.calls, input, services, estimator, called);
   const history = new Set(calibration.history);
   const omissions = emptyOmissions();
   const mentions: ReportInput['mentions'] = [];
@@ -426,10 +462,13 @@ async function makeSession(
     targetModel: facts.targetModel,
     imageRule: familyRules(facts.family).imageRule,
     window: runtime.window(usage, workspace.agentConfig, facts.targetModel),
+    ...(split ? { runtimeSplit: split } : {}),
+    ...(input.subagents ? { subagents: input.subagents } : {}),
+    ...(input.parent ? { parentSessionId: input.parent.sessionId } : {}),
     ...(asOf
       ? {
           asOf: {
-            call: input.asOfCall!,
+            call: asOfNumber!,
             of: shape.calls.filter((c) => !c.compaction).length,
             messageId: asOf.messageId,
             at: asOf.time,
@@ -440,6 +479,35 @@ async function makeSession(
     warnings: [...new Set(warnings)],
   };
   return { session: { input: reportInput, blocks: blocksOf(reportInput), analysisContext: context } };
+}
+
+/** The number (1-based, main calls) of the last call whose prompt was measured; undefined when none was. */
+function lastMeasured(calls: readonly ModelCall[]): number | undefined {
+  const main = calls.filter((c) => !c.compaction);
+  for (let i = main.length - 1; i >= 0; i--) if (main[i]!.prompt !== null) return i + 1;
+  return undefined;
+}
+
+/**
+ * The measured runtime item in parts, by the definitions recorded for the agent and model of
+ * the call the total describes; undefined when it was not measured (nothing to split).
+ */
+function runtimeSplit(
+  calibration: ReturnType<typeof calibrate>,
+  calls: readonly ModelCall[],
+  input: ContextInput,
+  services: ContextServices,
+  estimator: Estimator,
+  called: ReadonlySet<string>,
+): RuntimeSplit | undefined {
+  if (calibration.mode !== 'measured' || !calibration.reference) return undefined;
+  const reference = calls.filter((c) => !c.compaction)[calibration.reference.call - 1];
+  const call = { agent: reference?.agent ?? null, model: reference?.model ?? null };
+  const { runtime } = services;
+  if (!runtime.runtimeParts)
+    return { reason: `${runtime.name} records no definitions of its own prompt: it stays one measured block` };
+  const estimate = runtime.runtimeParts(input.runtimeRecords ?? [], call, estimator);
+  return splitRuntime(calibration.runtimeOverhead ?? 0, estimate, called, call);
 }
 
 /** The main call `n` (1-based) of a session, measured; else why not. */

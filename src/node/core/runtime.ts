@@ -15,7 +15,10 @@ import type {
   AgentConfig,
   AttributionContext,
   Contribution,
+  Estimator,
+  RecordedRuntime,
   RuntimeAnalysis,
+  RuntimePartsEstimate,
   RuntimeWords,
   SessionShape,
   TokenConvention,
@@ -114,4 +117,14 @@ export interface AgentRuntime<H = unknown> {
   alwaysLoaded(workspace: WorkspaceSnapshot): Contribution[];
   /** The model's window as the runtime budgets it (auto-compaction point). */
   window(usage: UsageInput | null, config: AgentConfig | undefined, model: string | undefined): ContextWindow | null;
+  /**
+   * Its own item in parts, each with an estimate, for a call of `agent` to `model`: from the
+   * definitions recorded where the agent ran (never by asking the runtime); the reason in words
+   * when none fit. Absent: this runtime records none, and its item stays one block.
+   */
+  runtimeParts?(
+    records: readonly RecordedRuntime[],
+    call: { agent: string | null; model: string | null },
+    estimator: Estimator,
+  ): RuntimePartsEstimate;
 }

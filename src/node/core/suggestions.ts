@@ -1,7 +1,7 @@
 /**
  * Suggestions from the report's own figures, never guesses: the same content read again, one
- * item dominating the used context, pruned outputs, a nearly full window, and skills loaded but
- * never named since. Pure.
+ * item dominating the used context, pruned outputs, a nearly full window, skills loaded but
+ * never named since, and MCP tools never called whose schemas every request carries. Pure.
  */
 import { fmt, fmtBytes } from '../../shared/format';
 import type { Suggestion } from '../../shared/wire';
@@ -126,6 +126,39 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
         laterMessages,
         ...(scaled === null ? {} : { scaledTokens: scaled }),
       },
+    });
+  }
+  out.push(...unusedMcpTools(input));
+  return out;
+}
+
+/**
+ * MCP servers whose tools the session never called: their schemas (and instructions, when no
+ * tool of the server was called) are in every request, by the runtime's recorded parts.
+ */
+function unusedMcpTools(input: ReportInput): Suggestion[] {
+  const split = input.runtimeSplit;
+  if (!split || !('parts' in split)) return [];
+  const out: Suggestion[] = [];
+  for (const server of split.parts) {
+    if (server.kind !== 'mcp_server' || !server.tools) continue;
+    const unused = server.tools.filter((t) => !t.called);
+    if (unused.length === 0) continue;
+    const whole = unused.length === server.tools.length;
+    const estimate = sum(server.tools.map((t) => t.estimate));
+    // The server's share of the measured item, in proportion to what its unused tools' schemas weigh.
+    const tokens = whole
+      ? server.tokens
+      : Math.round((server.tokens * sum(unused.map((t) => t.estimate))) / Math.max(1, server.estimate || estimate));
+    const n = unused.length;
+    out.push({
+      kind: 'unused_mcp_tools',
+      severity: 'info',
+      title: `${n} MCP tool${n === 1 ? '' : 's'} of ${server.name} you never called cost ${fmt(tokens)} tokens in every call`,
+      detail: `${whole ? `No tool of the MCP server ${server.name} was called` : `${unused.map((t) => t.name).join(', ')} ${n === 1 ? 'was' : 'were'} never called`}, yet OpenCode sends ${n === 1 ? 'its schema' : 'their schemas'} in every request. Disable the server in opencode.json ("enabled": false) or deny ${n === 1 ? 'the tool' : 'those tools'} for this agent when the investigation does not need ${n === 1 ? 'it' : 'them'}.`,
+      // The runtime's item has no text to show: its parts are the detail.
+      itemIds: [],
+      figures: { tools: n, of: server.tools.length, tokens },
     });
   }
   return out;

@@ -30,6 +30,8 @@ export interface ToolClass {
   readKey?: string;
   /** The skill a `skill` call loaded. */
   skill?: string;
+  /** The subagent a call handed work to, and the session it worked in. */
+  subagent?: { sessionId: string; description: string; agent?: string };
 }
 
 /** What a rule may ask of the message the call is in. */
@@ -123,6 +125,21 @@ export const shellTool: ToolRule = (call, scope) => {
     source: named?.source ?? 'unknown_tool_payload',
     label: `Shell: ${preview(command, 60)}`,
     ...(named ? { path: named.path } : {}),
+  };
+};
+
+/**
+ * `task`: hands work to a subagent, which works in a session of its own (the runtime records its
+ * id in the call's metadata, `sessionId`); its answer comes back as the call's output.
+ */
+export const subagentTool: ToolRule = (call) => {
+  const description = str(call.input.description) ?? preview(str(call.input.prompt) ?? 'a task', 60);
+  const sessionId = str(call.metadata.sessionId);
+  const agent = str(call.input.subagent_type);
+  return {
+    source: 'unknown_tool_payload',
+    label: `Subagent: ${description}`,
+    ...(sessionId ? { subagent: { sessionId, description, ...(agent ? { agent } : {}) } } : {}),
   };
 };
 

@@ -99,6 +99,10 @@ export interface Contribution {
   images?: { mime: string; width?: number; height?: number }[];
   /** Visible reasoning, which some providers never receive back. */
   reasoning?: boolean;
+  /** The tool a tool call's item is of (its name as the runtime sends it). */
+  tool?: string;
+  /** A call that handed work to a subagent: the session the subagent worked in. */
+  subagent?: { sessionId: string; description: string; agent?: string };
 }
 
 export interface AttributionContext {
@@ -254,6 +258,8 @@ export interface ModelCall {
   cost: number | null;
   /** "provider/model". */
   model: string | undefined;
+  /** The runtime's agent that made the call (OpenCode's `build`, `plan`, a subagent's…), when recorded. */
+  agent?: string;
   family: ProviderFamily;
   /** What the runtime sent besides the conversation depends on: agent, model, tools, system. */
   runtime: string;
@@ -423,6 +429,71 @@ export interface SessionCost {
   buckets: Record<CostBucket, Spend>;
 }
 
+// ── The runtime item in parts (runtime-parts.ts) ──
+
+/**
+ * What the runtime was for a session, as recorded where the agent ran (`session_runtime`): its
+ * definitions in its own shape, as JSON text, for one key (agent and model); read by the runtime
+ * adapter only.
+ */
+export interface RecordedRuntime {
+  key: string;
+  /** The session whose call made this one (a subagent's session). */
+  parentSessionId: string | null;
+  recordedAt: number;
+  definitions: string | null;
+}
+
+export type RuntimePartKind = 'system_prompt' | 'agent_prompt' | 'environment' | 'tool' | 'mcp_server' | 'framing';
+
+/** One part of the runtime's own prompt, as the adapter estimates it from the recorded definitions. */
+export interface RuntimePartEstimate {
+  kind: Exclude<RuntimePartKind, 'framing'>;
+  label: string;
+  estimate: number;
+  /** The tool's name, or the MCP server's. */
+  name?: string;
+  /** An MCP server's tools (as sent), each with its own estimate. */
+  tools?: { name: string; estimate: number }[];
+}
+
+/** The adapter's answer: the parts for that call, or why there are none. */
+export type RuntimePartsEstimate =
+  { parts: RuntimePartEstimate[]; recordedAt: number; notes: string[] } | { reason: string };
+
+/** A part of the measured runtime item: its share of it (Σ = the item), and its own estimate. */
+export interface RuntimePart extends Omit<RuntimePartEstimate, 'kind' | 'tools'> {
+  kind: RuntimePartKind;
+  tokens: number;
+  /** A tool: whether the session ever called it; an MCP server: each of its tools. */
+  called?: boolean;
+  tools?: { name: string; estimate: number; called: boolean }[];
+}
+
+export type RuntimeSplit =
+  | {
+      parts: RuntimePart[];
+      /** What the parts' estimates add up to, and the measured item they share. */
+      estimated: number;
+      measured: number;
+      recordedAt: number;
+      agent: string | null;
+      model: string | null;
+      notes: string[];
+    }
+  | { reason: string };
+
+/** What a subagent's own session consumed, as its report tells it (null: its session is not stored). */
+export interface SubagentSummary {
+  /** Its context at its last measured call (its report's total). */
+  total: number | null;
+  contextSize: number | null;
+  calls: number;
+  /** Its largest sources (and remainder rows), largest first. */
+  largest: { id: string; label: string; tokens: number }[];
+  cost: { amount: number; currency: string } | null;
+}
+
 // ── The report's input ──────────────────────────────────────────────────────────────────────
 
 export interface ReportInput {
@@ -449,6 +520,12 @@ export interface ReportInput {
   asOf?: { call: number; of: number; messageId: string; at: number };
   /** Skill names each message mentions, in view order (for "loaded but never used"). */
   mentions: { messageId: string; names: string[] }[];
+  /** The runtime item in parts (absent: not measured), or why it stays one block. */
+  runtimeSplit?: RuntimeSplit;
+  /** The subagents' sessions the session's calls made, by session id (null: not stored here). */
+  subagents?: ReadonlyMap<string, SubagentSummary | null>;
+  /** This session is a subagent's: the session whose call made it. */
+  parentSessionId?: string;
   warnings: string[];
   itemsLimit: number | 'all';
 }

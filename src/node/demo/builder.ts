@@ -34,6 +34,14 @@ export interface DemoRecording {
     usageUpdates: { at?: number; used: number; size: number; cost: { amount: number; currency: string } | null }[];
   };
   export: SessionExport;
+  /** OpenCode's definitions for the session, as the bridge records them (session_runtime). */
+  runtime?: {
+    sessionId: string;
+    key: string;
+    parentSessionId: string | null;
+    recordedAt: number;
+    definitions: unknown;
+  }[];
 }
 
 export interface SeedResult {
@@ -80,6 +88,17 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
         await tx.insertUsage(
           acpUsageRow(DEMO_WORKSPACE_ID, sessionId, update, (update.at ?? endsAt - shift) + shift + index),
         );
+      }
+      for (const r of recording.runtime ?? []) {
+        if (r.sessionId !== sessionId) continue;
+        await tx.putSessionRuntime({
+          workspaceId: DEMO_WORKSPACE_ID,
+          sessionId,
+          runtimeKey: r.key,
+          parentSessionId: r.parentSessionId,
+          recordedAt: endsAt,
+          definitions: r.definitions,
+        });
       }
     }
     // Another writer's row, newer than the last ACP row: the report must not take it.

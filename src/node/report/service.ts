@@ -12,6 +12,7 @@ import { pageText, previewText } from '../core/content-pages';
 import { CallUnavailable, PageOutOfRange } from '../core/errors';
 import { opencodeRuntime } from '../core/opencode';
 import type { AgentRuntime } from '../core/runtime';
+import type { RecordedRuntime, SubagentSummary } from '../core/types';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
@@ -58,6 +59,8 @@ export const READER_BLOCKS_PER_PAGE = 200;
 const READER_PREVIEW_CHARS = 600;
 /** Snapshots read for one report at most: the core asks for rows at most twice when nothing changes. */
 const MAX_ROUNDS = 5;
+/** The largest sources a subagent's item names. */
+const SUBAGENT_LARGEST = 3;
 
 /** The report, item pages and reader pages of one store, read-only. */
 export class ReportService {
@@ -128,7 +131,12 @@ export class ReportService {
    * tokenizing for a large cold session — never holds a read transaction (or, on SQLite, the
    * connection's queue) open.
    */
-  private async context(request: ReportRequest, texts?: ContextInput['texts']) {
+  private async context(
+    request: ReportRequest,
+    texts?: ContextInput['texts'],
+    /** Sessions whose reports are being made (a subagent's is made for its parent's item). */
+    within: ReadonlySet<string> = new Set(),
+  ) {
     const choose = this.options.runtime ?? opencodeRuntime;
     const runtimeOf = (workspace: WorkspaceRow) => (typeof choose === 'function' ? choose(workspace) : choose);
     const asked = request.estimator ?? 'bpe';
@@ -148,6 +156,7 @@ export class ReportService {
       },
     };
     const rows = new Map<string, StoredRow>();
+    const subagents = new Map<string, SubagentSummary | null>();
     let needs: readonly string[] = [];
     let folder = null as { root: string; snapshot: ContextInput['workspace'] } | null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -158,7 +167,7 @@ export class ReportService {
         const warnings: string[] = [];
         if (sessionId === null) {
           warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
-          return { workspace, sessionId, warnings, usage: null, messages: [] };
+          return { workspace, sessionId, warnings, usage: null, messages: [], runtime: [], parent: undefined };
         }
         const usage = await latestAcpUsage(r, workspace.id, sessionId, warnings);
         const messages = (await r.messageStamps(workspace.id, sessionId)).map((s) => ({
@@ -169,7 +178,22 @@ export class ReportService {
         for (const row of await r.messages(needs.filter((id) => current.has(id)))) {
           rows.set(row.id, storedRow(row, current.get(row.id)!));
         }
-        return { workspace, sessionId, warnings, usage, messages };
+        const recorded = await r.sessionRuntime(workspace.id, sessionId);
+        const runtime = recorded.map((row): RecordedRuntime => ({
+          key: row.runtime_key,
+          parentSessionId: row.parent_session_id,
+          recordedAt: Number(row.recorded_at),
+          definitions: row.definitions === null ? null : columnText(row.definitions).text,
+        }));
+        // A subagent's session: it shares its parent's window, and has no ACP total of its own.
+        const parentId = runtime.find((x) => x.parentSessionId)?.parentSessionId ?? null;
+        const parent = parentId
+          ? {
+              sessionId: parentId,
+              contextSize: (await latestAcpUsage(r, workspace.id, parentId, []))?.contextSize ?? null,
+            }
+          : undefined;
+        return { workspace, sessionId, warnings, usage, messages, runtime, parent };
       });
       const root = this.store.resolveRoot(read.workspace.root_path);
       services.runtime = runtimeOf(read.workspace);
@@ -194,18 +218,40 @@ export class ReportService {
             items: request.items ?? undefined,
             ...(request.call !== undefined ? { asOfCall: request.call } : {}),
             ...(texts ? { texts } : {}),
+            runtimeRecords: read.runtime,
+            subagents,
+            ...(read.parent ? { parent: read.parent } : {}),
           },
           services,
         ),
       );
       if (result.kind === 'report') return result;
       needs = result.rows;
+      for (const child of result.subagents ?? []) {
+        subagents.set(child, await this.subagent(read.workspace.id, child, new Set([...within, read.sessionId!])));
+      }
     }
     throw new AppError(
       'unavailable',
       'context_busy',
       'The session kept changing while the report was being read: try again in a moment',
     );
+  }
+
+  /**
+   * What a subagent's session consumed, from its own report (as of its last measured call);
+   * null when its rows are not stored in this workspace, or when it would be its own ancestor.
+   */
+  private async subagent(workspaceId: string, sessionId: string, within: ReadonlySet<string>) {
+    if (within.has(sessionId)) return null;
+    let report: ContextReport;
+    try {
+      report = (await this.context({ workspaceId, sessionId, items: 1 }, undefined, within)).report;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'session_not_found') return null;
+      throw error;
+    }
+    return subagentSummary(report);
   }
 
   /** The session asked for (see resolveSession), telling a replica that lags from a session that is not there. */
@@ -225,6 +271,25 @@ export class ReportService {
       throw error;
     }
   }
+}
+
+/** A subagent's report in brief: its total, its window, its calls, its largest sources and its cost. */
+export function subagentSummary(report: ContextReport): SubagentSummary {
+  const rows = [
+    ...report.sources.map((s) => ({ id: s.id, label: s.label, tokens: s.scaledTokens ?? s.estimatedTokens })),
+    ...(report.remainder ?? []).map((r) => ({ id: r.kind, label: r.label, tokens: r.tokens })),
+  ];
+  return {
+    total: report.actual?.contextUsed ?? null,
+    contextSize: report.actual?.contextSize ?? null,
+    calls: report.calibration?.calls ?? 0,
+    largest: rows
+      .filter((x) => x.tokens > 0)
+      .sort((a, b) => b.tokens - a.tokens)
+      .slice(0, SUBAGENT_LARGEST),
+    cost:
+      report.cost && report.cost.total !== null ? { amount: report.cost.total, currency: report.cost.currency } : null,
+  };
 }
 
 /** A stored row as the core reads it: its JSON columns as text, how oddly they were stored, its size. */

@@ -80,12 +80,42 @@ export const TABLES = {
     ],
     primaryKey: ['id'],
   },
+  /**
+   * What the agent runtime was for a session, recorded where the agent ran (the bridge, the
+   * recorder): its own definitions — tools, MCP servers' tools, the environment block's facts —
+   * as JSON, one row per agent and model the session used; and for a subagent's session, the
+   * session whose `task` call made it. Not in contract §1: rows from elsewhere have none.
+   */
+  session_runtime: {
+    name: 'session_runtime',
+    columns: [
+      text('workspace_id'),
+      text('session_id'),
+      // What the definitions are for: the agent and the model ("build scripted/scripted").
+      text('runtime_key'),
+      text('parent_session_id', true),
+      integer('recorded_at'),
+      { name: 'definitions', type: 'json' },
+    ],
+    primaryKey: ['workspace_id', 'session_id', 'runtime_key'],
+  },
 } satisfies Record<string, Table>;
 
 export type TableName = keyof typeof TABLES;
 
 /** Tables in an order that satisfies their references (users before the tokens that name them). */
 export const TABLE_ORDER: readonly TableName[] = [
+  'users',
+  'api_tokens',
+  'workspaces',
+  'workspace_members',
+  'messages_v2',
+  'interaction_token_usage',
+  'session_runtime',
+];
+
+/** The tables of contract §1: the first schema version made exactly these. */
+const CONTRACT_TABLES: readonly TableName[] = [
   'users',
   'api_tokens',
   'workspaces',
@@ -99,7 +129,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     name: '0001_tables',
     steps: [
-      ...Object.values(TABLES).map((table): MigrationStep => ({ kind: 'table', table })),
+      ...CONTRACT_TABLES.map((name): MigrationStep => ({ kind: 'table', table: TABLES[name] })),
       {
         kind: 'index',
         name: 'messages_v2_session',
@@ -139,6 +169,8 @@ export const MIGRATIONS: readonly Migration[] = [
       },
     ],
   },
+  // The runtime's own definitions, recorded with the session where the agent ran.
+  { name: '0004_session_runtime', steps: [{ kind: 'table', table: TABLES.session_runtime }] },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

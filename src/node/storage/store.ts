@@ -71,6 +71,30 @@ export interface NewUsage {
   createdAt: number;
 }
 
+/**
+ * What the agent runtime was for a session, as recorded where the agent ran: its definitions
+ * (JSON, in the runtime's own shape) for one agent and model, and the session that made this
+ * one (a subagent's), if any.
+ */
+export interface SessionRuntimeRow {
+  workspace_id: string;
+  session_id: string;
+  runtime_key: string;
+  parent_session_id: string | null;
+  recorded_at: number;
+  /** As stored: JSON text normally. */
+  definitions: unknown;
+}
+
+export interface NewSessionRuntime {
+  workspaceId: string;
+  sessionId: string;
+  runtimeKey: string;
+  parentSessionId: string | null;
+  recordedAt: number;
+  definitions: unknown;
+}
+
 /** Reads that must agree with each other: one snapshot of the database. */
 export interface ReadSnapshot {
   getWorkspace(id: string): Promise<WorkspaceRow | null>;
@@ -86,6 +110,8 @@ export interface ReadSnapshot {
   /** Ids and update stamps of a session's messages, in id order, from the index alone. */
   messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]>;
   messages(ids: readonly string[]): Promise<MessageRow[]>;
+  /** The runtime recorded with a session (its definitions, its parent session), by runtime key. */
+  sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]>;
 }
 
 export interface Store extends ReadSnapshot {
@@ -114,6 +140,8 @@ export interface Store extends ReadSnapshot {
   /** Deletes a message of that workspace and session (a kept prompt the agent's own copy replaced); no-op otherwise. */
   deleteMessage(workspaceId: string, sessionId: string, id: string): Promise<void>;
   insertUsage(usage: NewUsage): Promise<void>;
+  /** Records (or records again) what the runtime was for a session, by its key. */
+  putSessionRuntime(row: NewSessionRuntime): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
   insertWorkspace(row: WorkspaceRow): Promise<void>;

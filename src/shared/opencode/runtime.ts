@@ -66,3 +66,50 @@ export function skillCatalogText(skills: readonly CatalogSkill[]): string {
     ['<available_skills>', ...entries, '</available_skills>'].join('\n'),
   ].join('\n');
 }
+
+/**
+ * `SystemPrompt.environment`: the block that follows the provider prompt, from the facts
+ * recorded where the agent ran (definitions.ts).
+ */
+export function environmentBlock(
+  model: { apiId: string; providerID: string },
+  env: { directory: string; worktree: string; git: boolean; platform: string; date: string },
+): string {
+  return [
+    `You are powered by the model named ${model.apiId}. The exact model ID is ${model.providerID}/${model.apiId}`,
+    'Here is some useful information about the environment you are running in:',
+    '<env>',
+    `  Working directory: ${env.directory}`,
+    `  Workspace root folder: ${env.worktree}`,
+    `  Is directory a git repo: ${env.git ? 'yes' : 'no'}`,
+    `  Platform: ${env.platform}`,
+    `  Today's date: ${env.date}`,
+    '</env>',
+  ].join('\n');
+}
+
+/** A tool as the model is sent it in an OpenAI-style request (the shape the report estimates). */
+export function wireTool(name: string, description: string, parameters: string): string {
+  return `{"type":"function","function":{"name":${JSON.stringify(name)},"description":${JSON.stringify(description)},"parameters":${parameters}}}`;
+}
+
+/** An MCP tool's input schema as OpenCode sends it: an object that takes nothing else. */
+export function mcpParameters(inputSchema: string): string {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(inputSchema);
+  } catch {
+    schema = {};
+  }
+  const object = typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? schema : {};
+  return JSON.stringify({ ...object, type: 'object', additionalProperties: false });
+}
+
+/** `SystemPrompt.mcp`: a server's instructions in the system prompt, as OpenCode wraps them. */
+export function mcpInstructionsBlock(server: string, instructions: string): string {
+  const body = instructions
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+  return `<mcp_instructions>\n  <server name="${escapeXml(server)}">\n${body}\n  </server>\n</mcp_instructions>`;
+}

@@ -258,12 +258,13 @@ class Walker {
         if (isMedia(media.mime)) images.push(mediaOf(media));
       }
     }
-    const { source, label, path, readKey, skill } = this.classifyTool(call, index);
+    const { source, label, path, readKey, skill, subagent } = this.classifyTool(call, index);
     const pruned = result.form === 'pruned';
     if (pruned) {
       // Before OpenCode pruned it, the whole output was sent: calls made until then saw that.
       this.add(source, label, this.ref(index), [`${name} ${inputText}`, call.output ?? ''], {
         producedTexts: 1,
+        tool: name,
         ...(path ? { path } : {}),
         ...(skill ? { skill } : {}),
         until: call.time.compacted ?? 0,
@@ -272,6 +273,8 @@ class Walker {
     this.add(source, label + suffix, this.ref(index), texts, {
       key: pruned ? this.ref(index, '#pruned') : this.ref(index),
       producedTexts: 1,
+      tool: name,
+      ...(subagent ? { subagent } : {}),
       ...(images.length ? { images } : {}),
       ...(path ? { path } : {}),
       ...(readKey && result.form === 'output' ? { readKey, ...this.contentKey(output) } : {}),

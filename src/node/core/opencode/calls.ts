@@ -77,6 +77,7 @@ export function modelCalls(messages: readonly StoredMessage[], acpUsed?: number)
         produced: measured ? producedOf(measured) : 0,
         cost: costs[segment] ?? null,
         model,
+        ...(info.agent ? { agent: info.agent } : {}),
         family: providerFamily(info.providerID, info.modelID),
         runtime,
       });

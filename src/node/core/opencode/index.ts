@@ -12,6 +12,7 @@ import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
 import { HistoryWindow, liveWindow, targetModel } from './request-view';
+import { opencodeRuntimeParts } from './runtime-parts';
 import { contextWindow } from './window';
 import { OPENCODE_LAYOUT } from './workspace';
 import { OPENCODE_WORDS } from './words';
@@ -72,4 +73,5 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   analyze: (row, context) => analyzeMessage(row, { ...context, targetModel: context.facts.targetModel }),
   alwaysLoaded: workspaceContributions,
   window: contextWindow,
+  runtimeParts: opencodeRuntimeParts,
 };

@@ -14,6 +14,7 @@ import {
   ruleByShape,
   shellTool,
   skillTool,
+  subagentTool,
   type ToolCall,
   type ToolRule,
 } from '../tool-rules';
@@ -23,6 +24,7 @@ export const TOOL_RULES: Readonly<Record<string, ToolRule>> = {
   bash: shellTool,
   read: readTool,
   skill: skillTool,
+  task: subagentTool,
   webfetch: fetchTool,
   edit: pathTool,
   write: pathTool,

@@ -41,6 +41,7 @@ export const postgresDialect: SqlDialect = {
   numeric: (column) => sql.ref<number | null>(column),
   // xmin changes with every update of the row.
   rowVersion: sql<string>`xmin::text`,
+  tableExists: (table) => sql`select 1 as found where to_regclass(${table}) is not null`,
   textHoldsNul: false,
   anyOf: (column, values) => sql<SqlBool>`${sql.ref(column)} = any(${values as string[]})`,
   idsPerQuery: 5000,

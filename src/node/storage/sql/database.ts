@@ -33,6 +33,14 @@ export interface Database {
     cost_currency: string | null;
     created_at: number;
   };
+  session_runtime: {
+    workspace_id: string;
+    session_id: string;
+    runtime_key: string;
+    parent_session_id: string | null;
+    recorded_at: number;
+    definitions: Json;
+  };
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.

@@ -27,6 +27,8 @@ export interface SqlDialect {
   numeric(column: string): RawBuilder<number | null>;
   /** The row's version where the database keeps one (PostgreSQL's xmin), as text; else null. */
   readonly rowVersion: RawBuilder<string> | null;
+  /** Whether a table exists (a database another writer made, or an older one opened read-only, may lack the newer ones). */
+  tableExists(table: TableName): RawBuilder<unknown>;
   /** Whether text can hold U+0000 (PostgreSQL's cannot: such an id names nothing stored). */
   readonly textHoldsNul: boolean;
   /** `column` is one of `values` (PostgreSQL: `= any($1)`, one array parameter however many values). */

@@ -4,7 +4,17 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { TABLES, type Table, type TableName } from '../schema';
-import type { MessageRow, MessageStamp, NewMessage, NewUsage, SessionRow, UsageRow, WorkspaceRow } from '../store';
+import type {
+  MessageRow,
+  MessageStamp,
+  NewMessage,
+  NewSessionRuntime,
+  NewUsage,
+  SessionRow,
+  SessionRuntimeRow,
+  UsageRow,
+  WorkspaceRow,
+} from '../store';
 import type { Database } from './database';
 import type { SqlDialect } from './dialect';
 
@@ -204,6 +214,35 @@ export class Queries {
     return out;
   }
 
+  /** Tables a database made by another writer, or not migrated yet, may lack: known once there. */
+  private readonly present = new Set<TableName>();
+
+  async hasTable(db: Db, table: TableName): Promise<boolean> {
+    if (this.present.has(table)) return true;
+    const { rows } = await this.dialect.tableExists(table).execute(db);
+    if (rows.length > 0) this.present.add(table);
+    return rows.length > 0;
+  }
+
+  async sessionRuntime(db: Db, workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]> {
+    // Not in contract §1: a database without the table has no runtime recorded.
+    if (!(await this.hasTable(db, 'session_runtime'))) return [];
+    return db
+      .selectFrom('session_runtime')
+      .select([
+        'workspace_id',
+        'session_id',
+        'runtime_key',
+        'parent_session_id',
+        'recorded_at',
+        this.dialect.jsonText('definitions').as('definitions'),
+      ])
+      .where('workspace_id', '=', workspaceId)
+      .where('session_id', '=', sessionId)
+      .orderBy('runtime_key')
+      .execute();
+  }
+
   private selectMessages(db: Db) {
     const { jsonText } = this.dialect;
     return db
@@ -280,6 +319,28 @@ export class Queries {
       .execute();
   }
 
+  async putSessionRuntime(db: Db, r: NewSessionRuntime): Promise<void> {
+    const definitions = this.dialect.jsonValue(JSON.stringify(r.definitions));
+    await db
+      .insertInto('session_runtime')
+      .values({
+        workspace_id: r.workspaceId,
+        session_id: r.sessionId,
+        runtime_key: r.runtimeKey,
+        parent_session_id: r.parentSessionId,
+        recorded_at: r.recordedAt,
+        definitions,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['workspace_id', 'session_id', 'runtime_key']).doUpdateSet((eb) => ({
+          parent_session_id: eb.ref('excluded.parent_session_id'),
+          recorded_at: eb.ref('excluded.recorded_at'),
+          definitions: eb.ref('excluded.definitions'),
+        })),
+      )
+      .execute();
+  }
+
   async insertUser(db: Db, id: string, name: string): Promise<void> {
     await db.insertInto('users').values({ id, name }).execute();
   }
@@ -305,6 +366,7 @@ export class Queries {
   async contentRows(db: Db): Promise<string[]> {
     const out: string[] = [];
     for (const name of Object.keys(TABLES) as TableName[]) {
+      if (!(await this.hasTable(db, name))) continue;
       const rows = await db.selectFrom(name).selectAll().execute();
       out.push(`# ${name}`, ...rows.map((row) => JSON.stringify(row)).sort());
     }

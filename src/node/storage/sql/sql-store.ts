@@ -10,9 +10,11 @@ import {
   type MessageRow,
   type MessageStamp,
   type NewMessage,
+  type NewSessionRuntime,
   type NewUsage,
   type ReadSnapshot,
   type SessionRow,
+  type SessionRuntimeRow,
   type Store,
   type UsageRow,
   type WorkspaceRow,
@@ -78,6 +80,11 @@ export class SqlReads implements ReadSnapshot {
     const asked = this.queries.dialect.textHoldsNul ? ids : ids.filter((id) => !hasNul(id));
     if (asked.length === 0) return [];
     return this.run.read(() => this.queries.messages(this.target, asked));
+  }
+
+  async sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]> {
+    if (this.namesNothing(workspaceId, sessionId)) return [];
+    return this.run.read(() => this.queries.sessionRuntime(this.target, workspaceId, sessionId));
   }
 }
 
@@ -168,6 +175,11 @@ export abstract class SqlStore extends SqlReads implements Store {
   async insertUsage(usage: NewUsage): Promise<void> {
     this.storable('the usage row', usage.workspaceId, usage.sessionId, usage.source, usage.costCurrency);
     await this.run.write(() => this.queries.insertUsage(this.target, usage));
+  }
+
+  async putSessionRuntime(row: NewSessionRuntime): Promise<void> {
+    this.storable('the session runtime', row.workspaceId, row.sessionId, row.runtimeKey, row.parentSessionId);
+    await this.run.write(() => this.queries.putSessionRuntime(this.target, row));
   }
 
   async insertUser(id: string, name: string): Promise<void> {

@@ -15,6 +15,7 @@ export const sqliteDialect: SqlDialect = {
   numeric: (column) =>
     sql<number | null>`case when typeof(${sql.ref(column)}) in ('integer', 'real') then ${sql.ref(column)} end`,
   rowVersion: null,
+  tableExists: (table) => sql`select 1 as found from sqlite_master where type = 'table' and name = ${table}`,
   anyOf: (column, values) => sql<SqlBool>`${sql.ref(column)} in (${sql.join(values)})`,
   textHoldsNul: true,
   idsPerQuery: 500,

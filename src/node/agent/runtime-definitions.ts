@@ -1,0 +1,335 @@
+/**
+ * Records OpenCode's own definitions for sessions, where the agent runs: the pinned OpenCode's
+ * own server (`opencode serve`, started as the agent is — the same confinement, environment and
+ * storage — on loopback with a password of its own, and stopped again) answers which tools it
+ * sends a provider and model (`GET /experimental/tool`), the agents' and the sessions'
+ * permission rules (which remove tools), the MCP servers it is configured with and their status,
+ * the folders and the model's API id for the environment block; each connected MCP server is
+ * asked for its tools itself (mcp-tools.ts), since OpenCode's server does not list them. The
+ * bridge calls this after a session's first turn (and for each subagent's session), the
+ * recorder for every recording; the report reads what was stored and never asks a runtime.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { platform } from 'node:os';
+import {
+  DEFINITIONS_VERSION,
+  definitionsKey,
+  mcpToolName,
+  type McpServerDefinitions,
+  type OpenCodeDefinitions,
+  type ToolDefinition,
+} from '../../shared/opencode/definitions';
+import { listMcpTools, type Launcher, type McpConfig } from './mcp-tools';
+
+/** One agent and model a session used: what its definitions are recorded for. */
+export interface RuntimeUse {
+  agent: string;
+  providerID: string;
+  modelID: string;
+}
+
+export interface SessionUses {
+  sessionId: string;
+  uses: readonly RuntimeUse[];
+}
+
+export interface RecordedDefinitions {
+  sessionId: string;
+  /** `definitionsKey(agent, provider, model)`. */
+  key: string;
+  /** The session whose `task` call made this one, as OpenCode recorded it. */
+  parentSessionId: string | null;
+  definitions: OpenCodeDefinitions;
+}
+
+export interface DefinitionsOptions {
+  /** How a program runs as the agent does (the bridge: its sandbox; the recorder: as it is). */
+  launch: Launcher;
+  /** OpenCode's server command (`opencode serve`): the port and host are added. */
+  serve: { command: string; args: readonly string[] };
+  /** MCP servers the agent is given besides its configuration's (ACP `session/new`), by name. */
+  extraMcp?: Readonly<Record<string, McpConfig>>;
+  startTimeoutMs?: number;
+}
+
+interface ServedAgent {
+  name: string;
+  prompt?: unknown;
+  permission?: Rule[];
+}
+interface Rule {
+  permission: string;
+  pattern: string;
+  action: string;
+}
+
+/** The definitions of every use of every session, one server run for all of them. */
+export async function recordDefinitions(
+  sessions: readonly SessionUses[],
+  options: DefinitionsOptions,
+): Promise<RecordedDefinitions[]> {
+  const wanted = sessions.filter((s) => s.uses.length > 0);
+  if (wanted.length === 0) return [];
+  let server: Awaited<ReturnType<typeof startServer>> | null = null;
+  try {
+    server = await startServer(options);
+    return await collect(server.get, wanted, options);
+  } catch (error) {
+    const failed = error instanceof Error ? error.message : String(error);
+    return notRecorded(wanted, `OpenCode's own server could not be asked: ${failed}`);
+  } finally {
+    await server?.stop();
+  }
+}
+
+type Get = <T>(path: string) => Promise<T>;
+
+async function collect(get: Get, sessions: readonly SessionUses[], options: DefinitionsOptions) {
+  const problems: string[] = [];
+  const health = await get<{ version?: string }>('/global/health').catch(() => ({ version: undefined }));
+  const paths = await get<{ directory?: string; worktree?: string }>('/path');
+  const project = await get<{ vcs?: string; worktree?: string }>('/project/current').catch(() => ({}) as never);
+  const providers = await get<{ providers?: { id: string; models?: Record<string, { api?: { id?: string } }> }[] }>(
+    '/config/providers',
+  ).catch(() => ({ providers: [] }));
+  const agents = await get<ServedAgent[]>('/agent').catch((error: unknown) => {
+    problems.push(`the agents' permission rules could not be read (${String(error)}): no tool is left out by them`);
+    return [] as ServedAgent[];
+  });
+  const mcp = await mcpServers(get, options, problems);
+  const toolLists = new Map<string, ToolDefinition[] | string>();
+  const out: RecordedDefinitions[] = [];
+  for (const { sessionId, uses } of sessions) {
+    const session = await get<{ parentID?: string; permission?: Rule[] }>(
+      `/session/${encodeURIComponent(sessionId)}`,
+    ).catch(() => ({}) as { parentID?: string; permission?: Rule[] });
+    for (const use of uses) {
+      const modelKey = `${use.providerID}/${use.modelID}`;
+      let tools = toolLists.get(modelKey);
+      if (tools === undefined) {
+        const query = `provider=${encodeURIComponent(use.providerID)}&model=${encodeURIComponent(use.modelID)}`;
+        tools = await get<{ id: string; description?: string; parameters?: unknown }[]>(`/experimental/tool?${query}`)
+          .then((list) =>
+            list.map((t) => ({
+              id: t.id,
+              description: t.description ?? '',
+              parameters: JSON.stringify(t.parameters ?? {}),
+            })),
+          )
+          .catch((error: unknown) => `its tools could not be listed: ${String(error)}`);
+        toolLists.set(modelKey, tools);
+      }
+      const agent = agents.find((a) => a.name === use.agent);
+      const rules = [...(agent?.permission ?? []), ...(session.permission ?? [])];
+      const listed = typeof tools === 'string' ? [] : tools.filter((t) => t.id !== 'invalid');
+      const disabled = disabledTools(
+        listed.map((t) => t.id),
+        rules,
+      );
+      const apiId =
+        providers.providers?.find((p) => p.id === use.providerID)?.models?.[use.modelID]?.api?.id ?? use.modelID;
+      const definitions: OpenCodeDefinitions = {
+        kind: 'opencode',
+        version: DEFINITIONS_VERSION,
+        opencode: health.version ?? 'unknown',
+        agent: use.agent,
+        providerID: use.providerID,
+        modelID: use.modelID,
+        apiId,
+        tools: listed.filter((t) => !disabled.includes(t.id)),
+        disabled,
+        // MCP tools a rule denies outright are not sent either.
+        mcp: mcp.map((server) => ({
+          ...server,
+          tools: server.tools.filter((t) => disabledTools([mcpToolName(server.name, t.name)], rules).length === 0),
+        })),
+        environment:
+          paths.directory && paths.worktree
+            ? {
+                directory: paths.directory,
+                worktree: paths.worktree,
+                git: project.vcs === 'git' || (project.vcs === undefined && paths.worktree !== '/'),
+                platform: platform(),
+                date: new Date().toDateString(),
+              }
+            : null,
+        agentPrompt: typeof agent?.prompt === 'string' && agent.prompt !== '' ? { chars: agent.prompt.length } : null,
+        problems: [...problems, ...(typeof tools === 'string' ? [tools] : [])],
+      };
+      out.push({
+        sessionId,
+        key: definitionsKey(use.agent, use.providerID, use.modelID),
+        parentSessionId: session.parentID ?? null,
+        definitions,
+      });
+    }
+  }
+  return out;
+}
+
+/** Every MCP server of the configuration (and those given besides), with the tools of each connected one. */
+async function mcpServers(get: Get, options: DefinitionsOptions, problems: string[]): Promise<McpServerDefinitions[]> {
+  const config = await get<{ mcp?: Record<string, unknown> }>('/config').catch((error: unknown) => {
+    problems.push(`the MCP servers could not be read from OpenCode's configuration (${String(error)})`);
+    return {} as { mcp?: Record<string, unknown> };
+  });
+  const status = await get<Record<string, { status?: string }>>('/mcp').catch(
+    () => ({}) as Record<string, { status?: string }>,
+  );
+  const configured: Record<string, unknown> = { ...config.mcp, ...options.extraMcp };
+  const out: McpServerDefinitions[] = [];
+  for (const [name, raw] of Object.entries(configured).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const state = status[name]?.status ?? (isEnabled(raw) ? 'unknown' : 'disabled');
+    const server: McpServerDefinitions = { name, status: state, tools: [] };
+    if (state === 'connected' || (state === 'unknown' && options.extraMcp?.[name])) {
+      const mcpConfig = asMcpConfig(raw);
+      if (!mcpConfig) server.problem = 'its configuration is neither a local command nor a remote URL';
+      else {
+        try {
+          const listing = await listMcpTools(mcpConfig, options.launch);
+          server.tools = listing.tools;
+          if (listing.instructions) server.instructions = listing.instructions;
+          if (listing.resources) server.resources = true;
+        } catch (error) {
+          server.problem = `its tools could not be listed: ${error instanceof Error ? error.message : String(error)}`;
+        }
+      }
+    }
+    out.push(server);
+  }
+  return out;
+}
+
+const isEnabled = (raw: unknown): boolean => (raw as { enabled?: unknown } | null)?.enabled !== false;
+
+function asMcpConfig(raw: unknown): McpConfig | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const value = raw as Record<string, unknown>;
+  const timeout = typeof value.timeout === 'number' ? value.timeout : undefined;
+  const strings = (v: unknown): Record<string, string> | undefined =>
+    typeof v === 'object' && v !== null
+      ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      : undefined;
+  if (value.type === 'remote' && typeof value.url === 'string') {
+    const headers = strings(value.headers);
+    return { type: 'remote', url: value.url, ...(headers ? { headers } : {}), ...(timeout ? { timeout } : {}) };
+  }
+  if (Array.isArray(value.command) && value.command.every((c) => typeof c === 'string')) {
+    const environment = strings(value.environment);
+    return {
+      type: 'local',
+      command: value.command as string[],
+      ...(environment ? { environment } : {}),
+      ...(timeout ? { timeout } : {}),
+    };
+  }
+  return null;
+}
+
+/**
+ * Tools OpenCode leaves out of the request (`Permission.disabled`): those whose last matching
+ * rule denies them for every pattern. Edits, writes and patches are the `edit` permission.
+ */
+export function disabledTools(ids: readonly string[], rules: readonly Rule[]): string[] {
+  return ids.filter((id) => {
+    const permission = ['edit', 'write', 'apply_patch', 'patch'].includes(id) ? 'edit' : id;
+    const rule = rules.findLast((r) => wildcard(r.permission).test(permission));
+    return rule !== undefined && rule.pattern === '*' && rule.action === 'deny';
+  });
+}
+
+/** OpenCode's `Wildcard.match`: `*` anything, `?` one character, anchored. */
+function wildcard(pattern: string): RegExp {
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, 's');
+}
+
+/** Every use of the sessions as not recorded, with why. */
+export function notRecorded(sessions: readonly SessionUses[], why: string): RecordedDefinitions[] {
+  return sessions.flatMap((s) =>
+    s.uses.map((use) => ({
+      sessionId: s.sessionId,
+      key: definitionsKey(use.agent, use.providerID, use.modelID),
+      parentSessionId: null,
+      definitions: failedDefinitions(use, why),
+    })),
+  );
+}
+
+function failedDefinitions(use: RuntimeUse, failed: string): OpenCodeDefinitions {
+  return {
+    kind: 'opencode',
+    version: DEFINITIONS_VERSION,
+    opencode: 'unknown',
+    agent: use.agent,
+    providerID: use.providerID,
+    modelID: use.modelID,
+    apiId: use.modelID,
+    tools: [],
+    disabled: [],
+    mcp: [],
+    environment: null,
+    agentPrompt: null,
+    problems: [],
+    failed,
+  };
+}
+
+/** `opencode serve` on a free loopback port, its password its own; `get` asks it, `stop` ends it. */
+async function startServer(options: DefinitionsOptions) {
+  const password = randomBytes(18).toString('base64url');
+  const how = await options.launch({
+    command: options.serve.command,
+    args: [...options.serve.args, '--hostname', '127.0.0.1', '--port', '0'],
+  });
+  // The client OpenCode's ACP agent is: the tool list of an ACP session (no `question` tool).
+  const env = { ...how.env, OPENCODE_CLIENT: 'acp', OPENCODE_SERVER_PASSWORD: password };
+  const child = spawn(how.command, [...how.args], { cwd: how.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`it did not start within ${(options.startTimeoutMs ?? 30_000) / 1000} s`)),
+      options.startTimeoutMs ?? 30_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('error', (error) => (clearTimeout(timer), reject(error)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`it exited with ${code}: ${output.trim().split('\n').at(-1) ?? ''}`));
+    });
+  }).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  const authorization = `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}`;
+  const get: Get = async <T>(path: string) => {
+    const response = await fetch(`${url}${path}`, {
+      headers: { Authorization: authorization, Accept: 'application/json' },
+      signal: AbortSignal.timeout(15_000),
+    });
+    if (!response.ok) throw new Error(`GET ${path.split('?')[0]} answered ${response.status}`);
+    return (await response.json()) as T;
+  };
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { get, stop };
+}
