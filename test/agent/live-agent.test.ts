@@ -126,12 +126,16 @@ describe('a chat message to the live agent', () => {
     const runtime = split.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
     expect(runtime.parts?.reduce((n, p) => n + p.tokens, 0)).toBe(runtime.scaledTokens);
     const sent = (first.body.tools ?? []) as { function: { name: string } }[];
+    // Every tool the model was sent, OpenCode's own and those of the MCP servers it was given
+    // through ACP (investibook's own report among them), each once.
     expect(
-      runtime.parts
-        ?.filter((p) => p.kind === 'tool')
-        .map((p) => p.name)
+      (runtime.parts ?? [])
+        .flatMap((p) =>
+          p.kind === 'tool' ? [p.name!] : p.kind === 'mcp_server' ? (p.tools ?? []).map((t) => t.name) : [],
+        )
         .sort(),
     ).toEqual(sent.map((t) => t.function.name).sort());
+    expect(runtime.parts?.find((p) => p.kind === 'mcp_server')?.name).toBe('investibook');
   });
 
   it('continues the same session, and the files the agent read count where they belong', async () => {

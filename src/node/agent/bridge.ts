@@ -568,12 +568,30 @@ export class AgentBridge {
           ),
       });
       const server = settings.runtimeServer ?? null;
+      // The agent's own MCP server reaches OpenCode through ACP, not its configuration: it is
+      // listed as the agent process has it (a grant of its own, dropped once recorded).
+      const mcp = server ? reportMcp(this.reportGrants, workspaceId, this.reportOrigin) : null;
       // Asking OpenCode's own server takes seconds: the turn ends meanwhile; close() waits for it.
       const recording: Promise<void> = keepDefinitions({
         ...keep,
         children,
         definitions: server
-          ? { launch: async (program) => this.launch(settings, workspace, program), serve: server }
+          ? {
+              launch: async (program) => this.launch(settings, workspace, program, mcp ?? undefined),
+              serve: server,
+              extraMcp: Object.fromEntries(
+                (mcp?.servers ?? [])
+                  .flatMap((s) => ('command' in s ? [[s.name, s] as const] : []))
+                  .map(([name, s]) => [
+                    name,
+                    {
+                      type: 'local' as const,
+                      command: [s.command, ...s.args],
+                      environment: Object.fromEntries(s.env.map((e) => [e.name, e.value])),
+                    },
+                  ]),
+              ),
+            }
           : null,
       })
         .then(
@@ -581,7 +599,10 @@ export class AgentBridge {
           (error: unknown) =>
             this.log(`the definitions of session ${exported.info.id} were not kept: ${describe(error).message}`),
         )
-        .finally(() => this.recording.delete(recording));
+        .finally(() => {
+          mcp?.revoke();
+          this.recording.delete(recording);
+        });
       this.recording.add(recording);
     } catch (error) {
       this.log(`the subagents of session ${exported.info.id} were not kept: ${describe(error).message}`);

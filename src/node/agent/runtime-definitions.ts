@@ -189,6 +189,8 @@ async function mcpServers(get: Get, options: DefinitionsOptions, problems: strin
         try {
           const listing = await listMcpTools(mcpConfig, options.launch);
           server.tools = listing.tools;
+          // One given through ACP is not in OpenCode's server's list; the agent has it as listed here.
+          if (state === 'unknown') server.status = 'connected';
           if (listing.instructions) server.instructions = listing.instructions;
           if (listing.resources) server.resources = true;
         } catch (error) {
