@@ -334,9 +334,11 @@ export function costCells(report: ContextReport): {
 export function costHeadline(report: ContextReport): string | null {
   const cost = report.cost;
   if (!cost) return null;
+  const head = report.asOf ? `Cost up to model call ${fmt(report.asOf.call)}` : 'Cost over the session';
+  const calls = `${fmt(cost.calls)} call${cost.calls === 1 ? '' : 's'}`;
   return cost.total === null
-    ? `Cost over the session: ${fmt(cost.tokens.input)} prompt tokens billed over ${fmt(cost.calls)} calls, no money reported`
-    : `Cost over the session: ${fmtCost(cost.total, cost.currency)} over ${fmt(cost.calls)} calls (every call bills its whole prompt again)`;
+    ? `${head}: ${fmt(cost.tokens.input)} prompt tokens billed over ${calls}, no money reported`
+    : `${head}: ${fmtCost(cost.total, cost.currency)} over ${calls} (every call bills its whole prompt again)`;
 }
 
 /** "$1.20 over 23 calls; Evidence cost the most: $0.83 (69.2%), 94% of its tokens read from cache." */

@@ -30,8 +30,16 @@ describe('the report as of a model call', () => {
       const now = await reportOf(fx, { items: 'all' });
       const points = now.timeline ?? [];
       expect(points.length).toBeGreaterThan(1);
+      let billed = 0;
       for (const point of points) {
         const then = contextReportSchema.parse(await reportOf(fx, { items: 'all', call: point.call }));
+        // What the session had cost by then: the calls up to this one, never the later ones.
+        const cost = then.cost!;
+        expect(cost.calls, `call ${point.call}`).toBeGreaterThan(billed);
+        expect(cost.calls).toBeLessThanOrEqual(now.cost!.calls);
+        if (point.call === 1) expect(cost.calls).toBe(1);
+        if (now.cost!.total !== null) expect(cost.total!).toBeLessThanOrEqual(now.cost!.total + 1e-9);
+        billed = cost.calls;
         expect(then.asOf).toMatchObject({ call: point.call, of: now.calibration!.calls, messageId: point.messageId });
         expect(then.actual?.contextUsed, `call ${point.call}`).toBe(point.promptTokens);
         expect(then.calibration?.mode).toBe('measured');
@@ -66,6 +74,13 @@ describe('the report as of a model call', () => {
     const io = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--call', '1', '--json'], io)).toBe(0);
     expect(contextReportSchema.parse(JSON.parse(io.stdout())).asOf?.call).toBe(1);
+    // The table says what its figures are: that call's prompt, and the cost up to it.
+    const table = captureIo(fx.dir, {});
+    expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--call', '1'], table)).toBe(0);
+    expect(table.stdout()).toContain("that call's prompt, as the provider counted it");
+    expect(table.stdout()).toContain('As of model call 1 of');
+    expect(table.stdout()).toMatch(/^Cost up to model call 1: .* over 1 call \(/m);
+    expect(table.stdout()).not.toContain('as the agent reported it');
     const bad = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--call', '999'], bad)).not.toBe(0);
     expect(bad.stderr()).toMatch(/call 999 is out of range: this session has made \d+ model calls? \(1–\d+\)/);

@@ -125,7 +125,9 @@ describe('investibook mcp', () => {
       expect(result.text).toMatch(/^Evidence holds [\d.]+% of the context \([\d,]+ tokens\)\.$/m);
       expect(result.text).toMatch(/^Repeated reads: \d+ files? read more than once; /m);
       expect(result.text).toMatch(/^- Read evidence summary: evidence_summary_for_agent\.txt: read 2 times$/m);
-      expect(result.text).toMatch(/^Cost over the session: \$[\d.]+ over \d+ calls \(every call bills its whole prompt again\)/m);
+      expect(result.text).toMatch(
+        /^Cost over the session: \$[\d.]+ over \d+ calls \(every call bills its whole prompt again\)/m,
+      );
       expect(expected.suggestions.length).toBeGreaterThan(0);
       expect(expected.largestItems).toHaveLength(8);
 

@@ -37,7 +37,7 @@ export function renderReport(
   const approx = figures.estimatesOnly ? '≈' : '';
   lines.push(
     actual
-      ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · as the agent reported it at ${utcStamp(actual.recordedAt)}`
+      ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${report.asOf ? `that call's prompt, as the provider counted it` : `as the agent reported it at ${utcStamp(actual.recordedAt)}`}`
       : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
   if (report.asOf)

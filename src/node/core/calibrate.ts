@@ -335,6 +335,8 @@ class Walk {
   readonly timeline: TimelinePoint[] = [];
   /** The state at the reference call. */
   snapshot: Snapshot | null = null;
+  /** The ledger while calls are billed: as of an earlier call, none after it (its cost is that far). */
+  private billing: CostLedger | null;
   /** Keys of the reasoning items in view, and Σ cal of those the provider counts (kept as they change). */
   private readonly reasoningInView = new Set<string>();
   private reasoningCal = 0;
@@ -363,6 +365,7 @@ class Walk {
     /** What each item cost, kept by the walk whose figures the report shows. */
     readonly ledger: CostLedger | null = null,
   ) {
+    this.billing = ledger;
     const { session, items, alwaysLoaded } = input;
     this.window = session.window();
     this.alwaysKeys = new Set(alwaysLoaded.map((i) => i.key));
@@ -388,7 +391,7 @@ class Walk {
       if (message.userTurn) this.userSinceCall = true;
       for (const call of byMessage.get(index) ?? []) {
         if (call.compaction) {
-          this.ledger?.compaction(call);
+          this.billing?.compaction(call);
           this.addSegment(index, call.segment + 1);
           continue;
         }
@@ -415,7 +418,7 @@ class Walk {
   private remove(key: string): void {
     const item = this.view.get(key);
     if (!item) return;
-    this.ledger?.leave(item);
+    this.billing?.leave(item);
     this.view.delete(key);
     this.addedSinceCall.delete(key);
     const cal = this.cal.get(key);
@@ -618,10 +621,10 @@ class Walk {
         }
       }
     }
-    if (this.ledger) {
+    if (this.billing) {
       const hiddenNow = this.hidden.reduce((n, h) => n + h.tokens, 0);
       const overhead = this.overhead ?? 0;
-      this.ledger.call(
+      this.billing.call(
         call,
         {
           total: prompt,
@@ -678,6 +681,7 @@ class Walk {
         ordered: this.orderedView().filter((i) => !this.uncounted(i.key)),
         history: this.history(),
       };
+      if (this.input.asOfCall !== undefined) this.billing = null;
     }
     this.previous = { call, number: this.callNumber, hidden: this.hiddenProduced(call) };
 
@@ -835,7 +839,7 @@ class Walk {
   /** Sets an item's cost, keeping the running totals. */
   private assign(item: Item, tokens: number, basis: 'measured' | 'estimated'): void {
     const old = this.cal.get(item.key) ?? 0;
-    this.ledger?.settle(item, tokens);
+    this.billing?.settle(item, tokens);
     if (this.reasoningInView.has(item.key) && !this.uncounted(item.key)) this.reasoningCal += tokens - old;
     this.cal.set(item.key, tokens);
     this.basis.set(item.key, basis);
