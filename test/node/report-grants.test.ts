@@ -6,12 +6,14 @@
  * process it was made for, is never stored, and its report is about the session the agent is
  * working in.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBridge } from '../../src/node/agent/bridge';
+import { nodeFolder } from '../../src/node/agent/report-mcp';
 import { createApp } from '../../src/node/server/app';
+import { agentOrigin } from '../../src/node/server/start';
 import type { AgentEvent } from '../../src/shared/agent';
 import { contextReportSchema } from '../../src/shared/wire';
 import { agentSettings } from '../support/agent-settings';
@@ -186,5 +188,34 @@ describe('the grant of an agent process', () => {
     await bridge.cancel(WS, working);
     await bridge.cancel(WS, other);
     await Promise.all([hanging.done, both.done]);
+  });
+});
+
+describe("what the agent's MCP server needs to run", () => {
+  it('reaches the server where it listens, IPv6 loopback included', () => {
+    expect(agentOrigin('127.0.0.1', 8787)).toBe('http://127.0.0.1:8787');
+    expect(agentOrigin('0.0.0.0', 8787)).toBe('http://127.0.0.1:8787');
+    expect(agentOrigin('::', 8787)).toBe('http://127.0.0.1:8787');
+    expect(agentOrigin('::1', 8787)).toBe('http://[::1]:8787');
+    expect(agentOrigin('10.1.2.3', 8787)).toBe('http://10.1.2.3:8787');
+  });
+
+  it("shows the sandbox node's own installation, never the folder a copied binary sits in", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'investibook-node-'));
+    try {
+      const installed = join(dir, 'nvm', 'v20');
+      mkdirSync(join(installed, 'bin'), { recursive: true });
+      mkdirSync(join(installed, 'lib', 'node_modules'), { recursive: true });
+      writeFileSync(join(installed, 'bin', 'node'), '');
+      expect(nodeFolder(join(installed, 'bin', 'node'))).toEqual([installed]);
+      // A node copied into a home's bin: the binary alone, not the home folder.
+      const home = join(dir, 'home');
+      mkdirSync(join(home, 'bin'), { recursive: true });
+      writeFileSync(join(home, 'bin', 'node'), '');
+      expect(nodeFolder(join(home, 'bin', 'node'))).toEqual([join(home, 'bin', 'node')]);
+      expect(nodeFolder('/usr/bin/node')).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -61,14 +61,19 @@ export function reportMcp(
 }
 
 /** The installation node runs from, unless the system's (/usr is in every sandbox). */
-function nodeFolder(node: string): string[] {
+export function nodeFolder(node: string): string[] {
   let real = node;
   try {
     real = realpathSync(node);
   } catch {
     // as given
   }
+  if (real.startsWith('/usr/')) return [];
   const prefix = dirname(dirname(real));
-  // /usr is in every sandbox; a bare /bin/node (no prefix of its own) is bound with /bin.
-  return real.startsWith('/usr/') || prefix === '/' ? [] : [prefix];
+  // A node installation's own prefix (nvm, a tarball: bin/node beside lib/node_modules or
+  // include/node) is bound whole; any other folder is not — a node copied to ~/bin would bind
+  // the home folder — so there only the binary itself is shown.
+  const installation =
+    prefix !== '/' && (existsSync(join(prefix, 'lib', 'node_modules')) || existsSync(join(prefix, 'include', 'node')));
+  return installation ? [prefix] : [real];
 }

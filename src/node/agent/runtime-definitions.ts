@@ -289,7 +289,13 @@ async function startServer(options: DefinitionsOptions) {
     args: [...options.serve.args, '--hostname', '127.0.0.1', '--port', '0'],
   });
   // The client OpenCode's ACP agent is: the tool list of an ACP session (no `question` tool).
-  const env = { ...how.env, OPENCODE_CLIENT: 'acp', OPENCODE_SERVER_PASSWORD: password };
+  // The user is named too: an operator's OPENCODE_SERVER_USERNAME would otherwise refuse our login.
+  const env = {
+    ...how.env,
+    OPENCODE_CLIENT: 'acp',
+    OPENCODE_SERVER_USERNAME: 'opencode',
+    OPENCODE_SERVER_PASSWORD: password,
+  };
   const child = spawn(how.command, [...how.args], { cwd: how.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

@@ -154,8 +154,14 @@ export async function start(options: StartOptions) {
  * on every address), else the one address it listens on.
  */
 export function agentOrigin(host: string, port: number): string {
-  const any = ['0.0.0.0', '::', '', 'localhost', '127.0.0.1', '::1'].includes(host);
-  const name = any ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  // A server on IPv6 loopback only is not reachable at 127.0.0.1 (nor, where `localhost` is ::1, that).
+  const name = ['0.0.0.0', '::', '', '127.0.0.1', 'localhost'].includes(host)
+    ? host === 'localhost'
+      ? 'localhost'
+      : '127.0.0.1'
+    : host.includes(':')
+      ? `[${host}]`
+      : host;
   return `http://${name}:${port}`;
 }
 
