@@ -97,6 +97,9 @@ describe('the runtime item in parts', () => {
     expect(tools.find((t) => t.name === 'task')?.called).toBe(true);
     expect(tools.find((t) => t.name === 'bash')?.called).toBe(false);
     expect(server.tools!.every((t) => !t.called)).toBe(true);
+    // As of the first call, nothing was called yet: the delegation came later.
+    const first = runtimeItem(contextReportSchema.parse(await reportOf(fx, { items: 'all', call: 1 })));
+    expect(first.parts!.filter((p) => p.kind === 'tool' && p.called).map((p) => p.name)).toEqual([]);
 
     // The CLI's table prints the same parts, with the same figures.
     const io = captureIo(fx.dir, {});

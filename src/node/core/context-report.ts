@@ -431,7 +431,11 @@ async function makeSession(
     reasoningCopies: done.map((a) => a.reasoningCopies),
     ...(asOfNumber !== undefined ? { asOfCall: asOfNumber } : {}),
   });
-  const called = new Set(done.flatMap((a) => a.items.flatMap((i) => (i.tool ? [i.tool] : []))));
+  // The tools called before the call the report is as of (its own output is not in its prompt).
+  const calledBy = (a: MessageAnalysis, index: number) =>
+    a.items.filter((i) => !asOf || index < asOf.message || (i.segment ?? 0) < asOf.segment);
+  const upTo = asOf ? done.slice(0, asOf.message + 1) : done;
+  const called = new Set(upTo.flatMap((a, index) => calledBy(a, index).flatMap((i) => (i.tool ? [i.tool] : []))));
   const split = runtimeSplit(calibration, shape.calls, input, services, estimator, called);
   const history = new Set(calibration.history);
   const omissions = emptyOmissions();
