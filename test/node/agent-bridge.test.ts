@@ -93,6 +93,22 @@ describe('the agent bridge', () => {
     expect(logs.filter((l) => /could not be read back|not kept/.test(l))).toEqual([]);
   });
 
+  it('closes within seconds while a definitions recording hangs, and records nothing as not recorded', async () => {
+    // An OpenCode server that never answers: the recording waits for it in the background.
+    bridge = new AgentBridge(
+      settings({}, { runtimeServer: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', '--'] } }),
+      fx.store,
+    );
+    const events = await turn('hello');
+    expect(events.at(-1)).toMatchObject({ type: 'done' });
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    const closing = Date.now();
+    await bridge.close();
+    expect(Date.now() - closing).toBeLessThan(15_000);
+    // Nothing was stored for the cut-short recording: the session's next turn records it.
+    expect(await fx.store.sessionRuntime(WS, sessionId)).toEqual([]);
+  });
+
   it('keeps the text of a turn stopped before the agent got it', async () => {
     bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
     const pending = turn('stop me before I start');

@@ -89,6 +89,9 @@ export class TurnTimeout extends Error {
 
 let turnCounter = 0;
 
+/** How long close() waits for definitions still being recorded. */
+const CLOSE_GRACE_MS = 5_000;
+
 export class AgentBridge {
   private readonly workspaces = new Map<string, WorkspaceAgent>();
   /** Tokens the agents' MCP servers read their own reports with (report-mcp.ts). */
@@ -323,8 +326,13 @@ export class AgentBridge {
     return process?.running ? process.pid : undefined;
   }
 
+  /**
+   * Stops every agent (their turns end, saved), then gives definitions still being recorded a
+   * few seconds: one cut short is recorded after the session's next turn, and its processes,
+   * sandboxed with --die-with-parent, end with the server. Nothing new is recorded meanwhile.
+   */
   async close(): Promise<void> {
-    await this.settled();
+    this.closing = true;
     await Promise.all(
       [...this.workspaces.values()].map(async (w) => {
         if (w.idle) clearTimeout(w.idle);
@@ -333,7 +341,17 @@ export class AgentBridge {
       }),
     );
     this.workspaces.clear();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.settled(),
+      new Promise<void>((done) => {
+        timer = setTimeout(done, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
+
+  private closing = false;
 
   private workspace(workspaceId: string, root: string): WorkspaceAgent {
     let found = this.workspaces.get(workspaceId);
@@ -567,6 +585,8 @@ export class AgentBridge {
             }),
           ),
       });
+      // Closing: nothing new is recorded (the session's next turn records what is missing).
+      if (this.closing) return;
       const server = settings.runtimeServer ?? null;
       // The agent's own MCP server reaches OpenCode through ACP, not its configuration: it is
       // listed as the agent process has it (a grant of its own, dropped once recorded).
