@@ -267,4 +267,29 @@ describe('a workspace’s own opencode.json', () => {
     const wide = agentRules('widen', root, dir);
     expect([wide('bash'), wide('webfetch'), wide('edit'), wide('grep')]).toEqual(['allow', 'allow', 'allow', 'deny']);
   });
+
+  it("turns off a workspace MCP server whose tools would be named like investibook's own report tool", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'investibook-confinement-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const root = join(dir, 'ws');
+    mkdirSync(root, { recursive: true });
+    // `investibook_context` + its tool `report` would be `investibook_context_report`: allowed unasked.
+    const servers = {
+      investibook_context: { type: 'local', command: ['true'] },
+      other: { type: 'local', command: ['true'] },
+    };
+    writeFileSync(join(root, 'opencode.json'), JSON.stringify({ mcp: servers }));
+    const bin = installedOpencode()!;
+    const how = launch(
+      pinnedAgentSettings(bin, opencodeEnv(join(dir, 'home')), join(dir, 'state'), { workspacePermissions: 'tighten' }),
+      { id: 'w', root, others: [] },
+      { command: bin, args: ['mcp', 'list'] },
+    );
+    expect(how.warnings.join('\n')).toMatch(/MCP server "investibook_context" is turned off/);
+    const run = spawnSync(how.command, how.args, { cwd: how.cwd, env: how.env, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines.find((l) => l.includes('investibook_context'))).toMatch(/disabled/);
+    expect(lines.find((l) => l.includes(' other'))).not.toMatch(/disabled/);
+  });
 });

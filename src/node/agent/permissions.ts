@@ -21,7 +21,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
+import { mcpToolName } from '../../shared/opencode/definitions';
 import { CONFIG_FILES } from '../../shared/opencode/runtime';
+import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../mcp/names';
 
 export type Action = 'allow' | 'ask' | 'deny';
 /** OpenCode's permission value: one action, or actions by pattern (glob, last match wins). */
@@ -111,12 +113,14 @@ export interface WorkspacePermissions {
   permission: PermissionConfig;
   /** `agent.NAME.permission` of each agent the files configure. */
   agents: Record<string, PermissionConfig>;
+  /** `mcp.NAME` entries, merged over the files (a later file's entry wins). */
+  mcp: Record<string, Record<string, unknown>>;
   warnings: string[];
 }
 
 /** What a workspace's own OpenCode configuration says about permissions. */
 export function readWorkspacePermissions(root: string): WorkspacePermissions {
-  const out: WorkspacePermissions = { permission: {}, agents: {}, warnings: [] };
+  const out: WorkspacePermissions = { permission: {}, agents: {}, mcp: {}, warnings: [] };
   for (const name of CONFIG_FILES) {
     let text: string;
     try {
@@ -130,8 +134,13 @@ export function readWorkspacePermissions(root: string): WorkspacePermissions {
       out.warnings.push(`${name} is not valid JSON; OpenCode will refuse it too`);
       continue;
     }
-    const { permission, agent } = config as { permission?: unknown; agent?: unknown };
+    const { permission, agent, mcp } = config as { permission?: unknown; agent?: unknown; mcp?: unknown };
     merge(out.permission, permission);
+    if (typeof mcp === 'object' && mcp !== null) {
+      for (const [server, entry] of Object.entries(mcp)) {
+        if (typeof entry === 'object' && entry !== null) out.mcp[server] = { ...out.mcp[server], ...entry };
+      }
+    }
     if (typeof agent === 'object' && agent !== null) {
       for (const [name, settings] of Object.entries(agent)) {
         merge((out.agents[name] ??= {}), (settings as { permission?: unknown } | null)?.permission);
@@ -168,9 +177,19 @@ export function tighteningOverlay(root: string): { content: string | null; warni
     const overlay = tighten(config);
     if (overlay) agent[name] = { permission: overlay };
   }
+  // A workspace MCP server whose tools OpenCode would name like investibook's own report tool
+  // (`investibook_context` + `report` is `investibook_context_report`) would be allowed unasked:
+  // it is turned off, its entry otherwise as the workspace wrote it.
+  const mcp: Record<string, Record<string, unknown>> = {};
+  for (const [server, entry] of Object.entries(found.mcp)) {
+    if (!mcpToolName(MCP_SERVER_NAME, CONTEXT_REPORT_TOOL).startsWith(mcpToolName(server, ''))) continue;
+    mcp[server] = { ...entry, enabled: false };
+    found.warnings.push(`its MCP server "${server}" is turned off: its tools would be named like investibook's own`);
+  }
   const overlay = {
     ...(permission ? { permission } : {}),
     ...(Object.keys(agent).length ? { agent } : {}),
+    ...(Object.keys(mcp).length ? { mcp } : {}),
   };
   return { content: Object.keys(overlay).length ? JSON.stringify(overlay) : null, warnings: found.warnings };
 }
