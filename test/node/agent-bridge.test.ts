@@ -4,7 +4,7 @@
  * one last event, a second turn is never confused with the first. The real runtime's behaviour
  * is tested in test/agent/ with OpenCode itself.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,28 @@ describe('the agent bridge', () => {
     await turn('please delegate again', { sessionId });
     await bridge.settled();
     expect(await fx.store.sessionRuntime(WS, sessionId)).toHaveLength(1);
+    // A turn that delegates nothing reads back no child already kept, only its own session.
+    const exportsLog = () =>
+      readFileSync(
+        join(
+          String(
+            readdirSync(join(dir, 'agent', 'workspaces'), { withFileTypes: true }).map((d) =>
+              join(d.parentPath, d.name),
+            )[0],
+          ),
+          'data',
+          'fake-agent',
+          'exports.log',
+        ),
+        'utf8',
+      )
+        .trim()
+        .split('\n');
+    const before = exportsLog();
+    expect(before.filter((id) => id === child)).toHaveLength(1);
+    await turn('hello', { sessionId });
+    await bridge.settled();
+    expect(exportsLog().slice(before.length)).toEqual([sessionId]);
     expect(logs.filter((l) => /could not be read back|not kept/.test(l))).toEqual([]);
   });
 

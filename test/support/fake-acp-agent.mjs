@@ -6,7 +6,7 @@
 // Sessions are written to $XDG_DATA_HOME/fake-agent/<id>.json (the workspace's own agent
 // storage, as the server sets it) in OpenCode's export shape, so
 // `node fake-acp-agent.mjs export <id>` can read them back like `opencode export`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -21,6 +21,8 @@ if (process.argv[2] === 'export') {
     process.exit(1);
   }
   process.stdout.write(readFileSync(file(process.argv[3]), 'utf8'));
+  // Which sessions were read back, for the tests (exports.log beside the sessions).
+  appendFileSync(join(store, 'exports.log'), `${process.argv[3]}\n`);
   process.exit(0);
 }
 

@@ -45,6 +45,32 @@ export function childSessions(exported: SessionExport): string[] {
   return [...found];
 }
 
+/** When the session's latest user message was written: the start of the turn just saved. */
+function lastPrompt(exported: SessionExport): number {
+  let last = -Infinity;
+  for (const message of exported.messages) {
+    const info = message.info as { role?: unknown; time?: { created?: unknown } };
+    if (info.role === 'user' && typeof info.time?.created === 'number') last = Math.max(last, info.time.created);
+  }
+  return last;
+}
+
+/** The children every `task` call of which had ended before `time` (one still running never has). */
+function finishedBefore(exported: SessionExport, time: number): Set<string> {
+  const ended = new Map<string, boolean>();
+  for (const message of exported.messages) {
+    for (const part of message.parts) {
+      if (part.type !== 'tool' || part.tool !== 'task' || !isObject(part.state)) continue;
+      const metadata = part.state.metadata;
+      const id = isObject(metadata) ? metadata.sessionId : undefined;
+      if (typeof id !== 'string') continue;
+      const end = isObject(part.state.time) ? part.state.time.end : undefined;
+      ended.set(id, (ended.get(id) ?? true) && typeof end === 'number' && end < time);
+    }
+  }
+  return new Set([...ended].filter(([, before]) => before).map(([id]) => id));
+}
+
 export interface KeepRuntime {
   store: Store;
   workspaceId: string;
@@ -68,7 +94,12 @@ export async function keepChildren(
 ): Promise<KeptChild[]> {
   const { store, workspaceId, exported, log } = keep;
   const children: KeptChild[] = [];
+  const stored = new Set((await store.listSessions(workspaceId)).map((s) => s.session_id));
+  const earlier = finishedBefore(exported, lastPrompt(exported));
   for (const child of childSessions(exported)) {
+    // A child stored after an earlier turn, whose task calls all ended before this turn's prompt,
+    // has not changed: it is not read back again (a session's turns would otherwise grow slower).
+    if (stored.has(child) && earlier.has(child)) continue;
     try {
       const read = await keep.exportSession(child);
       if (read.info.id !== child) throw new Error(`the export names another session (${read.info.id})`);
