@@ -48,11 +48,8 @@ export function buildReport(input: ReportInput): ContextReport {
     ...(item.sourceRef === RUNTIME_REF && parts ? { parts } : {}),
     ...(item.subagent ? { subagent: subagentOf(item.subagent, input.subagents) } : {}),
   });
-  const pendingKeys = new Set(calibration.pending.map((i) => i.key));
-  const inTotal = calibration.view.filter((i) => !pendingKeys.has(i.key));
-  const offset0 = calibration.mode === 'measured' ? 1 : 0;
-  const viewOrder = new Map(calibration.view.map((item, index) => [item.key, index + offset0]));
-  const counted = countItems(input, inTotal, (item) => viewOrder.get(item.key) ?? 0);
+  const counted = countedItems(input);
+  const inTotal = counted.filter((c) => c.item.sourceRef !== RUNTIME_REF).map((c) => c.item);
   const duplicates = duplicateGroups(calibration.view);
 
   const bySource = new Map<SourceId, Counted[]>(SOURCE_IDS.map((id) => [id, []]));
@@ -100,9 +97,7 @@ export function buildReport(input: ReportInput): ContextReport {
   const countedByKey = new Map(counted.map((c) => [c.item.key, c]));
   const suggestions = suggest({ input, counted, duplicates, used });
   const { window } = input;
-  // Request order, as the reader lists it: the measured runtime prompt first, then the view.
-  const offset = calibration.mode === 'measured' ? 1 : 0;
-  const orderOf = new Map(calibration.view.map((item, index) => [item.key, index + offset]));
+  const orderOf = requestOrder(calibration);
 
   return {
     schemaVersion: 1,
@@ -355,8 +350,28 @@ function notReceivedEntry(input: ReportInput): Excluded[] {
   return [{ ...input.runtime.words.excluded.notReceived, bytes: sum(items.map((i) => i.bytes)), count: items.length }];
 }
 
+/** What an item's figure depends on. */
+type CountInput = Pick<ReportInput, 'calibration' | 'usage' | 'runtime'>;
+
+/** Request order, as the reader lists it: the measured runtime prompt first, then the view. */
+function requestOrder(calibration: Calibration): Map<string, number> {
+  const offset = calibration.mode === 'measured' ? 1 : 0;
+  return new Map(calibration.view.map((item, index) => [item.key, index + offset]));
+}
+
+/**
+ * Every item in the total with its figure, the measured runtime item first: what the sources
+ * list and what the core's blocks carry (context-report.ts), one computation for both.
+ */
+export function countedItems(input: CountInput): Counted[] {
+  const pendingKeys = new Set(input.calibration.pending.map((i) => i.key));
+  const inTotal = input.calibration.view.filter((i) => !pendingKeys.has(i.key));
+  const order = requestOrder(input.calibration);
+  return countItems(input, inTotal, (item) => order.get(item.key) ?? 0);
+}
+
 /** Each item with its share of the total: measured, scaled in proportion, or none. */
-function countItems(input: ReportInput, inTotal: readonly Item[], orderOf: (item: Item) => number): Counted[] {
+function countItems(input: CountInput, inTotal: readonly Item[], orderOf: (item: Item) => number): Counted[] {
   const { calibration, usage } = input;
   if (calibration.mode === 'measured') {
     const overhead: Item = {

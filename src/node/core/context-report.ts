@@ -14,7 +14,7 @@
  * the file sizes it looked at) → calibration by the provider's counts → the report.
  */
 import type { ContextReport, EstimatorId } from '../../shared/wire';
-import { buildReport, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
+import { buildReport, countedItems, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
 import { chars4Estimator, toItem } from './estimate';
 import { CallUnavailable } from './errors';
@@ -596,21 +596,11 @@ const uncounted = (estimator: Estimator): Estimator => ({ ...estimator, count: (
 
 /** The items in request order: the runtime's own prompt first when it was measured. */
 function blocksOf(input: Session['input']): Block[] {
-  const figures = buildReport({ ...input, generatedAt: '', itemsLimit: 'all' });
-  const figureOf = new Map(figures.sources.flatMap((s) => s.items.map((i) => [i.id, i.scaledTokens] as const)));
-  const { calibration } = input;
-  const items: Item[] = [];
-  if (calibration.mode === 'measured') {
-    items.push({
-      key: RUNTIME_REF,
-      source: 'agent_instructions',
-      label: input.runtime.label,
-      sourceRef: RUNTIME_REF,
-      tokens: calibration.runtimeOverhead ?? 0,
-      bytes: 0,
-    });
-  }
-  items.push(...calibration.view);
+  // The figures the report gives each item (pending ones have none), without building it again.
+  const counted = countedItems(input);
+  const figureOf = new Map(counted.map((c) => [itemId(c.item.sourceRef), c.scaled] as const));
+  const runtime = counted.find((c) => c.item.sourceRef === RUNTIME_REF);
+  const items: Item[] = [...(runtime ? [runtime.item] : []), ...input.calibration.view];
   return items.map((item) => {
     const id = itemId(item.sourceRef);
     return {
