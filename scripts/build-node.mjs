@@ -23,6 +23,8 @@ const ENTRIES = {
   'demo-agent': 'scripts/demo-agent.ts',
   // The MCP server the sandboxed agent runs: `--api` only, no database driver (src/node/mcp/main.ts).
   mcp: 'src/node/mcp/main.ts',
+  // The relay in front of every sandboxed agent program: its network's ways out and in (src/node/agent/network/relay.ts).
+  relay: 'src/node/agent/network/relay.ts',
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'claude'];
 const EXTERNAL = [

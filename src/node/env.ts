@@ -61,6 +61,10 @@ function wholeNumber(name: string, what: string, { min = 0, max = Number.MAX_SAF
   });
 }
 
+/** An idle agent is stopped after this long; at most this many run (docs/benchmarks.md: what one costs). */
+export const AGENT_IDLE_DEFAULT_MS = 10 * 60_000;
+export const AGENT_MAX_RUNNING_DEFAULT = 6;
+
 export const LOG_LEVELS = ['info', 'debug', 'trace', 'warn', 'error', 'fatal', 'silent'] as const;
 
 export const envSchema = z.object({
@@ -111,6 +115,20 @@ export const envSchema = z.object({
     }
     return timeout;
   }),
+  INVESTIBOOK_AGENT_EGRESS_HOSTS: text().transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((host) => host.trim())
+      .filter(Boolean),
+  ),
+  INVESTIBOOK_AGENT_IDLE_MS: wholeNumber(
+    'INVESTIBOOK_AGENT_IDLE_MS',
+    'a whole number of milliseconds (at least 1000)',
+    { min: 1000 },
+  ).transform((ms) => ms ?? AGENT_IDLE_DEFAULT_MS),
+  INVESTIBOOK_AGENT_MAX_RUNNING: wholeNumber('INVESTIBOOK_AGENT_MAX_RUNNING', 'a whole number of agents (at least 1)', {
+    min: 1,
+  }).transform((count) => count ?? AGENT_MAX_RUNNING_DEFAULT),
   // npm run dev (server/dev.ts): Vite's port, and an API server already running (none started then).
   INVESTIBOOK_DEV_PORT: wholeNumber('INVESTIBOOK_DEV_PORT', 'a port number', { max: 65535 }).transform(
     (port) => port ?? 5173,
@@ -148,6 +166,9 @@ export const agentEnvSchema = envSchema.pick({
   INVESTIBOOK_AGENT_BWRAP: true,
   INVESTIBOOK_AGENT_STATE_DIR: true,
   INVESTIBOOK_AGENT_TURN_TIMEOUT_MS: true,
+  INVESTIBOOK_AGENT_EGRESS_HOSTS: true,
+  INVESTIBOOK_AGENT_IDLE_MS: true,
+  INVESTIBOOK_AGENT_MAX_RUNNING: true,
 });
 export type AgentEnv = z.output<typeof agentEnvSchema>;
 

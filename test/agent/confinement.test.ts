@@ -222,10 +222,10 @@ describe('two workspaces, two users', () => {
 });
 
 describe('a workspace’s own opencode.json', () => {
-  const agentRules = (workspacePermissions: 'tighten' | 'widen', root: string, dir: string) => {
+  const agentRules = async (workspacePermissions: 'tighten' | 'widen', root: string, dir: string) => {
     const bin = installedOpencode()!;
     const env = opencodeEnv(join(dir, 'home'));
-    const how = launch(
+    const how = await launch(
       pinnedAgentSettings(bin, env, join(dir, 'state'), { workspacePermissions }),
       { id: 'w', root, others: [] },
       { command: bin, args: ['debug', 'agent', 'build'] },
@@ -243,7 +243,7 @@ describe('a workspace’s own opencode.json', () => {
       rules.filter((r) => r.permission === '*').at(-1)?.action;
   };
 
-  it('tightens the defaults, and widens them only where the operator allows', () => {
+  it('tightens the defaults, and widens them only where the operator allows', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'investibook-confinement-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const root = join(dir, 'ws');
@@ -255,7 +255,7 @@ describe('a workspace’s own opencode.json', () => {
         agent: { build: { permission: { edit: 'allow' } } },
       }),
     );
-    const tight = agentRules('tighten', root, dir);
+    const tight = await agentRules('tighten', root, dir);
     expect([tight('bash'), tight('bash', 'rm *'), tight('webfetch'), tight('edit'), tight('grep')]).toEqual([
       'ask',
       'deny',
@@ -264,11 +264,11 @@ describe('a workspace’s own opencode.json', () => {
       'deny',
     ]);
     expect(tight('read')).toBe('allow');
-    const wide = agentRules('widen', root, dir);
+    const wide = await agentRules('widen', root, dir);
     expect([wide('bash'), wide('webfetch'), wide('edit'), wide('grep')]).toEqual(['allow', 'allow', 'allow', 'deny']);
   });
 
-  it("turns off a workspace MCP server whose tools would be named like investibook's own report tool", () => {
+  it("turns off a workspace MCP server whose tools would be named like investibook's own report tool", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'investibook-confinement-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const root = join(dir, 'ws');
@@ -280,7 +280,7 @@ describe('a workspace’s own opencode.json', () => {
     };
     writeFileSync(join(root, 'opencode.json'), JSON.stringify({ mcp: servers }));
     const bin = installedOpencode()!;
-    const how = launch(
+    const how = await launch(
       pinnedAgentSettings(bin, opencodeEnv(join(dir, 'home')), join(dir, 'state'), { workspacePermissions: 'tighten' }),
       { id: 'w', root, others: [] },
       { command: bin, args: ['mcp', 'list'] },

@@ -29,12 +29,17 @@ const STOLEN = `T=$(for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev
 /** What the agent tries with a token taken from its MCP server: the command is written once the server listens. */
 const tokenStep = { tools: [bash('true')] };
 
+/** The origin the agent's MCP server is given (`--api`): the report gateway's relay inside its own network. */
+const INSIDE = `O=$(for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done | sed -n 's/.*--api \\(http[^ ]*\\).*/\\1/p' | head -1)`;
+
 function tokenCommand(origin: string, dbPath: string, otherRoot: string): string {
-  const status = (method: string, path: string) =>
-    `$(curl -s -o /dev/null -w '%{http_code}' -X ${method} -H 'Content-Type: application/json' -H "Authorization: Bearer $T"${method === 'POST' ? ` -d '{"text":"again"}'` : ''} ${origin}${path})`;
+  const status = (method: string, path: string, at = '$O', extra = '') =>
+    `$(curl -s -o /dev/null -w '%{http_code}' ${extra} -X ${method} -H 'Content-Type: application/json' -H "Authorization: Bearer $T"${method === 'POST' ? ` -d '{"text":"again"}'` : ''} ${at}${path})`;
   return [
     STOLEN,
+    INSIDE,
     `echo "token:\${T:+found}"`,
+    `echo "inside:\${O}"`,
     ...[
       `/api/workspace/${WS}/debug/context`,
       `/api/workspace/${WS}/messages`,
@@ -43,6 +48,9 @@ function tokenCommand(origin: string, dbPath: string, otherRoot: string): string
       '/api/workspaces',
     ].map((path) => `echo "GET ${path} ${status('GET', path)}"`),
     `echo "POST prompt ${status('POST', `/api/workspace/${WS}/agent/prompt`)}"`,
+    // The server itself, on the host's loopback: not there from the agent's network, not through its proxy.
+    `echo "host direct ${status('GET', `/api/workspace/${WS}/debug/context`, origin, '--noproxy "*" --max-time 5')}"`,
+    `echo "host via proxy ${status('GET', `/api/workspace/${WS}/debug/context`, origin, '-x "$HTTP_PROXY" --noproxy "" --max-time 5')}"`,
     `echo "database:$(test -e ${dbPath} && echo visible || echo hidden)"`,
     `echo "other workspace:$(test -e ${otherRoot} && echo visible || echo hidden)"`,
   ].join('; ');
@@ -137,12 +145,17 @@ describe('the agent asks for its own context report', () => {
       .map((m) => (typeof m.content === 'string' ? m.content : ''))
       .find((t) => t.includes('token:'));
     expect(output).toContain('token:found');
+    expect(output).toMatch(/inside:http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).not.toContain(`inside:${h.origin}`);
     expect(output).toContain(`GET /api/workspace/${WS}/debug/context 200`);
-    expect(output).toContain(`GET /api/workspace/${WS}/messages 401`);
-    expect(output).toContain(`GET /api/workspace/${WS}/debug/context/reader 401`);
-    expect(output).toContain(`GET /api/workspace/${OTHER_WS}/debug/context 404`);
-    expect(output).toContain('GET /api/workspaces 401');
-    expect(output).toContain('POST prompt 401');
+    // The gateway passes this workspace's report and nothing else (the grant would refuse them too: 401/404).
+    expect(output).toContain(`GET /api/workspace/${WS}/messages 403`);
+    expect(output).toContain(`GET /api/workspace/${WS}/debug/context/reader 403`);
+    expect(output).toContain(`GET /api/workspace/${OTHER_WS}/debug/context 403`);
+    expect(output).toContain('GET /api/workspaces 403');
+    expect(output).toContain('POST prompt 403');
+    expect(output).toContain('host direct 000');
+    expect(output).toContain('host via proxy 403');
     expect(output).toContain('database:hidden');
     expect(output).toContain('other workspace:hidden');
   });

@@ -1,7 +1,7 @@
 /**
  * Vitest global setup of the agent tests: the pinned OpenCode runtime (installed on first use
  * into .cache/opencode from the npm registry), ripgrep, which OpenCode's skill tool needs, and
- * the compiled MCP server the agent runs in its sandbox (build/node/mcp.mjs, fresh).
+ * the compiled MCP server and network relay the agent runs in its sandbox (build/node/{mcp,relay}.mjs, fresh).
  */
 import { execFileSync } from 'node:child_process';
 // @ts-expect-error plain JavaScript, no declarations
@@ -16,4 +16,5 @@ export default async function setup() {
   }
   await ensureOpencode((line) => console.log(line));
   await ensureBuilt('mcp');
+  await ensureBuilt('relay');
 }

@@ -1,33 +1,46 @@
 /**
- * The agent bridge: one agent process per workspace (started on first use, in the workspace
- * folder), one ACP session per chat session, turns streamed to the chat as events, and what the
- * agent produced persisted the way the report reads it:
+ * The agent bridge: one agent process per workspace in use (agent-pool.ts: started on first use,
+ * stopped when idle or to make room), one ACP session per chat session, turns streamed to the
+ * chat as events (turn-events.ts), and what the agent produced persisted the way the report
+ * reads it:
  *
  * - every ACP `usage_update` at once, as an `interaction_token_usage` row (source `acp`);
  * - after each turn — ended, cancelled or failed — the session's messages and parts in
- *   OpenCode's own shapes, read back from OpenCode (`opencode export`), never re-made from the
- *   ACP stream; when the agent never got the prompt, the user's text as a message of its own, so
- *   nothing typed is lost.
+ *   OpenCode's own shapes, read back from OpenCode (persist-turn.ts), never re-made from the ACP
+ *   stream; when the agent never got the prompt, the user's text as a message of its own, so
+ *   nothing typed is lost;
+ * - then, in the background, its subagents' sessions and OpenCode's definitions (record-runtime.ts).
  *
- * A failing agent (missing, crashing, its model down, too slow) ends the turn with an error
- * event; the server keeps running and the next prompt starts the agent again.
+ * Every program runs as the workspace's agent (confinement.ts): its sandbox, its own network
+ * (network/), a password of its own for every server it opens. A failing agent (missing,
+ * crashing, its model down, too slow) ends the turn with an error event; the server keeps running
+ * and the next prompt starts the agent again.
  */
-import type { ContentBlock, RequestPermissionRequest, SessionUpdate } from '@agentclientprotocol/sdk';
-import { relative, resolve, sep } from 'node:path';
+import type { ContentBlock, RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { resolve } from 'node:path';
 import type { AgentEvent, AgentStatus } from '../../shared/agent';
+import { AGENT_IDLE_DEFAULT_MS, AGENT_MAX_RUNNING_DEFAULT } from '../env';
 import { ReportGrants } from '../report-grants';
 import type { NewMessage, Store } from '../storage/store';
 import { acpUsageRow } from '../usage';
-import { isKeptPrompt, keptPrompt, newSessionId, promptText } from '../user-message';
+import { keptPrompt, newSessionId } from '../user-message';
 import { AcpProcess, AgentProcessError, allowPermission, rejectPermission } from './acp-process';
-import { launch, SandboxError, withoutSecrets } from './confinement';
-import { ProgramNotFound } from './sandbox';
+import { AgentPool, AgentsBusy, type Turn, type WorkspaceAgent } from './agent-pool';
+import { agentEgress, launch, SandboxError, withoutSecrets, type Launch, type LaunchOptions } from './confinement';
+import { allows } from './network/egress-proxy';
+import { urlTarget } from './network/egress-policy';
 import { exportSession } from './export-session';
-import { messageRows, type SessionExport } from './opencode-export';
-import { keepChildren, keepDefinitions } from './session-runtime';
+import type { SessionExport } from './opencode-export';
+import { moveKept, persistTurn, type RunExport } from './persist-turn';
+import { RuntimeRecorder } from './record-runtime';
+import { reportMcp, reportMcpFiles } from './report-mcp';
+import { ProgramNotFound } from './sandbox';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
-import { reportMcp } from './report-mcp';
+import { turnEvents } from './turn-events';
 import { workspaceContext } from './workspace-context';
+
+export { AgentsBusy };
+export { displayTitle, toolDetails, workspacePath, STREAMED_INPUT_CHARS, STREAMED_OUTPUT_CHARS } from './turn-events';
 
 export interface TurnRequest {
   workspaceId: string;
@@ -37,14 +50,6 @@ export interface TurnRequest {
   sessionId?: string | undefined;
 }
 
-interface Turn {
-  sessionId: string;
-  startedAt: Date;
-  /** Stop was asked for (possibly before the agent had the prompt). */
-  stopped: boolean;
-  cancel: () => Promise<void>;
-}
-
 /** A turn whose prompt is kept and whose session is taken, not yet run. */
 export interface AcceptedTurn {
   request: TurnRequest;
@@ -52,22 +57,6 @@ export interface AcceptedTurn {
   turn: Turn;
   turnId: string;
 }
-
-interface WorkspaceAgent {
-  id: string;
-  root: string;
-  process: AcpProcess | null;
-  starting: Promise<AcpProcess> | null;
-  /** Sessions the running process has created or loaded. */
-  sessions: Set<string>;
-  /** Turns in progress, by session. */
-  turns: Map<string, Turn>;
-  /** Closes an idle agent process (AGENT_IDLE_MS after its last turn). */
-  idle: NodeJS.Timeout | null;
-}
-
-/** An agent process with no turn for this long is stopped; the next prompt starts it again. */
-export const AGENT_IDLE_MS = 15 * 60_000;
 
 export class TurnInProgress extends Error {
   constructor(readonly sessionId: string) {
@@ -93,25 +82,36 @@ let turnCounter = 0;
 const CLOSE_GRACE_MS = 5_000;
 
 export class AgentBridge {
-  private readonly workspaces = new Map<string, WorkspaceAgent>();
+  private readonly pool: AgentPool;
+  private readonly recorder: RuntimeRecorder;
   /** Tokens the agents' MCP servers read their own reports with (report-mcp.ts). */
   readonly reportGrants = new ReportGrants((workspaceId) => this.workingSession(workspaceId));
   /** Where this server answers (its loopback origin), once it listens: the agents' MCP servers ask it. */
   private reportOrigin: string | null = null;
+  /** Where each session's events go while its turn runs. */
+  private readonly listeners = new Map<string, (event: AgentEvent) => void>();
 
   constructor(
     private readonly settings: AgentSettings | null,
     private readonly store: Store,
     private readonly log: (line: string) => void = () => {},
-    private readonly idleMs = AGENT_IDLE_MS,
-  ) {}
+    idleMs = settings?.idleMs ?? AGENT_IDLE_DEFAULT_MS,
+  ) {
+    this.recorder = new RuntimeRecorder(log);
+    this.pool = new AgentPool({
+      idleMs,
+      maxRunning: settings?.maxRunning ?? AGENT_MAX_RUNNING_DEFAULT,
+      start: (agent) => this.startProcess(agent),
+      log,
+    });
+  }
 
   get configured(): boolean {
     return this.settings !== null;
   }
 
   status(workspaceId: string): AgentStatus {
-    const turns = [...(this.workspaces.get(workspaceId)?.turns.values() ?? [])];
+    const turns = [...(this.pool.get(workspaceId)?.turns.values() ?? [])];
     return {
       configured: this.configured,
       ...(this.configured ? {} : { hint: NO_AGENT_HINT }),
@@ -121,11 +121,11 @@ export class AgentBridge {
 
   /** Whether a session exists for the agent though nothing of it may be stored yet (a turn runs in it). */
   readonly isLive = (workspaceId: string, sessionId: string): boolean =>
-    this.workspaces.get(workspaceId)?.turns.has(sessionId) ?? false;
+    this.pool.get(workspaceId)?.turns.has(sessionId) ?? false;
 
   /** Refuses a second turn in the same session before anything is streamed. */
   checkFree(workspaceId: string, sessionId: string | undefined): void {
-    if (sessionId && this.workspaces.get(workspaceId)?.turns.has(sessionId)) throw new TurnInProgress(sessionId);
+    if (sessionId && this.pool.get(workspaceId)?.turns.has(sessionId)) throw new TurnInProgress(sessionId);
   }
 
   /**
@@ -139,7 +139,7 @@ export class AgentBridge {
   /** The one session a workspace's agent has a turn running in, if one (its report grant's default). */
   private workingSession(workspaceId: string): string | undefined {
     const running = new Set(
-      [...(this.workspaces.get(workspaceId)?.turns.values() ?? [])]
+      [...(this.pool.get(workspaceId)?.turns.values() ?? [])]
         .map((turn) => turn.sessionId)
         .filter((id) => !id.startsWith('turn_')),
     );
@@ -148,7 +148,7 @@ export class AgentBridge {
 
   /** Stops the turn in progress in a session; false when there is none. */
   async cancel(workspaceId: string, sessionId: string): Promise<boolean> {
-    const turn = this.workspaces.get(workspaceId)?.turns.get(sessionId);
+    const turn = this.pool.get(workspaceId)?.turns.get(sessionId);
     if (!turn) return false;
     await turn.cancel();
     return true;
@@ -166,13 +166,15 @@ export class AgentBridge {
    * Takes the session for a new turn and persists its prompt before anything else happens, so
    * that nothing typed is lost whatever follows (the agent failing, the server killed): under the
    * asked session, or a provisional one until the agent names its own. The agent's own copy
-   * replaces it when the turn is saved. Throws when the session is busy or the prompt cannot be
-   * stored (the route answers before streaming).
+   * replaces it when the turn is saved. Throws when the session is busy, every agent this server
+   * may run has a turn (AgentsBusy), or the prompt cannot be stored (the route answers before
+   * streaming, and the chat keeps the text).
    */
   async keepPrompt(request: TurnRequest): Promise<AcceptedTurn> {
     if (!this.settings) throw new Error('no agent configured');
-    const workspace = this.workspace(request.workspaceId, request.root);
+    const workspace = this.pool.workspace(request.workspaceId, request.root);
     this.checkFree(request.workspaceId, request.sessionId);
+    this.pool.admit(workspace);
     const turnId = `turn_${Date.now().toString(36)}_${++turnCounter}`;
     // Held under the asked session until the real one is known, so a second prompt waits.
     const turn: Turn = {
@@ -207,7 +209,7 @@ export class AgentBridge {
         // the browser went away; the turn goes on
       }
     };
-    const workspace = this.workspace(request.workspaceId, request.root);
+    const workspace = this.pool.workspace(request.workspaceId, request.root);
     const placeholder = turn.sessionId;
     let agent: AcpProcess | null = null;
     let sessionId: string | null = null;
@@ -215,13 +217,12 @@ export class AgentBridge {
       turn.stopped = true;
       if (agent && sessionId) await agent.cancel(sessionId).catch(() => {});
     };
-    if (workspace.idle) clearTimeout(workspace.idle);
     let promptReached = false;
     let turnSent = false;
     /** The turn's end: the agent's record of it saved (the kept prompt stays when there is none), then one last event. */
     const finish = async (last: AgentEvent) => {
       try {
-        if (promptReached && sessionId) await this.persist(settings, workspace, request, sessionId, kept, send);
+        if (promptReached && sessionId) await this.save(settings, workspace, sessionId, kept, send);
         else send({ type: 'saved', messages: 1 });
         send(last);
       } catch (error) {
@@ -231,10 +232,10 @@ export class AgentBridge {
       }
     };
     try {
-      agent = await this.process(workspace, settings);
+      agent = await this.pool.process(workspace);
       const opened = await this.openSession(agent, workspace, request.sessionId);
       sessionId = opened.sessionId;
-      if (sessionId !== kept.sessionId) kept = await this.moveKept(kept, sessionId);
+      if (sessionId !== kept.sessionId) kept = await moveKept(this.store, kept, sessionId);
       if (sessionId !== placeholder) {
         if (workspace.turns.get(placeholder) === turn) workspace.turns.delete(placeholder);
         turn.sessionId = sessionId;
@@ -253,18 +254,20 @@ export class AgentBridge {
         await finish({ type: 'done', stopReason: 'cancelled' });
         return;
       }
-
       const blocks: ContentBlock[] = [{ type: 'text', text: request.text }];
       const context = opened.isNew ? workspaceContext(workspace.root) : null;
       // For the model only: OpenCode keeps it as a synthetic part, the chat never shows it.
       if (context) blocks.push({ type: 'text', text: context, annotations: { audience: ['assistant'] } });
       promptReached = true;
       this.listeners.set(sessionId, send);
-      const where = { id: request.workspaceId, root: workspace.root };
+      const toEvent = turnEvents(workspace.root, (usage) => this.keepUsage(workspace.id, sessionId!, usage));
       let result: { stopReason: string };
       try {
         result = await this.withTimeout(
-          agent.prompt(sessionId, blocks, (update) => this.onUpdate(where, sessionId!, update, send)),
+          agent.prompt(sessionId, blocks, (update) => {
+            const event = toEvent(update);
+            if (event) send(event);
+          }),
           settings.turnTimeoutMs,
           () => void turn.cancel(),
         );
@@ -284,45 +287,140 @@ export class AgentBridge {
       if (!turnSent) send({ type: 'turn', turnId, sessionId, newSession: !request.sessionId });
       await finish({ type: 'error', ...problem });
     } finally {
-      if (sessionId && this.listeners.get(sessionId) === send) {
-        this.listeners.delete(sessionId);
-        this.toolNames.delete(sessionId);
-      }
+      if (sessionId && this.listeners.get(sessionId) === send) this.listeners.delete(sessionId);
       // Only this turn's own entries: the placeholder may already name another turn's session.
       for (const key of [turn.sessionId, placeholder]) {
         if (workspace.turns.get(key) === turn) workspace.turns.delete(key);
       }
-      this.closeWhenIdle(workspace);
+      this.pool.turnEnded(workspace);
     }
   }
 
-  /** The kept prompt, moved from its provisional session to the one the agent opened. */
-  private async moveKept(kept: NewMessage, sessionId: string): Promise<NewMessage> {
-    const moved = { ...kept, sessionId };
-    await this.store.transaction(async (tx) => {
-      await tx.deleteMessage(kept.workspaceId, kept.sessionId, kept.id);
-      await tx.insertMessage(moved);
+  private keepUsage(workspaceId: string, sessionId: string, usage: Parameters<typeof acpUsageRow>[2]): void {
+    void this.store
+      .insertUsage(acpUsageRow(workspaceId, sessionId, usage, Date.now()))
+      .catch((error: unknown) => this.log(`usage row not stored: ${describe(error).message}`));
+  }
+
+  /** The turn's messages saved, then its subagents and definitions recorded in the background. */
+  private async save(
+    settings: AgentSettings,
+    workspace: WorkspaceAgent,
+    sessionId: string,
+    kept: NewMessage,
+    send: (e: AgentEvent) => void,
+  ): Promise<void> {
+    const runExport = settings.exporter ? this.exporter(settings, workspace) : null;
+    const { saved, exported } = await persistTurn(
+      this.store,
+      { workspaceId: workspace.id, sessionId, kept },
+      runExport,
+      this.log,
+    );
+    send({ type: 'saved', messages: saved });
+    if (exported && runExport) await this.keepRuntime(settings, workspace, exported, runExport);
+  }
+
+  private async keepRuntime(
+    settings: AgentSettings,
+    workspace: WorkspaceAgent,
+    exported: SessionExport,
+    runExport: RunExport,
+  ): Promise<void> {
+    const server = settings.runtimeServer ?? null;
+    // The agent's own MCP server reaches OpenCode through ACP, not its configuration: it is
+    // listed as the agent process has it (a grant of its own, dropped once recorded).
+    const acpMcp = server ? reportMcp(this.reportGrants, workspace.id, this.reportOrigin) : null;
+    // A remote MCP server is asked for its tools only where the agent itself could reach it.
+    const policy = server ? agentEgress(settings, { id: workspace.id, root: workspace.root }).policy : null;
+    await this.recorder.keep({
+      store: this.store,
+      workspaceId: workspace.id,
+      exported,
+      runExport,
+      acpMcp,
+      definitions: server
+        ? {
+            launch: async (program, needs) =>
+              closable(
+                await this.launch(settings, workspace, program, {
+                  extraRead: reportMcpFiles(),
+                  ...(needs ? { network: { inbound: needs.inbound, onDecision: this.logEgress(workspace) } } : {}),
+                }),
+              ),
+            isolatedNetwork: settings.sandbox !== 'off',
+            serve: server,
+            reaches: (url) => {
+              const target = urlTarget(url);
+              return (
+                settings.sandbox === 'off' || (!!target && !!policy && allows(policy, target.host, target.port).allowed)
+              );
+            },
+          }
+        : null,
     });
-    return moved;
   }
 
-  /** One agent process per workspace in use, not per workspace ever used: idle ones are stopped. */
-  private closeWhenIdle(workspace: WorkspaceAgent): void {
-    if (workspace.idle) clearTimeout(workspace.idle);
-    workspace.idle = setTimeout(() => {
-      workspace.idle = null;
-      if (workspace.turns.size > 0 || !workspace.process) return;
-      const idle = workspace.process;
-      workspace.process = null;
-      workspace.sessions.clear();
-      void idle.close();
-    }, this.idleMs);
-    workspace.idle.unref();
+  /** Reads a session back from the agent, run as it is. */
+  private exporter(settings: AgentSettings, workspace: WorkspaceAgent): RunExport {
+    const exporter = settings.exporter!;
+    return async (sessionId) =>
+      exportSession(
+        await this.launch(settings, workspace, {
+          command: exporter.command,
+          args: exporter.args.map((arg) => arg.replaceAll('{session}', sessionId)),
+        }),
+      );
   }
 
-  /** The agent process of a workspace, if one runs (operators and tests: its pid). */
+  /** Starts a workspace's agent process: its sandbox, its network, its own report's MCP server. */
+  private async startProcess(workspace: WorkspaceAgent): Promise<AcpProcess> {
+    const settings = this.settings!;
+    const how = await this.launch(
+      settings,
+      workspace,
+      { command: settings.command, args: settings.args },
+      {
+        extraRead: reportMcpFiles(),
+        network: {
+          ...(this.reportOrigin ? { report: { origin: this.reportOrigin, workspaceId: workspace.id } } : {}),
+          onDecision: this.logEgress(workspace),
+        },
+      },
+    );
+    const mcp = reportMcp(this.reportGrants, workspace.id, how.reportOrigin);
+    try {
+      const started = await AcpProcess.start({
+        ...how,
+        onPermission: (request) => this.answerPermission(settings, request),
+        onStderr: () => {},
+        mcpServers: mcp.servers,
+        ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
+      });
+      // The grant and the network live as long as the process.
+      void started.exited.then(async () => {
+        mcp.revoke();
+        await how.network?.close();
+      });
+      return started;
+    } catch (error) {
+      mcp.revoke();
+      await how.network?.close();
+      throw error;
+    }
+  }
+
+  /** Refused ways out are logged: an operator sees what an agent tried to reach. */
+  private logEgress(workspace: WorkspaceAgent) {
+    return (decision: { host: string; port: number; allowed: boolean; reason?: string }) => {
+      if (!decision.allowed)
+        this.log(`agent of workspace ${workspace.id}: refused ${decision.host}:${decision.port} (${decision.reason})`);
+    };
+  }
+
+  /** The workspace's agent process, if one runs (operators and tests: its pid). */
   processId(workspaceId: string): number | undefined {
-    const process = this.workspaces.get(workspaceId)?.process;
+    const process = this.pool.get(workspaceId)?.process;
     return process?.running ? process.pid : undefined;
   }
 
@@ -332,18 +430,11 @@ export class AgentBridge {
    * sandboxed with --die-with-parent, end with the server. Nothing new is recorded meanwhile.
    */
   async close(): Promise<void> {
-    this.closing = true;
-    await Promise.all(
-      [...this.workspaces.values()].map(async (w) => {
-        if (w.idle) clearTimeout(w.idle);
-        const agent = w.process ?? (await w.starting?.catch(() => null));
-        await agent?.close();
-      }),
-    );
-    this.workspaces.clear();
+    this.recorder.closing = true;
+    await this.pool.close();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.settled(),
+      this.recorder.settled(),
       new Promise<void>((done) => {
         timer = setTimeout(done, CLOSE_GRACE_MS);
       }),
@@ -351,59 +442,9 @@ export class AgentBridge {
     clearTimeout(timer);
   }
 
-  private closing = false;
-
-  private workspace(workspaceId: string, root: string): WorkspaceAgent {
-    let found = this.workspaces.get(workspaceId);
-    if (!found || found.root !== root) {
-      // The workspace moved: its agent must run in the new folder.
-      void found?.process?.close();
-      found = {
-        id: workspaceId,
-        root,
-        process: null,
-        starting: null,
-        sessions: new Set(),
-        turns: found?.turns ?? new Map(),
-        idle: null,
-      };
-      this.workspaces.set(workspaceId, found);
-    }
-    return found;
-  }
-
-  /** The workspace's agent process, started (again) when there is none or it died. */
-  private async process(workspace: WorkspaceAgent, settings: AgentSettings): Promise<AcpProcess> {
-    if (workspace.process?.running) return workspace.process;
-    if (!workspace.starting) {
-      workspace.process = null;
-      workspace.sessions.clear();
-      const mcp = reportMcp(this.reportGrants, workspace.id, this.reportOrigin);
-      workspace.starting = this.launch(settings, workspace, { command: settings.command, args: settings.args }, mcp)
-        .then((how) =>
-          AcpProcess.start({
-            ...how,
-            onPermission: (request) => this.answerPermission(settings, request),
-            onStderr: () => {},
-            mcpServers: mcp.servers,
-            ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
-          }),
-        )
-        .then((started) => {
-          workspace.process = started;
-          // The grant lives as long as the process.
-          void started.exited.then(mcp.revoke);
-          return started;
-        })
-        .catch((error: unknown) => {
-          mcp.revoke();
-          throw error;
-        })
-        .finally(() => {
-          workspace.starting = null;
-        });
-    }
-    return workspace.starting;
+  /** Resolves once every turn's definitions are recorded (tests; close). */
+  settled(): Promise<void> {
+    return this.recorder.settled();
   }
 
   /**
@@ -414,13 +455,13 @@ export class AgentBridge {
     settings: AgentSettings,
     workspace: WorkspaceAgent,
     program: { command: string; args: readonly string[] },
-    mcp: { readOnly: readonly string[] } = { readOnly: [] },
-  ) {
+    options: LaunchOptions = {},
+  ): Promise<Launch> {
     const others = (await this.store.listWorkspaces())
       .filter((w) => w.id !== workspace.id)
       .map((w) => resolve(this.store.resolveRoot(w.root_path)))
       .filter((root) => root !== workspace.root);
-    const how = launch(settings, { id: workspace.id, root: workspace.root, others }, program, mcp.readOnly);
+    const how = await launch(settings, { id: workspace.id, root: workspace.root, others }, program, options);
     for (const warning of how.warnings) this.log(warning);
     return how;
   }
@@ -458,185 +499,6 @@ export class AgentBridge {
     return allowed ? allowPermission(request) : rejectPermission(request);
   }
 
-  /** Where each session's events go while its turn runs. */
-  private readonly listeners = new Map<string, (event: AgentEvent) => void>();
-  /** OpenCode's tool name of each call of a session's running turn. */
-  private readonly toolNames = new Map<string, Map<string, string>>();
-
-  private onUpdate(
-    workspace: { id: string; root: string },
-    sessionId: string,
-    update: SessionUpdate,
-    send: (e: AgentEvent) => void,
-  ) {
-    switch (update.sessionUpdate) {
-      case 'agent_message_chunk':
-        if (update.content.type === 'text') send({ type: 'text', text: update.content.text });
-        break;
-      case 'agent_thought_chunk':
-        if (update.content.type === 'text') send({ type: 'reasoning', text: update.content.text });
-        break;
-      case 'tool_call':
-      case 'tool_call_update': {
-        const status = update.status ?? 'pending';
-        const paths = (update.locations ?? []).flatMap((l) => (l.path ? [workspacePath(workspace.root, l.path)] : []));
-        // OpenCode announces a call titled with its tool's name, then retitles it as it runs.
-        const names = this.toolNames.get(sessionId) ?? new Map<string, string>();
-        this.toolNames.set(sessionId, names);
-        if (update.sessionUpdate === 'tool_call' && update.title && /^[\w-]+$/.test(update.title))
-          names.set(update.toolCallId, update.title);
-        const tool = names.get(update.toolCallId);
-        const details = toolDetails(update.rawInput, update.rawOutput, status === 'failed');
-        send({
-          type: 'tool',
-          toolCallId: update.toolCallId,
-          title: displayTitle(workspace.root, update.title ?? update.toolCallId),
-          ...(update.kind ? { kind: update.kind } : {}),
-          status,
-          ...(paths.length ? { paths } : {}),
-          ...(tool ? { tool } : {}),
-          ...details,
-        });
-        break;
-      }
-      case 'usage_update': {
-        const cost = update.cost ? { amount: update.cost.amount, currency: update.cost.currency } : null;
-        send({ type: 'usage', used: update.used, size: update.size, cost });
-        void this.store
-          .insertUsage(acpUsageRow(workspace.id, sessionId, { used: update.used, size: update.size, cost }, Date.now()))
-          .catch((error: unknown) => this.log(`usage row not stored: ${describe(error).message}`));
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  /**
-   * The session as OpenCode recorded it, upserted message by message (a message grows as a turn
-   * goes on, so rows are replaced by id), in one transaction with the kept prompts its own user
-   * messages now stand for: a prompt is never shown twice, and stays when the agent has no copy.
-   */
-  private async persist(
-    settings: AgentSettings,
-    workspace: WorkspaceAgent,
-    request: TurnRequest,
-    sessionId: string,
-    kept: NewMessage,
-    send: (e: AgentEvent) => void,
-  ): Promise<void> {
-    if (!settings.exporter) {
-      send({ type: 'saved', messages: 1 });
-      return;
-    }
-    let exported: SessionExport;
-    try {
-      const how = await this.launch(settings, workspace, {
-        command: settings.exporter.command,
-        args: settings.exporter.args.map((arg) => arg.replaceAll('{session}', sessionId)),
-      });
-      exported = await exportSession(how);
-    } catch (error) {
-      this.log(`session ${sessionId} could not be read back: ${describe(error).message}`);
-      send({ type: 'saved', messages: 1 });
-      return;
-    }
-    const rows = messageRows(exported);
-    const theirs = new Set(
-      rows.flatMap((row) => ((row.info as { role?: unknown }).role === 'user' ? [promptText(row.parts)] : [])),
-    );
-    let replaced = 0;
-    await this.store.transaction(async (tx) => {
-      for (const row of rows) await tx.upsertMessage({ ...row, workspaceId: request.workspaceId, sessionId });
-      // This turn's prompt, and any a crash left behind, once the agent's record holds them.
-      for (const stored of await tx.listMessages(request.workspaceId, sessionId)) {
-        const parts = JSON.parse(String(stored.parts)) as unknown[];
-        if (!isKeptPrompt(JSON.parse(String(stored.info)))) continue;
-        if (!theirs.has(promptText(parts))) continue;
-        await tx.deleteMessage(request.workspaceId, sessionId, stored.id);
-        if (stored.id === kept.id) replaced++;
-      }
-    });
-    send({ type: 'saved', messages: rows.length + 1 - replaced });
-    await this.keepRuntime(settings, workspace, request.workspaceId, exported);
-  }
-
-  /**
-   * Besides the messages: the subagents' sessions the turn's `task` calls made, each read back and
-   * stored under its own id, and OpenCode's definitions for each agent and model not recorded yet
-   * (session-runtime.ts). Neither may fail the turn: what cannot be kept is logged.
-   */
-  private async keepRuntime(
-    settings: AgentSettings,
-    workspace: WorkspaceAgent,
-    workspaceId: string,
-    exported: SessionExport,
-  ): Promise<void> {
-    const log = (line: string) => this.log(line);
-    const keep = { store: this.store, workspaceId, exported, log };
-    try {
-      const children = await keepChildren({
-        ...keep,
-        exportSession: async (child) =>
-          exportSession(
-            await this.launch(settings, workspace, {
-              command: settings.exporter!.command,
-              args: settings.exporter!.args.map((arg) => arg.replaceAll('{session}', child)),
-            }),
-          ),
-      });
-      // Closing: nothing new is recorded (the session's next turn records what is missing).
-      if (this.closing) return;
-      const server = settings.runtimeServer ?? null;
-      // The agent's own MCP server reaches OpenCode through ACP, not its configuration: it is
-      // listed as the agent process has it (a grant of its own, dropped once recorded).
-      const mcp = server ? reportMcp(this.reportGrants, workspaceId, this.reportOrigin) : null;
-      // Asking OpenCode's own server takes seconds: the turn ends meanwhile; close() waits for it.
-      const recording: Promise<void> = keepDefinitions({
-        ...keep,
-        children,
-        definitions: server
-          ? {
-              launch: async (program) => this.launch(settings, workspace, program, mcp ?? undefined),
-              serve: server,
-              extraMcp: Object.fromEntries(
-                (mcp?.servers ?? [])
-                  .flatMap((s) => ('command' in s ? [[s.name, s] as const] : []))
-                  .map(([name, s]) => [
-                    name,
-                    {
-                      type: 'local' as const,
-                      command: [s.command, ...s.args],
-                      environment: Object.fromEntries(s.env.map((e) => [e.name, e.value])),
-                    },
-                  ]),
-              ),
-            }
-          : null,
-      })
-        .then(
-          () => {},
-          (error: unknown) =>
-            this.log(`the definitions of session ${exported.info.id} were not kept: ${describe(error).message}`),
-        )
-        .finally(() => {
-          mcp?.revoke();
-          this.recording.delete(recording);
-        });
-      this.recording.add(recording);
-    } catch (error) {
-      this.log(`the subagents of session ${exported.info.id} were not kept: ${describe(error).message}`);
-    }
-  }
-
-  /** Definitions still being recorded after their turns ended. */
-  private readonly recording = new Set<Promise<void>>();
-
-  /** Resolves once every turn's definitions are recorded (tests; close). */
-  async settled(): Promise<void> {
-    while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
-  }
-
   private async withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -655,31 +517,9 @@ export class AgentBridge {
   }
 }
 
-/** A streamed call's input, output and error, bounded (the saved call keeps them whole). */
-export const STREAMED_INPUT_CHARS = 16_000;
-// Well above what the chat shows (8,000 characters), so that it can say how much more there is.
-export const STREAMED_OUTPUT_CHARS = 64_000;
-
-export function toolDetails(
-  rawInput: unknown,
-  rawOutput: unknown,
-  failed: boolean,
-): { input?: Record<string, unknown>; output?: string; error?: string } {
-  const out: { input?: Record<string, unknown>; output?: string; error?: string } = {};
-  if (typeof rawInput === 'object' && rawInput !== null && !Array.isArray(rawInput)) {
-    const entries = Object.entries(rawInput as Record<string, unknown>);
-    if (entries.length && JSON.stringify(rawInput).length <= STREAMED_INPUT_CHARS)
-      out.input = rawInput as Record<string, unknown>;
-  }
-  if (typeof rawOutput === 'object' && rawOutput !== null) {
-    const { output, error } = rawOutput as { output?: unknown; error?: unknown };
-    const bounded = (text: string) =>
-      text.length > STREAMED_OUTPUT_CHARS ? `${text.slice(0, STREAMED_OUTPUT_CHARS)}…` : text;
-    if (typeof output === 'string' && output !== '') out.output = bounded(output);
-    if (typeof error === 'string' && error !== '') out.error = bounded(error);
-    else if (failed && typeof output === 'string' && output !== '') out.error = bounded(output);
-  }
-  return out;
+/** A launch as the definitions recorder takes it: what it opened is closed with the program. */
+function closable(how: Launch) {
+  return { ...how, close: async () => how.network?.close() };
 }
 
 /** The server's environment for the agent, without investibook's own secrets. */
@@ -708,20 +548,4 @@ function describe(error: unknown): { code: string; message: string } {
     };
   }
   return { code: 'agent_error', message: error instanceof Error ? error.message : String(error) };
-}
-
-/**
- * A tool's title as the chat shows it: OpenCode titles a read with its path relative to the
- * project root it found (`/` outside a git repository), so paths inside the workspace are made
- * workspace-relative.
- */
-export function displayTitle(root: string, title: string): string {
-  const absolute = title.startsWith('/') ? title : `/${title}`;
-  return absolute === root || absolute.startsWith(`${root}/`) ? workspacePath(root, absolute) : title;
-}
-
-/** A path the agent reported, relative to the workspace when inside it. */
-export function workspacePath(root: string, path: string): string {
-  const inside = relative(root, path);
-  return inside.startsWith('..') ? path : inside.split(sep).join('/');
 }

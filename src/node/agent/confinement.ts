@@ -9,10 +9,12 @@
  * — a session of one workspace does not exist for another's agent. The operator's configuration
  * (providers, models) and credentials (`auth.json`) are linked in and bound read-only.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
+import { openAgentNetwork, type AgentNetwork, type NetworkNeeds } from './network/agent-network';
+import { egressPolicy } from './network/egress-policy';
 import { DEFAULT_PERMISSION, tighteningOverlay } from './permissions';
 import { sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
@@ -24,7 +26,32 @@ export interface Launch {
   env: NodeJS.ProcessEnv;
   /** Said once when the agent starts (a workspace config that could not be read, say). */
   warnings: string[];
+  /**
+   * The password of every HTTP server the program opens (OpenCode's own, which `opencode acp`
+   * runs too): made for this process, known to the bridge and to the process alone.
+   */
+  secret: { username: string; password: string };
+  /** The ways out opened for it (none without egress): closed once the process ended. */
+  network: AgentNetwork | null;
+  /** The report's origin as the program reaches it (inside its network), when asked for. */
+  reportOrigin: string | null;
+  /** The socket that reaches the program's inbound port, when asked for. */
+  inboundSocket: string | null;
 }
+
+export interface LaunchOptions {
+  /** More files or folders the program may read (what the MCP servers it starts run from). */
+  extraRead?: readonly string[];
+  /**
+   * Its network besides its own loopback: the egress of the workspace's policy (the agent, the
+   * definitions recorder), its own report, a port the server asks. Absent: none at all (exports,
+   * imports, an MCP server asked for its tools).
+   */
+  network?: Omit<NetworkNeeds, 'policy'> | null;
+}
+
+/** OpenCode's server login (its `ServerAuth`): the user name is fixed, the password is the secret. */
+const SERVER_USER = 'opencode';
 
 export interface Workspace {
   id: string;
@@ -42,8 +69,9 @@ export function workspaceKey(id: string): string {
 /**
  * Variables that would hand the agent investibook's database: its own (`INVESTIBOOK_*`: the demo
  * token, database URLs), libpq's (`PG*`: host, user, password, service file) and the common
- * `DATABASE_URL`. The sandbox shares the network (the model's provider, the report grant's
- * loopback API), so a PostgreSQL server stays reachable over TCP: without credentials.
+ * `DATABASE_URL`. The sandbox's network reaches no database server anyway (only its model
+ * provider and its own report); without the sandbox (INVESTIBOOK_AGENT_SANDBOX=off) one stays
+ * reachable over TCP: without credentials.
  */
 const SECRET = /^(INVESTIBOOK_|PG[A-Z]|DATABASE_URL$)/;
 
@@ -52,14 +80,17 @@ export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([key]) => !SECRET.test(key)));
 }
 
-/** The command line, folder and environment for running `program` as this workspace's agent. */
-export function launch(
+/**
+ * The command line, folder and environment for running `program` as this workspace's agent, and
+ * its network. The caller closes `network` once the process ended.
+ */
+export async function launch(
   settings: AgentSettings,
   workspace: Workspace,
   program: { command: string; args: readonly string[] },
-  /** More files or folders the program may read (what the MCP servers it starts run from). */
-  extraRead: readonly string[] = [],
-): Launch {
+  options: LaunchOptions = {},
+): Promise<Launch> {
+  const extraRead = options.extraRead ?? [];
   const base = withoutSecrets(settings.env);
   const home = join(settings.stateDir, 'workspaces', workspaceKey(workspace.id));
   const dirs = {
@@ -78,12 +109,17 @@ export function launch(
   if (credentials) readOnly.push(credentials);
 
   const warnings: string[] = [];
+  const secret = { username: SERVER_USER, password: randomBytes(24).toString('base64url') };
   const env: NodeJS.ProcessEnv = {
     ...base,
     ...dirs,
     OPENCODE_CONFIG: writeDefaults(settings.stateDir, base.OPENCODE_CONFIG),
+    // Every OpenCode server of this process asks for it; its own ACP client sends it.
+    OPENCODE_SERVER_USERNAME: secret.username,
+    OPENCODE_SERVER_PASSWORD: secret.password,
     TMPDIR: '/tmp',
   };
+  for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name)) delete env[name];
   delete env.OPENCODE_CONFIG_CONTENT;
   if (settings.workspacePermissions === 'tighten') {
     const overlay = tighteningOverlay(workspace.root);
@@ -92,26 +128,76 @@ export function launch(
   }
   readOnly.push(env.OPENCODE_CONFIG!);
 
+  const unconfined = {
+    secret,
+    network: null,
+    inboundSocket: null,
+    reportOrigin: options.network?.report?.origin ?? null,
+  };
   if (settings.sandbox === 'off') {
-    return { command: program.command, args: [...program.args], cwd: workspace.root, env, warnings };
+    return { command: program.command, args: [...program.args], cwd: workspace.root, env, warnings, ...unconfined };
   }
   // OpenCode writes into the workspace's .opencode folder (its plugin SDK, a .gitignore): it
   // writes into a layer in the agent's state instead, the workspace's own entries read-only on top.
   const dotOpencode = join(workspace.root, '.opencode');
   const layered = isFolder(dotOpencode) ? [{ path: dotOpencode, storage: join(home, 'workspace-opencode') }] : [];
   for (const layer of layered) mkdirSync(layer.storage, { recursive: true });
-  const confined = sandboxed({
-    command: program.command,
-    args: program.args,
-    cwd: workspace.root,
-    writable: [workspace.root, home],
-    readOnly,
-    path: env.PATH,
-    hidden: [...settings.hidden, ...workspace.others, join(settings.stateDir, 'workspaces')],
-    layered,
-    bwrap: settings.bwrap,
+  let network: AgentNetwork | null = null;
+  if (options.network) {
+    const { policy, warnings: said } = agentEgress(settings, workspace);
+    warnings.push(...said.map((w) => `workspace ${workspace.id}: ${w}`));
+    network = await openAgentNetwork({ ...options.network, policy });
+    Object.assign(env, network.env);
+  }
+  try {
+    const confined = sandboxed({
+      command: program.command,
+      args: program.args,
+      cwd: workspace.root,
+      writable: [workspace.root, home],
+      readOnly,
+      path: env.PATH,
+      hidden: [...settings.hidden, ...workspace.others, join(settings.stateDir, 'workspaces')],
+      layered,
+      bwrap: settings.bwrap,
+      ...(network ? { network } : {}),
+    });
+    return {
+      ...confined,
+      cwd: workspace.root,
+      env,
+      warnings,
+      secret,
+      network,
+      inboundSocket: network?.inboundSocket ?? null,
+      reportOrigin: network?.reportOrigin ?? null,
+    };
+  } catch (error) {
+    await network?.close();
+    throw error;
+  }
+}
+
+/**
+ * Where the workspace's agent may connect to (network/egress-policy.ts): its model providers as
+ * the operator's configuration and credentials name them, and the operator's own entries.
+ */
+export function agentEgress(settings: AgentSettings, workspace: Pick<Workspace, 'id' | 'root'>) {
+  const base = withoutSecrets(settings.env);
+  const userHome = base.HOME ?? '/nonexistent';
+  const operatorConfig = join(base.XDG_CONFIG_HOME ?? join(userHome, '.config'), 'opencode');
+  const auth = join(base.XDG_DATA_HOME ?? join(userHome, '.local', 'share'), 'opencode', 'auth.json');
+  return egressPolicy({
+    operatorFiles: [
+      ...['opencode.json', 'opencode.jsonc', 'config.json'].map((name) => join(operatorConfig, name)),
+      ...(base.OPENCODE_CONFIG ? [base.OPENCODE_CONFIG] : []),
+    ],
+    workspaceRoot: workspace.root,
+    workspaceWidens: settings.workspacePermissions === 'widen',
+    env: base,
+    authFile: existsSync(auth) ? auth : null,
+    extra: settings.egressHosts ?? [],
   });
-  return { ...confined, cwd: workspace.root, env, warnings };
 }
 
 /**

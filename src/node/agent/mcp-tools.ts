@@ -1,12 +1,15 @@
 /**
- * What an MCP server offers the model, asked the way OpenCode asks it: `initialize` (its
- * instructions, whether it has resources), then `tools/list`, page by page. A local server is
- * started as the agent would start it (the caller's launch: the same sandbox and environment)
- * and spoken to over its stdio, one JSON-RPC message a line; a remote one over MCP's streamable
- * HTTP (a JSON or an event-stream answer). OpenCode's own server lists no MCP tools, hence this.
+ * What an MCP server offers the model, asked the way OpenCode asks it — with the official SDK's
+ * client: `initialize` (its instructions, whether it has resources), then `tools/list`, page by
+ * page. A local server is started as the agent would start it (the caller's launch: the same
+ * sandbox and environment) and spoken to over its stdio; a remote one over MCP's streamable HTTP,
+ * only when the agent's own network would reach it (`reaches`: the server's process must not ask
+ * what the agent could not). OpenCode's own server lists no MCP tools, hence this.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 export interface McpTool {
   name: string;
@@ -26,159 +29,88 @@ export type McpConfig =
   | { type: 'local'; command: string[]; environment?: Record<string, string>; timeout?: number }
   | { type: 'remote'; url: string; headers?: Record<string, string>; timeout?: number };
 
-export type Launcher = (program: {
+/** A program as it runs for the agent; `inbound`: a port of its own that the caller will ask. */
+export type Launcher = (
+  program: { command: string; args: readonly string[] },
+  needs?: { inbound: number },
+) => Promise<LaunchedProgram>;
+
+export interface LaunchedProgram {
   command: string;
   args: readonly string[];
-}) => Promise<{ command: string; args: readonly string[]; cwd: string; env: NodeJS.ProcessEnv }>;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The socket that reaches the inbound port (a sandbox with a network of its own). */
+  inboundSocket?: string | null;
+  /** The password its servers ask for. */
+  secret?: { username: string; password: string };
+  /** Closes what the launch opened for it, once the program ended. */
+  close?: () => Promise<void>;
+}
 
-const PROTOCOL = '2025-06-18';
 const CLIENT = { name: 'investibook', version: '1' };
 /** OpenCode's own default for an MCP server's answers. */
 const DEFAULT_TIMEOUT_MS = 5000;
 const MAX_PAGES = 50;
 
-type Rpc = (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
-export async function listMcpTools(config: McpConfig, launch: Launcher): Promise<McpListing> {
+export async function listMcpTools(
+  config: McpConfig,
+  launch: Launcher,
+  reaches: (url: string) => boolean = () => true,
+): Promise<McpListing> {
   const timeout = Math.max(config.timeout ?? DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
-  if (config.type === 'remote') return ask(remoteRpc(config, timeout), async () => {});
+  if (config.type === 'remote') {
+    if (!reaches(config.url)) throw new Error("the agent's network does not reach it (not one of its allowed hosts)");
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: { ...config.headers } },
+    });
+    return ask(transport, timeout, async () => {});
+  }
   const [command, ...args] = config.command;
   if (!command) throw new Error('its command is empty');
   const how = await launch({ command, args });
-  const { rpc, close } = stdioRpc(how, { ...how.env, ...config.environment }, timeout);
-  return ask(rpc, close);
+  const env = Object.fromEntries(
+    Object.entries({ ...how.env, ...config.environment }).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
+  );
+  const transport = new StdioClientTransport({
+    command: how.command,
+    args: [...how.args],
+    cwd: how.cwd,
+    env,
+    stderr: 'ignore',
+  });
+  return ask(transport, timeout, async () => {
+    await how.close?.();
+  });
 }
 
-async function ask(rpc: Rpc, close: () => Promise<void>): Promise<McpListing> {
+async function ask(transport: Transport, timeout: number, done: () => Promise<void>): Promise<McpListing> {
+  const client = new Client(CLIENT, { capabilities: {} });
   try {
-    const init = await rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: CLIENT });
-    await rpc('notifications/initialized');
-    const capabilities = (init.capabilities ?? {}) as Record<string, unknown>;
+    await client.connect(transport, { timeout });
+    const capabilities = client.getServerCapabilities() ?? {};
     const tools: McpTool[] = [];
     if (capabilities.tools !== undefined) {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const listed = await rpc('tools/list', cursor ? { cursor } : {});
-        for (const tool of (listed.tools ?? []) as Record<string, unknown>[]) {
-          if (typeof tool.name !== 'string') continue;
+        const listed = await client.listTools(cursor ? { cursor } : {}, { timeout });
+        for (const tool of listed.tools) {
           tools.push({
             name: tool.name,
-            description: typeof tool.description === 'string' ? tool.description : '',
+            description: tool.description ?? '',
             inputSchema: JSON.stringify(tool.inputSchema ?? {}),
           });
         }
-        cursor = typeof listed.nextCursor === 'string' && listed.nextCursor ? listed.nextCursor : undefined;
+        cursor = listed.nextCursor || undefined;
         if (!cursor) break;
       }
     }
-    return {
-      tools,
-      ...(typeof init.instructions === 'string' && init.instructions ? { instructions: init.instructions } : {}),
-      resources: capabilities.resources !== undefined,
-    };
+    const instructions = client.getInstructions();
+    return { tools, ...(instructions ? { instructions } : {}), resources: capabilities.resources !== undefined };
   } finally {
-    await close();
+    await client.close().catch(() => {});
+    await done();
   }
-}
-
-function stdioRpc(
-  how: { command: string; args: readonly string[]; cwd: string },
-  env: NodeJS.ProcessEnv,
-  timeout: number,
-): { rpc: Rpc; close: () => Promise<void> } {
-  const child = spawn(how.command, [...how.args], { cwd: how.cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
-  const waiting = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
-  let failure: Error | null = null;
-  const fail = (error: Error) => {
-    failure ??= error;
-    for (const w of waiting.values()) w.reject(failure);
-    waiting.clear();
-  };
-  child.once('error', (error) => fail(error));
-  child.once('exit', (code, signal) => fail(new Error(`it exited (${signal ?? code}) before it answered`)));
-  child.stdin.on('error', () => {});
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    let message: { id?: unknown; result?: unknown; error?: { message?: unknown } };
-    try {
-      message = JSON.parse(line) as typeof message;
-    } catch {
-      return; // not a JSON-RPC line (a server that logs to stdout)
-    }
-    if (typeof message.id !== 'number') return;
-    const entry = waiting.get(message.id);
-    if (!entry) return;
-    waiting.delete(message.id);
-    if (message.error) entry.reject(new Error(`it answered an error: ${String(message.error.message ?? '')}`));
-    else entry.resolve((message.result ?? {}) as Record<string, unknown>);
-  });
-  let next = 0;
-  const rpc: Rpc = (method, params) => {
-    if (failure) return Promise.reject(failure);
-    const notification = method.startsWith('notifications/');
-    const id = notification ? undefined : ++next;
-    child.stdin.write(
-      `${JSON.stringify({ jsonrpc: '2.0', ...(id ? { id } : {}), method, ...(params ? { params } : {}) })}\n`,
-    );
-    if (id === undefined) return Promise.resolve({});
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new Error(`it did not answer ${method} within ${timeout} ms`));
-      }, timeout);
-      waiting.set(id, {
-        resolve: (value) => (clearTimeout(timer), resolve(value)),
-        reject: (error) => (clearTimeout(timer), reject(error)),
-      });
-    });
-  };
-  const close = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { rpc, close };
-}
-
-function remoteRpc(config: Extract<McpConfig, { type: 'remote' }>, timeout: number): Rpc {
-  let session: string | null = null;
-  let next = 0;
-  return async (method, params) => {
-    const notification = method.startsWith('notifications/');
-    const id = notification ? undefined : ++next;
-    const response = await fetch(config.url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': PROTOCOL,
-        ...(session ? { 'Mcp-Session-Id': session } : {}),
-        ...config.headers,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', ...(id ? { id } : {}), method, ...(params ? { params } : {}) }),
-      signal: AbortSignal.timeout(timeout),
-    });
-    session = response.headers.get('mcp-session-id') ?? session;
-    if (!response.ok) throw new Error(`it answered ${method} with HTTP ${response.status}`);
-    if (id === undefined) return {};
-    const text = await response.text();
-    const bodies = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-      ? text.split('\n').flatMap((line) => (line.startsWith('data:') ? [line.slice(5).trim()] : []))
-      : [text];
-    for (const body of bodies) {
-      let message: { id?: unknown; result?: unknown; error?: { message?: unknown } };
-      try {
-        message = JSON.parse(body) as typeof message;
-      } catch {
-        continue;
-      }
-      if (message.id !== id) continue;
-      if (message.error) throw new Error(`it answered an error: ${String(message.error.message ?? '')}`);
-      return (message.result ?? {}) as Record<string, unknown>;
-    }
-    throw new Error(`it sent no answer to ${method}`);
-  };
 }

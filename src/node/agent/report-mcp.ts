@@ -6,7 +6,8 @@
  *   node mcp.mjs --api http://127.0.0.1:PORT -- WORKSPACE_ID      ($INVESTIBOOK_TOKEN: a report grant)
  *
  * inside the agent's sandbox, as a child of OpenCode. It reaches the report the one way the
- * sandbox leaves open — the running server, over loopback — with a token that can only GET
+ * sandbox's network leaves open — a relay on its loopback to the report gateway, which passes
+ * this workspace's report route alone to the running server — with a token that can only GET
  * this workspace's report (report-grants.ts), made when the process starts and dropped when it
  * ends. The database stays invisible; what the sandbox gains is two read-only files: the
  * compiled server (which holds no database driver) and the node program running it.
@@ -31,9 +32,16 @@ export interface ReportMcp {
 
 const NONE: ReportMcp = { servers: [], readOnly: [], revoke: () => {} };
 
+/** What the sandbox must show, read-only, for the report's MCP server to run (none when it is not built). */
+export function reportMcpFiles(entry: string = MCP_ENTRY): string[] {
+  return existsSync(entry) ? [entry, ...nodeFolder(process.execPath)] : [];
+}
+
 /**
  * The MCP server for one workspace's agent process; none while the server's own address is not
- * known yet, or the compiled server is missing (the agent then runs without the tool).
+ * known yet, or the compiled server is missing (the agent then runs without the tool). `origin`
+ * is the report's origin as the agent reaches it: inside its own network, the report gateway's
+ * relay (network/agent-network.ts).
  */
 export function reportMcp(
   grants: ReportGrants,

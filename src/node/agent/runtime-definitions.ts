@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { platform } from 'node:os';
 import {
   DEFINITIONS_VERSION,
@@ -21,6 +22,9 @@ import {
   type ToolDefinition,
 } from '../../shared/opencode/definitions';
 import { listMcpTools, type Launcher, type McpConfig } from './mcp-tools';
+
+/** OpenCode's server inside a sandbox with a network of its own: any port is free there. */
+const SERVE_PORT = 4096;
 
 /** One agent and model a session used: what its definitions are recorded for. */
 export interface RuntimeUse {
@@ -46,8 +50,15 @@ export interface RecordedDefinitions {
 export interface DefinitionsOptions {
   /** How a program runs as the agent does (the bridge: its sandbox; the recorder: as it is). */
   launch: Launcher;
+  /**
+   * Whether `launch` gives the program a network of its own (the sandbox): its server then
+   * listens on a fixed port there and is asked through the socket the launch returns.
+   */
+  isolatedNetwork?: boolean;
   /** OpenCode's server command (`opencode serve`): the port and host are added. */
   serve: { command: string; args: readonly string[] };
+  /** Whether the agent's network reaches a URL: a remote MCP server it does not reach is not asked either. */
+  reaches?: (url: string) => boolean;
   /** MCP servers the agent is given besides its configuration's (ACP `session/new`), by name. */
   extraMcp?: Readonly<Record<string, McpConfig>>;
   startTimeoutMs?: number;
@@ -187,7 +198,7 @@ async function mcpServers(get: Get, options: DefinitionsOptions, problems: strin
       if (!mcpConfig) server.problem = 'its configuration is neither a local command nor a remote URL';
       else {
         try {
-          const listing = await listMcpTools(mcpConfig, options.launch);
+          const listing = await listMcpTools(mcpConfig, options.launch, options.reaches);
           server.tools = listing.tools;
           // One given through ACP is not in OpenCode's server's list; the agent has it as listed here.
           if (state === 'unknown') server.status = 'connected';
@@ -281,20 +292,29 @@ function failedDefinitions(use: RuntimeUse, failed: string): OpenCodeDefinitions
   };
 }
 
-/** `opencode serve` on a free loopback port, its password its own; `get` asks it, `stop` ends it. */
+/**
+ * `opencode serve` on loopback — in its sandbox's own network, asked through the socket its launch
+ * opened; unsandboxed, on a free port — with a password only this process and the bridge know;
+ * `get` asks it, `stop` ends it.
+ */
 async function startServer(options: DefinitionsOptions) {
-  const password = randomBytes(18).toString('base64url');
-  const how = await options.launch({
-    command: options.serve.command,
-    args: [...options.serve.args, '--hostname', '127.0.0.1', '--port', '0'],
-  });
+  const isolated = options.isolatedNetwork ?? false;
+  const port = isolated ? SERVE_PORT : 0;
+  const how = await options.launch(
+    {
+      command: options.serve.command,
+      args: [...options.serve.args, '--hostname', '127.0.0.1', '--port', String(port)],
+    },
+    isolated ? { inbound: port } : undefined,
+  );
+  const secret = how.secret ?? { username: 'opencode', password: randomBytes(18).toString('base64url') };
   // The client OpenCode's ACP agent is: the tool list of an ACP session (no `question` tool).
   // The user is named too: an operator's OPENCODE_SERVER_USERNAME would otherwise refuse our login.
   const env = {
     ...how.env,
     OPENCODE_CLIENT: 'acp',
-    OPENCODE_SERVER_USERNAME: 'opencode',
-    OPENCODE_SERVER_PASSWORD: password,
+    OPENCODE_SERVER_USERNAME: secret.username,
+    OPENCODE_SERVER_PASSWORD: secret.password,
   };
   const child = spawn(how.command, [...how.args], { cwd: how.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -320,24 +340,47 @@ async function startServer(options: DefinitionsOptions) {
     });
   }).catch(async (error: unknown) => {
     child.kill('SIGKILL');
+    await how.close?.();
     throw error;
   });
-  const authorization = `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}`;
-  const get: Get = async <T>(path: string) => {
-    const response = await fetch(`${url}${path}`, {
-      headers: { Authorization: authorization, Accept: 'application/json' },
-      signal: AbortSignal.timeout(15_000),
-    });
-    if (!response.ok) throw new Error(`GET ${path.split('?')[0]} answered ${response.status}`);
-    return (await response.json()) as T;
-  };
+  const authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
+  const target = how.inboundSocket ? { socketPath: how.inboundSocket } : { url: new URL(url) };
+  const get: Get = async <T>(path: string) =>
+    JSON.parse(await getText(target, path, { Authorization: authorization, Accept: 'application/json' })) as T;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await how.close?.();
   };
   return { get, stop };
+}
+
+/** A GET to OpenCode's server, over its socket or its loopback port, bounded in time. */
+function getText(
+  target: { socketPath: string } | { url: URL },
+  path: string,
+  headers: Record<string, string>,
+  timeoutMs = 15_000,
+): Promise<string> {
+  const where = 'socketPath' in target ? target : { host: target.url.hostname, port: target.url.port };
+  return new Promise((resolve, reject) => {
+    const req = request({ ...where, path, headers, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(body)
+          : reject(new Error(`GET ${path.split('?')[0]} answered ${res.statusCode}`)),
+      );
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path.split('?')[0]} took longer than ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -10,9 +10,11 @@
  * - a private `/tmp`, `/dev` and `/proc`.
  *
  * investibook's database, token files, the other workspaces and the other agents' state are
- * simply not there. The network is shared (the model provider must be reachable). The process
- * dies with the server (`--die-with-parent`), runs in a session of its own (no terminal
- * injection), in new user, PID, IPC and UTS namespaces, with every capability dropped.
+ * simply not there. The network is its own too (a network namespace with only a loopback): what
+ * leads out is what the server gives it (network/agent-network.ts), through a relay in front of
+ * the program. The process dies with the server (`--die-with-parent`), runs in a session of its
+ * own (no terminal injection), in new user, PID, IPC, network and UTS namespaces (a host name of
+ * its own), with every capability dropped and no way to make user namespaces of its own.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -52,7 +54,20 @@ export interface SandboxSpec {
    * plugin SDK): that way it never writes into the workspace's own.
    */
   layered?: readonly { path: string; storage: string }[];
+  /**
+   * The ways out the server opened for it (network/agent-network.ts): their folder of sockets,
+   * bound writable, what the relay needs to run, and the program put behind the relay. Without
+   * it the program has no network at all but its own loopback.
+   */
+  network?: {
+    dir: string;
+    readOnly: readonly string[];
+    wrap: (program: string, args: readonly string[]) => { command: string; args: string[] };
+  };
 }
+
+/** The sandbox's host name: its own, so that nothing it sets reaches the host's. */
+export const SANDBOX_HOSTNAME = 'investibook-agent';
 
 export class SandboxError extends Error {
   readonly code = 'sandbox_unavailable';
@@ -120,8 +135,12 @@ function baseArgs(): string[] {
   return [
     '--die-with-parent',
     '--new-session',
+    // User, IPC, PID, network, UTS and cgroup namespaces: the network is the sandbox's own.
     '--unshare-all',
-    '--share-net',
+    '--unshare-user',
+    '--disable-userns',
+    '--hostname',
+    SANDBOX_HOSTNAME,
     '--cap-drop',
     'ALL',
     '--proc',
@@ -165,13 +184,14 @@ export function sandboxed(spec: SandboxSpec): { command: string; args: string[] 
     if (real && real !== path) bind('--ro-bind', real);
   }
   for (const path of programFolders(program)) bind('--ro-bind', path);
-  for (const path of spec.readOnly) {
+  for (const path of [...spec.readOnly, ...(spec.network?.readOnly ?? [])]) {
     bind('--ro-bind', path);
     const real = safeRealpath(path);
     if (real && real !== path) bind('--ro-bind', real);
   }
   // Writable last: a folder inside a read-only one stays writable.
   for (const path of spec.writable) bind('--bind', realpathSync(path));
+  if (spec.network) bind('--bind', realpathSync(spec.network.dir));
   for (const layer of spec.layered ?? []) args.push(...layerArgs(layer.path, layer.storage));
   for (const secret of spec.hidden) {
     const real = safeRealpath(secret) ?? secret;
@@ -181,7 +201,8 @@ export function sandboxed(spec: SandboxSpec): { command: string; args: string[] 
     if (shown)
       throw new SandboxError(`the agent's sandbox would show ${secret} (inside ${shown}): refusing to start it`);
   }
-  args.push('--chdir', realpathSync(spec.cwd), '--', program, ...spec.args);
+  const run = spec.network ? spec.network.wrap(program, spec.args) : { command: program, args: [...spec.args] };
+  args.push('--chdir', realpathSync(spec.cwd), '--', run.command, ...run.args);
   return { command: bwrap, args };
 }
 

@@ -19,6 +19,10 @@
  * - `INVESTIBOOK_AGENT_STATE_DIR`: where each workspace's agent keeps its own state (default
  *   `<data folder>/agent`).
  * - `INVESTIBOOK_AGENT_TURN_TIMEOUT_MS`: a turn longer than this is cancelled (default 10 min).
+ * - `INVESTIBOOK_AGENT_EGRESS_HOSTS`: hosts the agent may reach besides its model provider's
+ *   (comma-separated `host`, `host:port`, `*.domain`; `*`: any public host).
+ * - `INVESTIBOOK_AGENT_IDLE_MS`: an agent without a turn this long is stopped (default 10 min).
+ * - `INVESTIBOOK_AGENT_MAX_RUNNING`: at most this many agents run at once (default 6).
  */
 import { join, resolve } from 'node:path';
 import { agentEnvSchema, EnvError, readEnv, type AgentEnv } from '../env';
@@ -51,6 +55,15 @@ export interface AgentSettings {
   hidden: readonly string[];
   turnTimeoutMs: number;
   startTimeoutMs?: number;
+  /**
+   * Hosts the agent may reach besides its model provider's (INVESTIBOOK_AGENT_EGRESS_HOSTS):
+   * `host`, `host:port`, `*.domain`; `*` turns the allowlist off.
+   */
+  egressHosts?: readonly string[];
+  /** An agent process without a turn this long is stopped (INVESTIBOOK_AGENT_IDLE_MS). */
+  idleMs?: number;
+  /** At most this many agent processes run at once (INVESTIBOOK_AGENT_MAX_RUNNING). */
+  maxRunning?: number;
 }
 
 /** A bad agent variable: the environment's own error (src/node/env.ts), one sentence naming it. */
@@ -100,5 +113,8 @@ export function agentSettings(
     stateDir: resolve(vars.INVESTIBOOK_AGENT_STATE_DIR ?? join(context.dataDir, 'agent')),
     hidden: [],
     turnTimeoutMs: vars.INVESTIBOOK_AGENT_TURN_TIMEOUT_MS,
+    egressHosts: vars.INVESTIBOOK_AGENT_EGRESS_HOSTS,
+    idleMs: vars.INVESTIBOOK_AGENT_IDLE_MS,
+    maxRunning: vars.INVESTIBOOK_AGENT_MAX_RUNNING,
   };
 }

@@ -47,7 +47,7 @@ export async function importDemoSessions(
     const file = join(folder, `${id}.json`);
     writeFileSync(file, JSON.stringify(recording.export));
     try {
-      const how = launch(
+      const how = await launch(
         settings,
         { id: workspaceId, root, others: [] },
         { command: opencode, args: ['import', file] },
