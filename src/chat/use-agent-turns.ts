@@ -186,9 +186,13 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
         .catch((error: unknown) => {
           if (controller.signal.aborted) return;
           const message = inWords(error);
-          if (!opened && error instanceof ApiError && error.status >= 400 && error.status < 500) {
-            // Refused before the turn began (400, 409, …): nothing was kept, the text goes back to
-            // the composer. A server failure (5xx) or no answer may have kept it: shown in place.
+          const refused =
+            error instanceof ApiError &&
+            ((error.status >= 400 && error.status < 500) || error.code === 'agents_busy');
+          if (!opened && refused) {
+            // Refused before the turn began (400, 409, every agent busy, …): nothing was kept, the
+            // text goes back to the composer. A server failure (5xx) or no answer may have kept
+            // it: shown in place.
             dispatch({ type: 'refused', key });
             notice('error', 'Message not sent', message);
             if (error.code === 'agent_not_configured' || error.code === 'turn_in_progress') refetchStatus();

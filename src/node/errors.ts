@@ -26,16 +26,19 @@ export type ErrorKind =
 export class AppError extends Error {
   /** For `method`: the methods the resource answers (the Allow header). */
   readonly allow?: string;
+  /** For `unavailable`: seconds until a retry may succeed (the Retry-After header; 1 by default). */
+  readonly retryAfter?: number;
 
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
-    options?: { cause?: unknown; allow?: string },
+    options?: { cause?: unknown; allow?: string; retryAfter?: number },
   ) {
     super(message, options);
     this.name = 'AppError';
     if (options?.allow) this.allow = options.allow;
+    if (options?.retryAfter) this.retryAfter = options.retryAfter;
   }
 }
 

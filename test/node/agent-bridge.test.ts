@@ -4,7 +4,7 @@
  * one last event, a second turn is never confused with the first. The real runtime's behaviour
  * is tested in test/agent/ with OpenCode itself.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -229,6 +229,82 @@ describe('idle agents', () => {
     const next = await turn('hello again', { sessionId });
     expect(next[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
     expect(next.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+});
+
+describe('more workspaces than agents', () => {
+  /** A second and a third workspace, their own folders, the same member. */
+  async function workspaces(...ids: string[]) {
+    for (const id of ids) {
+      mkdirSync(join(fx.dir, id), { recursive: true });
+      await fx.store.transaction(async (tx) => {
+        await tx.insertWorkspace({ id, name: id, root_path: id, created_at: 1 });
+        await tx.addMember(id, 'usr_member');
+      });
+    }
+  }
+  const promptOf = (app: ReturnType<typeof createApp>) => (workspace: string, text: string, sessionId?: string) =>
+    app.request(`/api/workspace/${workspace}/agent/prompt`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
+    });
+
+  it('runs at most the limit at once: a prompt beyond it is refused 503 agents_busy with Retry-After, nothing stored', async () => {
+    await workspaces('ws_two', 'ws_three');
+    bridge = new AgentBridge(settings({}, { maxRunning: 2 }), fx.store);
+    const reportStore = await openSqlite(fx.dbPath, { readOnly: true });
+    try {
+      const app = createApp({ store: fx.store, reportStore, agent: bridge });
+      const prompt = promptOf(app);
+      // Two turns that go on until stopped hold both places.
+      const one = await prompt(WS, 'hang here');
+      const two = await prompt('ws_two', 'hang there');
+      expect([one.status, two.status]).toEqual([200, 200]);
+      await until(() => bridge.status(WS).running.length === 1 && bridge.status('ws_two').running.length === 1);
+      await until(() => bridge.processId(WS) !== undefined && bridge.processId('ws_two') !== undefined);
+      const rowsBefore = await fx.store.contentRows();
+      const busy = await prompt('ws_three', 'anyone free?');
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('Retry-After')).toBe('30');
+      expect(await busy.json()).toMatchObject({
+        error: { code: 'agents_busy', message: expect.stringMatching(/all 2 agents/) },
+      });
+      // Refused before anything was kept: the chat gives the text back.
+      expect(await fx.store.contentRows()).toEqual(rowsBefore);
+      expect(bridge.processId('ws_three')).toBeUndefined();
+      // A workspace that already has its agent is never refused.
+      const running = bridge.status(WS).running[0]!.sessionId;
+      expect(await bridge.cancel(WS, running)).toBe(true);
+      await one.text();
+      const again = await prompt(WS, 'hello', running);
+      expect(again.status).toBe(200);
+      await again.text();
+      // Once a place is idle, the next workspace takes it: the agent idle the longest is stopped.
+      const three = await prompt('ws_three', 'hello');
+      expect(three.status).toBe(200);
+      expect(await three.text()).toContain('"done"');
+      expect(bridge.processId(WS)).toBeUndefined();
+      expect(bridge.processId('ws_three')).toBeDefined();
+      expect(bridge.processId('ws_two')).toBeDefined();
+      await bridge.cancel('ws_two', bridge.status('ws_two').running[0]!.sessionId);
+      await two.text();
+    } finally {
+      await reportStore.close();
+    }
+  });
+
+  it('resumes the session of an agent stopped to make room, as after a restart', async () => {
+    await workspaces('ws_two');
+    bridge = new AgentBridge(settings({}, { maxRunning: 1 }), fx.store);
+    const first = await turn('hello');
+    const sessionId = (first[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    await bridge.runTurn({ workspaceId: 'ws_two', root: join(fx.dir, 'ws_two'), text: 'hi' }, () => {});
+    expect(bridge.processId(WS)).toBeUndefined();
+    const next = await turn('hello again', { sessionId });
+    expect(next[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
+    expect(next.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(bridge.processId('ws_two')).toBeUndefined();
   });
 });
 

@@ -165,10 +165,16 @@ describe('investibook mcp', () => {
     });
     const lines = createInterface({ input: child.stdout });
     const answers = new Map<number, (message: Record<string, unknown>) => void>();
+    const anonymous: Record<string, unknown>[] = [];
     lines.on('line', (line) => {
-      const message = JSON.parse(line) as { id?: number };
+      const message = JSON.parse(line) as { id?: number | null };
       if (typeof message.id === 'number') answers.get(message.id)?.(message);
+      else anonymous.push(message);
     });
+    const nextAnonymous = async () => {
+      while (anonymous.length === 0) await new Promise((tick) => setTimeout(tick, 10));
+      return anonymous.shift()!;
+    };
     let next = 0;
     const request = (method: string, params: Record<string, unknown>) =>
       new Promise<Record<string, unknown>>((done) => {
@@ -202,6 +208,13 @@ describe('investibook mcp', () => {
       expect(JSON.stringify(unknownTool)).toMatch(/nope/);
       const unknownMethod = (await request('resources/list', {})) as { error?: { code: number } };
       expect(unknownMethod.error?.code).toBe(-32601);
+      // A line that is not JSON: a parse error with id null, and the server goes on.
+      child.stdin.write('this is not json\n');
+      expect(await nextAnonymous()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      child.stdin.write(`${JSON.stringify({ hello: 'world' })}\n`);
+      expect(await nextAnonymous()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      const again = (await request('tools/list', {})) as { result: { tools: { name: string }[] } };
+      expect(again.result.tools.map((t) => t.name)).toEqual(['context_report']);
     } finally {
       const exited = new Promise((done) => child.once('exit', done));
       child.stdin.end();

@@ -72,6 +72,8 @@ export interface HarnessOptions {
   /** The agent command (default: the pinned OpenCode). */
   command?: string;
   turnTimeoutMs?: number;
+  /** Agent settings besides (the egress hosts, the limits). */
+  settings?: Partial<AgentSettings>;
 }
 
 export async function startAgentHarness(options: HarnessOptions = {}): Promise<AgentHarness> {
@@ -115,6 +117,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     }),
     command,
     hidden: [dbPath],
+    ...options.settings,
   };
   const store = await openSqlite(dbPath);
   const reportStore = await openSqlite(dbPath, { readOnly: true });

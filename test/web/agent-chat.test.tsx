@@ -331,6 +331,26 @@ describe('the chat with an agent attached', () => {
     expect(screen.queryByRole('article', { name: LIVE })).not.toBeInTheDocument();
   });
 
+  it('keeps the text in the composer when every agent of the server is busy (503 agents_busy)', async () => {
+    withAgent();
+    const message = 'all 6 agents this server runs at once have a turn in progress: send the message again in a minute';
+    server.use(
+      http.post('/api/workspace/demo/agent/prompt', () =>
+        HttpResponse.json(
+          { error: { code: 'agents_busy', message } },
+          { status: 503, headers: { 'Retry-After': '30' } },
+        ),
+      ),
+    );
+    const { user } = renderApp();
+    await waitForHistory();
+    await send(user, 'Anyone free?');
+    expect(await screen.findByText('Message not sent')).toBeInTheDocument();
+    expect(screen.getByText(/send the message again in a minute/i)).toBeInTheDocument();
+    expect(composer()).toHaveValue('Anyone free?');
+    expect(screen.queryByRole('article', { name: LIVE })).not.toBeInTheDocument();
+  });
+
   it('shows a server failure before the stream in place, with the user’s text', async () => {
     withAgent();
     server.use(

@@ -8,6 +8,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod/mini';
 import type { ContextReport } from '../../shared/wire';
 import { asAppError } from '../errors';
@@ -16,6 +17,10 @@ import { contextSummary, contextSummarySchema, SUMMARY_ITEMS, summaryText } from
 
 export { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME };
 export const MCP_VERSION = '0.1.0';
+
+/** JSON-RPC 2.0's error codes for a line that is not JSON, and for JSON that is not a request. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 /** Items per source asked of the report: enough for the largest items across every source. */
 const REPORT_ITEMS = 20;
@@ -78,6 +83,14 @@ function describe(error: unknown): string {
  */
 export async function serveStdio(server: McpServer): Promise<void> {
   const transport = new StdioServerTransport();
+  // A line that is not JSON-RPC is answered as JSON-RPC says (id null: no id could be read), and
+  // the server goes on with the next line; the SDK would only report it to itself.
+  transport.onerror = (error) => {
+    const code = error instanceof SyntaxError ? PARSE_ERROR : error.name === 'ZodError' ? INVALID_REQUEST : null;
+    if (code === null) return;
+    const message = code === PARSE_ERROR ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
+    void transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage);
+  };
   const closed = new Promise<void>((done) => {
     const end = () => done();
     process.stdin.once('end', end);

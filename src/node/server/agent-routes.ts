@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } from '../../shared/agent';
-import { TurnInProgress, type AgentBridge } from '../agent/bridge';
+import { AgentsBusy, TurnInProgress, type AgentBridge } from '../agent/bridge';
 import { AppError } from '../errors';
 import { resolveSession } from '../sessions';
 import type { Store } from '../storage/store';
@@ -47,10 +47,14 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
     let kept;
     try {
       // The prompt is stored before anything is streamed: a database that cannot take it
-      // answers here (503, 507), and the chat keeps the text.
+      // answers here (503, 507), as does a server whose agents are all busy (503 agents_busy,
+      // nothing stored), and the chat keeps the text.
       kept = await bridge.keepPrompt(turn);
     } catch (error) {
       if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
+      // Refused before anything is stored: the chat gives the text back to the composer.
+      if (error instanceof AgentsBusy)
+        throw new AppError('unavailable', error.code, error.message, { retryAfter: error.retryAfter });
       throw error;
     }
     c.header('X-Accel-Buffering', 'no');

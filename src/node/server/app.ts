@@ -178,7 +178,8 @@ function answer(c: Context<AppEnv>, known: AppError): Response {
   const headers: Record<string, string> = {};
   if (known.kind === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
   if (known.allow) headers.Allow = known.allow;
-  if (known.kind === 'unavailable' || known.kind === 'insufficient_storage') headers['Retry-After'] = '1';
+  if (known.kind === 'unavailable' || known.kind === 'insufficient_storage')
+    headers['Retry-After'] = String(known.retryAfter ?? 1);
   return c.json(errorBody(known.code, known.message, c.get('requestId')), HTTP_STATUS[known.kind], headers);
 }
 
