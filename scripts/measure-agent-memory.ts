@@ -40,7 +40,11 @@ try {
     rows.push(`| ${label} | ${t.pss} MB | ${t.rss} MB | ${parts} |`);
   };
   let sessionId: string | undefined;
-  for (const [index, text] of ['What do we know so far?', 'Tell me about the slow queries', 'Load the skill'].entries()) {
+  for (const [index, text] of [
+    'What do we know so far?',
+    'Tell me about the slow queries',
+    'Load the skill',
+  ].entries()) {
     const turn = await h.prompt(text, sessionId ? { sessionId } : {});
     sessionId ??= turn.events.find((e) => e.type === 'turn')?.sessionId;
     report(`demo, after turn ${index + 1}`, 'demo');

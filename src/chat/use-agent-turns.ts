@@ -187,8 +187,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
           if (controller.signal.aborted) return;
           const message = inWords(error);
           const refused =
-            error instanceof ApiError &&
-            ((error.status >= 400 && error.status < 500) || error.code === 'agents_busy');
+            error instanceof ApiError && ((error.status >= 400 && error.status < 500) || error.code === 'agents_busy');
           if (!opened && refused) {
             // Refused before the turn began (400, 409, every agent busy, …): nothing was kept, the
             // text goes back to the composer. A server failure (5xx) or no answer may have kept

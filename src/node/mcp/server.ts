@@ -88,7 +88,8 @@ export async function serveStdio(server: McpServer): Promise<void> {
   transport.onerror = (error) => {
     const code = error instanceof SyntaxError ? PARSE_ERROR : error.name === 'ZodError' ? INVALID_REQUEST : null;
     if (code === null) return;
-    const message = code === PARSE_ERROR ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
+    const message =
+      code === PARSE_ERROR ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
     void transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage);
   };
   const closed = new Promise<void>((done) => {
