@@ -29,7 +29,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
-          globalSetup: ['test/support/postgres-global.ts'],
+          globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
           testTimeout: 30_000,
         },
       },
