@@ -75,7 +75,8 @@ describe('two instances on one PostgreSQL database', () => {
           ),
         ),
       ]);
-      expect(reports.map((r) => r.status)).toEqual(Array(200).fill(200));
+      // Any refusal with its body: which error, not only how many.
+      expect(reports.filter((r) => r.status !== 200).map((r) => r.body)).toEqual([]);
       for (const r of reports) expect(contextReportSchema.safeParse(r.body).success).toBe(true);
       expect(posts.map((p) => p.status)).toEqual(Array(50).fill(201));
       expect(await count()).toBe(before + 50);
