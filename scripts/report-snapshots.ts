@@ -92,7 +92,7 @@ async function recordings(): Promise<void> {
     const fx = await fixture();
     try {
       const recording = loadRecording(name);
-      seedRecording(fx as Fixture, recording, WS);
+      seedRecording(fx, recording, WS);
       fixTimes(fx.root);
       const sessions = [recording.sessionId, ...(recording.children ?? []).map((c) => c.sessionId)];
       for (const [index, sessionId] of sessions.entries()) {
