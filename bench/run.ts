@@ -18,6 +18,7 @@ import { openStore } from '../src/node/storage/open';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
+import { measureFaults } from './faults';
 import { floor } from './floor';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
 import { measureFirstDebug, measureRender } from './render';
@@ -266,6 +267,15 @@ async function main() {
     }
     postgres.stop();
   } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-packages.sh installs it)');
+
+  const faults = await measureFaults(PROJECT);
+  console.log('\n## Faults\n');
+  console.log(
+    `- a write while another process holds the write lock: 503 database_busy in ${ms(faults.busyMs)} ms (the store's busy wait, then the answer)`,
+  );
+  console.log(
+    `- the CLI on an impossible path: one line and exit 1 in ${ms(faults.cliFailureMs)} ms (Node's own start-up: ${ms(faults.nodeMs)} ms)`,
+  );
 
   const web = bundle();
   console.log('\n## Web\n');

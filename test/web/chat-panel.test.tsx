@@ -209,7 +209,7 @@ describe('ChatPanel', () => {
     expect(composer()).toHaveFocus();
     const meter = await screen.findByRole('button', { name: /^Context [\d,]+ \/ 200,000/ });
     await user.click(meter);
-    expect(await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByRole('region', { name: 'Context breakdown' })).toBeInTheDocument();
     expect(messagesApi.appendMessagesToAPI).not.toHaveBeenCalled();
   });
 

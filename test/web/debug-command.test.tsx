@@ -35,7 +35,7 @@ const visibleText = (root: HTMLElement): string =>
     .flatMap((el) => [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent))
     .join(' ');
 
-const reportRegion = () => screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
+const reportRegion = () => screen.findByRole('region', { name: 'Context breakdown' });
 
 describe('the fixtures', () => {
   it('are real reports that validate against the shared schema', () => {
