@@ -43,6 +43,12 @@ export interface Header<H = unknown> {
   /** Bytes of the stored row (the excluded history is told in bytes). */
   size: number;
   data: H;
+  /**
+   * The sessions this message's calls made (subagents'), named by its parts: the caller reads
+   * them with the session (a superset of the items' subagents is fine; one missing is named
+   * without its figures).
+   */
+  sessions?: readonly string[];
 }
 
 /** What the analysis of every message depends on besides the message itself. */

@@ -125,7 +125,7 @@ export interface AttributionContext {
    * skill mentions (unused skills) are worked out for it.
    */
   light?: boolean;
-  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: contentHash). */
+  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: keyHash, which does not collide). */
   hash?: (text: string) => string;
 }
 
