@@ -113,6 +113,7 @@ export function analyseMessage(
     root: workspace.root,
     instructionFiles: new Set(workspace.instructions.map((i) => i.path)),
     skillDirs: runtime.layout.skillDirs,
+    pathRules: runtime.layout.pathRules,
     sessionRoots: context.facts.sessionRoots,
     skillNames: workspace.skills.map((s) => s.name),
     fileSize: (path) => {

@@ -35,7 +35,7 @@ export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
 export function buildReport(input: ReportInput): ContextReport {
   const { calibration, usage } = input;
   const used = usage?.contextUsed ?? null;
-  const costs = calibration.cost ? costReport(calibration.cost, input.runtime.label) : null;
+  const costs = calibration.cost ? costReport(calibration.cost, input.runtime) : null;
   const runtimeCost = costs?.report.rows.find((r) => r.kind === 'runtime');
   const costOf = (key: string): ItemCost | undefined => {
     if (key !== RUNTIME_REF) return costs?.items.get(key);

@@ -23,7 +23,7 @@ export interface CostFigures {
   items: Map<string, ItemCost>;
 }
 
-export function costReport(cost: SessionCost, runtimeLabel: string): CostFigures {
+export function costReport(cost: SessionCost, runtime: { name: string; label: string }): CostFigures {
   const priced = cost.total !== null;
   // Money in whole millionths: every bucket rounded once, the rounding's remainder put where the
   // most money is, so that the buckets add up to the total exactly.
@@ -68,14 +68,14 @@ export function costReport(cost: SessionCost, runtimeLabel: string): CostFigures
   const rows = buckets.flatMap((kind, k) => {
     const spend = cost.buckets[kind];
     if (spend.input === 0 && spend.output === 0 && spend.money === 0) return [];
-    const label = kind === 'runtime' ? runtimeLabel.replace(/, measured$/, '') : ROW_LABELS[kind];
+    const label = kind === 'runtime' ? runtime.label.replace(/, measured$/, '') : ROW_LABELS[kind];
     return [{ kind, label, ...figuresOf(spend, amountOf(keys.length + k)) }];
   });
 
   const notes: string[] = [];
   if (!priced && cost.freeCalls > 0)
     notes.push(
-      'Every call reported a cost of 0 (a free model, or one OpenCode has no prices for): the billed tokens are shown, no money.',
+      `Every call reported a cost of 0 (a free model, or one ${runtime.name} has no prices for): the billed tokens are shown, no money.`,
     );
   else if (!priced)
     notes.push('No model call reported a cost: the billed tokens are shown, the money is not (never invented).');

@@ -18,6 +18,7 @@ import type {
   Estimator,
   RecordedRuntime,
   RuntimeAnalysis,
+  RuntimePathRule,
   RuntimePartsEstimate,
   RuntimeWords,
   SessionShape,
@@ -85,6 +86,8 @@ export interface WorkspaceLayout {
   agentConfig(configs: readonly { path: string; parsed: unknown }[]): AgentConfig;
   /** Folders whose sub-folders hold one enabled skill each, and the file that defines it. */
   skillDirs: readonly string[];
+  /** The runtime's own folders whose reads belong to a source, before the source table's rules. */
+  pathRules: readonly RuntimePathRule[];
   skillFile: string;
   /** A skill file's name and description (frontmatter). */
   skillMeta(text: string): { name?: string; description?: string };
@@ -95,6 +98,8 @@ export interface WorkspaceLayout {
 export interface AgentRuntime<H = unknown> {
   /** Stable id, part of every memo key ("opencode@1.18.33"). */
   readonly id: string;
+  /** What the rows it wrote say in messages_v2.runtime ("opencode"): the report reads them with it. */
+  readonly rows: string;
   /** The runtime's name in the report's words ("OpenCode"). */
   readonly name: string;
   /** Its own part of every request, which the server never sees: label and explanation. */

@@ -80,7 +80,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       kind: 'pruned_outputs',
       severity: 'info',
       title: `${pruned.count} tool output${pruned.count === 1 ? ' was' : 's were'} pruned`,
-      detail: `OpenCode cleared ${fmtBytes(pruned.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
+      detail: `${input.runtime.name} cleared ${fmtBytes(pruned.bytes)} of old tool output to make room; the model now sees a placeholder. If the agent needs that output again it has to re-run the tool.`,
       itemIds: [],
       figures: { count: pruned.count, bytes: pruned.bytes },
     });
@@ -93,7 +93,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       kind: 'near_compaction',
       severity: 'warning',
       title: `The context window is ${windowPercent.toFixed(1)}% full: compaction is near`,
-      detail: `${fmt(usage.contextUsed)} of ${fmt(usage.contextSize)} tokens are used. When the window fills, OpenCode compacts the history into a summary and the details above leave the context.`,
+      detail: `${fmt(usage.contextUsed)} of ${fmt(usage.contextSize)} tokens are used. When the window fills, ${input.runtime.name} compacts the history into a summary and the details above leave the context.`,
       itemIds: [],
       figures: { percent: windowPercent, contextUsed: usage.contextUsed, contextSize: usage.contextSize ?? 0 },
     });
@@ -155,7 +155,7 @@ function unusedMcpTools(input: ReportInput): Suggestion[] {
       kind: 'unused_mcp_tools',
       severity: 'info',
       title: `${n} MCP tool${n === 1 ? '' : 's'} of ${server.name} you never called cost ${fmt(tokens)} tokens in every call`,
-      detail: `${whole ? `No tool of the MCP server ${server.name} was called` : `${unused.map((t) => t.name).join(', ')} ${n === 1 ? 'was' : 'were'} never called`}, yet OpenCode sends ${n === 1 ? 'its schema' : 'their schemas'} in every request. Disable the server in opencode.json ("enabled": false) or deny ${n === 1 ? 'the tool' : 'those tools'} for this agent when the investigation does not need ${n === 1 ? 'it' : 'them'}.`,
+      detail: `${whole ? `No tool of the MCP server ${server.name} was called` : `${unused.map((t) => t.name).join(', ')} ${n === 1 ? 'was' : 'were'} never called`}, yet ${input.runtime.name} sends ${n === 1 ? 'its schema' : 'their schemas'} in every request. ${input.runtime.words.disableMcpServer} or deny ${n === 1 ? 'the tool' : 'those tools'} for this agent when the investigation does not need ${n === 1 ? 'it' : 'them'}.`,
       // The runtime's item has no text to show: its parts are the detail.
       itemIds: [],
       figures: { tools: n, of: server.tools.length, tokens },

@@ -105,12 +105,21 @@ export interface Contribution {
   subagent?: { sessionId: string; description: string; agent?: string };
 }
 
+/** A folder of the runtime's whose reads belong to a source, and how a read there is labelled. */
+export interface RuntimePathRule {
+  under: string;
+  source: SourceId;
+  read: (rest: string) => string;
+}
+
 export interface AttributionContext {
   /** Workspace root now; roots recorded in assistant info are added per message. */
   root: string;
   instructionFiles: ReadonlySet<string>;
   /** Folders the runtime loads skills from (workspace-relative): their files are Skills & Knowledge. */
   skillDirs?: readonly string[];
+  /** The runtime's own folders that belong to a source (its layout's pathRules). */
+  pathRules?: readonly RuntimePathRule[];
   /**
    * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
    * messages record none, yet their attached files carry absolute paths.
@@ -382,6 +391,8 @@ export interface RuntimeWords {
   ownPrompt: string;
   /** What pruning is called ("pruned by OpenCode"). */
   pruned: string;
+  /** How a workspace turns an MCP server off, as a sentence's start ("Disable the server in opencode.json …"). */
+  disableMcpServer: string;
   /** How the runtime compacts at this window, for the notes; null: nothing to say. */
   windowNote(window: ContextWindow): string | null;
 }

@@ -31,6 +31,7 @@ import { latestAcpUsage } from '../usage';
 import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
+import { runtimeOfRows } from './runtimes';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 
 export interface ReportRequest {
@@ -61,7 +62,7 @@ export interface ServiceOptions extends ReadOptions {
    * but the primary does answers 503 replica_behind, never 404.
    */
   primary?: Pick<ReadSnapshot, 'sessionOwner'>;
-  /** The agent runtime whose rows these are, or how to tell from the workspace (default: OpenCode). */
+  /** The agent runtime whose rows these are, or how to tell from the workspace (default: what the session's rows say). */
   runtime?: AgentRuntime | ((workspace: WorkspaceRow) => AgentRuntime);
 }
 
@@ -144,10 +145,10 @@ export class ReportService {
     const input = await this.store.snapshot(async (r) => {
       const workspace = await r.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
-      services.runtime = this.runtimeOf(workspace);
+      const sessionId = await this.session(r, workspace.id, request.sessionId);
+      services.runtime = await this.runtimeOf(r, workspace, sessionId);
       const root = this.store.resolveRoot(workspace.root_path);
       const folder = readWorkspace(new WorkspaceReader(root, this.options), services.runtime.layout);
-      const sessionId = await this.session(r, workspace.id, request.sessionId);
       const session = await this.readSession(r, workspace.id, sessionId, services);
       const input: ContextInput = {
         ...session,
@@ -195,9 +196,11 @@ export class ReportService {
     };
   }
 
-  private runtimeOf(workspace: WorkspaceRow): AgentRuntime {
-    const choose = this.options.runtime ?? opencodeRuntime;
-    return typeof choose === 'function' ? choose(workspace) : choose;
+  /** The runtime the options name, else the one the session's rows say wrote them. */
+  private async runtimeOf(r: ReadSnapshot, workspace: WorkspaceRow, sessionId: string | null): Promise<AgentRuntime> {
+    const chosen = this.options.runtime;
+    if (chosen) return typeof chosen === 'function' ? chosen(workspace) : chosen;
+    return runtimeOfRows(sessionId === null ? [] : await r.messageRuntimes(workspace.id, sessionId), sessionId);
   }
 
   /** A session's stamps, usage and runtime records, and the rows of the headers the memo lacks. */

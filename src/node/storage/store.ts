@@ -58,6 +58,8 @@ export interface NewMessage {
   timeUpdated: number;
   info: unknown;
   parts: unknown[];
+  /** The agent runtime that wrote it ('opencode'); absent: none named (OpenCode's). */
+  runtime?: string | null;
 }
 
 export interface NewUsage {
@@ -107,6 +109,8 @@ export interface ReadSnapshot {
   sessionOwner(sessionId: string): Promise<string | null>;
   /** ACP usage rows of a session, newest first: other sources (evidence_postpass…) never. */
   acpUsageNewestFirst(workspaceId: string, sessionId: string, limit?: number): Promise<UsageRow[]>;
+  /** The agent runtimes that wrote a session's messages, by name (null: a row that names none: OpenCode's). */
+  messageRuntimes(workspaceId: string, sessionId: string): Promise<(string | null)[]>;
   /** Ids and update stamps of a session's messages, in id order, from the index alone. */
   messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]>;
   messages(ids: readonly string[]): Promise<MessageRow[]>;

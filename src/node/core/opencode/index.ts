@@ -4,6 +4,7 @@
  * every request (always-loaded.ts), its tools (tools.ts), its workspace layout (workspace.ts)
  * and its window (window.ts). See core/runtime.ts for the seam.
  */
+import { RUNTIME_NAME } from '../../../shared/opencode/runtime';
 import { providerFamily } from '../providers';
 import type { AgentRuntime } from '../runtime';
 import type { MessageMeta, SessionShape } from '../types';
@@ -24,6 +25,7 @@ const skeletons = (headers: readonly { data: OpenCodeHeader }[]) => headers.map(
 
 export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   id: 'opencode@1.18.33',
+  rows: RUNTIME_NAME,
   name: 'OpenCode',
   runtimeItem: { label: 'OpenCode system prompt and tool schemas, measured', text: RUNTIME_TEXT },
   layout: OPENCODE_LAYOUT,

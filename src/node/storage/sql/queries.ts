@@ -179,6 +179,19 @@ export class Queries {
       .execute();
   }
 
+  /** The runtimes that wrote a session's messages (null: a row that names none), from the index alone. */
+  async messageRuntimes(db: Db, workspaceId: string, sessionId: string): Promise<(string | null)[]> {
+    if (!(await this.hasColumn(db, 'messages_v2', 'runtime'))) return [];
+    const rows = await db
+      .selectFrom('messages_v2')
+      .select('runtime')
+      .distinct()
+      .where('workspace_id', '=', workspaceId)
+      .where('session_id', '=', sessionId)
+      .execute();
+    return rows.map((r) => r.runtime);
+  }
+
   messageStamps(db: Db, workspaceId: string, sessionId: string): Promise<MessageStamp[]> {
     // A row version (PostgreSQL's xmin) changes with every update of the row: another
     // instance's change is never missed, even at the same time_updated.
@@ -221,6 +234,17 @@ export class Queries {
     if (this.present.has(table)) return true;
     const { rows } = await this.dialect.tableExists(table).execute(db);
     if (rows.length > 0) this.present.add(table);
+    return rows.length > 0;
+  }
+
+  /** Columns a later migration added, which such a database may lack likewise: known once there. */
+  private readonly columnsPresent = new Set<string>();
+
+  async hasColumn(db: Db, table: TableName, column: string): Promise<boolean> {
+    const key = `${table}.${column}`;
+    if (this.columnsPresent.has(key)) return true;
+    const { rows } = await this.dialect.columnExists(table, column).execute(db);
+    if (rows.length > 0) this.columnsPresent.add(key);
     return rows.length > 0;
   }
 
@@ -276,6 +300,7 @@ export class Queries {
         time_updated: m.timeUpdated,
         info: jsonValue(JSON.stringify(m.info)),
         parts: jsonValue(JSON.stringify(m.parts)),
+        runtime: m.runtime ?? null,
       })
       .$if(replace, (q) =>
         q.onConflict((conflict) =>
@@ -286,6 +311,7 @@ export class Queries {
               time_updated: eb.ref('excluded.time_updated'),
               info: eb.ref('excluded.info'),
               parts: eb.ref('excluded.parts'),
+              runtime: eb.ref('excluded.runtime'),
             }))
             .whereRef('messages_v2.workspace_id', '=', 'excluded.workspace_id')
             .whereRef('messages_v2.session_id', '=', 'excluded.session_id'),
@@ -374,9 +400,12 @@ export class Queries {
   }
 
   /** A batch of a table's rows after a primary key (keyset order), JSON columns as text. */
-  tableBatch(db: Db, table: TableName, after: readonly unknown[] | null, limit: number) {
-    const { columns, primaryKey } = TABLES[table] as Table;
+  async tableBatch(db: Db, table: TableName, after: readonly unknown[] | null, limit: number) {
+    const { columns: all, primaryKey } = TABLES[table] as Table;
     const { jsonText } = this.dialect;
+    // A database of another writer may lack a nullable column a later migration added.
+    const columns: Table['columns'] = [];
+    for (const c of all) if (!c.nullable || (await this.hasColumn(db, table, c.name))) columns.push(c);
     const select = columns.map((c) => (c.type === 'json' ? jsonText(c.name).as(c.name) : sql.ref(c.name)));
     const key = sql.join(primaryKey.map((k) => sql.ref(k)));
     return sql<Record<string, unknown>>`select ${sql.join(select)} from ${sql.table(table)}

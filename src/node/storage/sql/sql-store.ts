@@ -71,6 +71,11 @@ export class SqlReads implements ReadSnapshot {
     return this.run.read(() => this.queries.acpUsageNewestFirst(this.target, workspaceId, sessionId, limit));
   }
 
+  async messageRuntimes(workspaceId: string, sessionId: string): Promise<(string | null)[]> {
+    if (this.namesNothing(workspaceId, sessionId)) return [];
+    return this.run.read(() => this.queries.messageRuntimes(this.target, workspaceId, sessionId));
+  }
+
   async messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]> {
     if (this.namesNothing(workspaceId, sessionId)) return [];
     return this.run.read(() => this.queries.messageStamps(this.target, workspaceId, sessionId));
