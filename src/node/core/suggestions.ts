@@ -22,15 +22,37 @@ export interface SuggestFacts {
 }
 
 export function suggest({ input, counted, duplicates, used }: SuggestFacts): Suggestion[] {
-  const out: Suggestion[] = [];
+  const figures = figuresOf(counted);
+  return [
+    ...duplicateReads(duplicates, used, figures),
+    ...largeItems(counted, used, figures),
+    ...runtimeLimits(input),
+    ...unusedSkills(input, figures),
+    ...unusedMcpTools(input),
+  ];
+}
+
+/** Each item's figure in the report, and how a suggestion tells it. */
+interface Figures {
+  cost(item: Item): number | null;
+  /** One figure per item: the report's (measured or scaled); the estimate only while there is no total. */
+  tokensOf(item: Item): string;
+}
+
+function figuresOf(counted: readonly Counted[]): Figures {
   const scaledOf = new Map(counted.map((c) => [c.item.key, c.scaled]));
   const cost = (item: Item) => scaledOf.get(item.key) ?? null;
-  // One figure per item: the report's (measured or scaled); the estimate only while there is no total.
-  const tokensOf = (item: Item) => {
-    const scaled = cost(item);
-    return scaled === null ? `≈${fmt(item.tokens)} estimated tokens` : `${fmt(scaled)} tokens`;
+  return {
+    cost,
+    tokensOf: (item) => {
+      const scaled = cost(item);
+      return scaled === null ? `≈${fmt(item.tokens)} estimated tokens` : `${fmt(scaled)} tokens`;
+    },
   };
+}
 
+/** The same content read again: each extra read repeats tokens. */
+function duplicateReads(duplicates: Map<Item, DuplicateMark>, used: number | null, { cost }: Figures): Suggestion[] {
   const groups = new Map<string, Item[]>();
   for (const [item] of duplicates) {
     const key = `${item.readKey}\u0000${item.contentKey}`;
@@ -38,12 +60,12 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
     if (group) group.push(item);
     else groups.set(key, [item]);
   }
-  for (const group of groups.values()) {
+  return [...groups.values()].map((group) => {
     const extra = group.slice(1);
     const repeated = sum(extra.map((i) => i.tokens));
     const repeatedScaled = used === null ? null : sum(extra.map((i) => cost(i) ?? 0));
     const what = group[0]!.path ?? group[0]!.label;
-    out.push({
+    return {
       kind: 'duplicate_read',
       severity: 'warning',
       title: `${what} is in context ${group.length} times`,
@@ -54,26 +76,34 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
         repeatedEstimatedTokens: repeated,
         ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }),
       },
+    };
+  });
+}
+
+/** One item above LARGE_ITEM_PERCENT of the used context. */
+function largeItems(counted: readonly Counted[], used: number | null, { tokensOf }: Figures): Suggestion[] {
+  if (used === null || used <= 0) return [];
+  const out: Suggestion[] = [];
+  for (const c of counted) {
+    // The runtime's own prompt is not something a narrower read can shrink.
+    if (c.scaled === null || c.item.sourceRef.startsWith('runtime:')) continue;
+    const share = percentOf(c.scaled, used)!;
+    if (share <= LARGE_ITEM_PERCENT) continue;
+    out.push({
+      kind: 'large_item',
+      severity: 'warning',
+      title: `${c.item.label} is ${share.toFixed(1)}% of the used context`,
+      detail: `One item holds ${tokensOf(c.item)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
+      itemIds: [itemId(c.item.sourceRef)],
+      figures: { percentOfUsed: share, scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
     });
   }
+  return out;
+}
 
-  if (used !== null && used > 0) {
-    for (const c of counted) {
-      // The runtime's own prompt is not something a narrower read can shrink.
-      if (c.scaled === null || c.item.sourceRef.startsWith('runtime:')) continue;
-      const share = percentOf(c.scaled, used)!;
-      if (share <= LARGE_ITEM_PERCENT) continue;
-      out.push({
-        kind: 'large_item',
-        severity: 'warning',
-        title: `${c.item.label} is ${share.toFixed(1)}% of the used context`,
-        detail: `One item holds ${tokensOf(c.item)} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
-        itemIds: [itemId(c.item.sourceRef)],
-        figures: { percentOfUsed: share, scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
-      });
-    }
-  }
-
+/** What the runtime does when the window fills: outputs it pruned, a compaction near. */
+function runtimeLimits(input: ReportInput): Suggestion[] {
+  const out: Suggestion[] = [];
   const pruned = input.omissions.prunedOutputs;
   if (pruned.count > 0) {
     out.push({
@@ -85,7 +115,6 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       figures: { count: pruned.count, bytes: pruned.bytes },
     });
   }
-
   const usage = input.usage;
   const windowPercent = usage ? percentOfWindow(usage) : null;
   if (usage && windowPercent !== null && windowPercent >= NEAR_COMPACTION_PERCENT) {
@@ -98,8 +127,11 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       figures: { percent: windowPercent, contextUsed: usage.contextUsed, contextSize: usage.contextSize ?? 0 },
     });
   }
+  return out;
+}
 
-  // A skill loaded and then never named again by anyone: its body may be dead weight.
+/** A skill loaded and then never named again by anyone: its body may be dead weight. */
+function unusedSkills(input: ReportInput, { cost, tokensOf }: Figures): Suggestion[] {
   const order = input.mentions.map((m) => m.messageId);
   const lastMention = new Map<string, number>();
   input.mentions.forEach(({ names }, index) => names.forEach((name) => lastMention.set(name, index)));
@@ -110,6 +142,7 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
     const index = messageId === undefined ? -1 : order.indexOf(messageId);
     latestLoad.set(item.skill, { load: item, index, count: (latestLoad.get(item.skill)?.count ?? 0) + 1 });
   }
+  const out: Suggestion[] = [];
   for (const [name, { load, index, count }] of latestLoad) {
     const laterMessages = order.length - index - 1;
     if (index < 0 || laterMessages === 0 || (lastMention.get(name) ?? -1) > index) continue;
@@ -128,7 +161,6 @@ export function suggest({ input, counted, duplicates, used }: SuggestFacts): Sug
       },
     });
   }
-  out.push(...unusedMcpTools(input));
   return out;
 }
 

@@ -81,6 +81,13 @@ export function opencodeRuntimeParts(
       estimate: estimator.count(wireTool(tool.id, tool.description, tool.parameters)),
     });
   }
+  parts.push(...mcpParts(definitions, estimator, notes));
+  return { parts, recordedAt: record.recordedAt, notes };
+}
+
+/** Each connected MCP server as one part: its tools' schemas and its instructions. */
+function mcpParts(definitions: OpenCodeDefinitions, estimator: Estimator, notes: string[]): RuntimePartEstimate[] {
+  const parts: RuntimePartEstimate[] = [];
   for (const server of definitions.mcp) {
     if (server.problem) notes.push(`MCP server ${server.name}: ${server.problem}`);
     if (server.status !== 'connected') continue;
@@ -102,7 +109,7 @@ export function opencodeRuntimeParts(
       tools,
     });
   }
-  return { parts, recordedAt: record.recordedAt, notes };
+  return parts;
 }
 
 function parse(text: string | null): OpenCodeDefinitions | null {
