@@ -19,6 +19,7 @@ import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
 import { measureFaults } from './faults';
+import { memoKept } from './memo';
 import { floor } from './floor';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
 import { measureFirstDebug, measureRender } from './render';
@@ -46,6 +47,7 @@ interface Row {
   apiP50: number;
   apiP95: number;
   rssMb: number;
+  memoMb: number;
 }
 
 function cold(dbPath: string, estimator: EstimatorId) {
@@ -205,6 +207,7 @@ async function main() {
           apiP50: a.p50,
           apiP95: a.p95,
           rssMb: c.rssMb,
+          memoMb: (await memoKept(generated.dbPath, BENCH_WS, estimator)).bytes / 2 ** 20,
         });
         process.stderr.write(`measured ${size} ${estimator}\n`);
       }
@@ -234,12 +237,12 @@ async function main() {
   }
 
   console.log(
-    '| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | floor process | CLI process | API p50 / p95 | peak RSS |',
+    '| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | floor process | CLI process | API p50 / p95 | peak RSS | memo kept |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(
-      `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${r.messages.toLocaleString('en-US')} | ${r.liveTokens.toLocaleString('en-US')} | ${ms(r.floor)} ms | ${ms(r.cold)} ms (${ratio(r.cold, r.floor)}) | ${ms(r.warm)} ms (${ratio(r.warm, r.floor)}) | ${ms(r.floorProcess)} ms | ${ms(r.cli)} ms (${ratio(r.cli, r.floorProcess)} the floor process) | ${ms(r.apiP50)} / ${ms(r.apiP95)} ms (${ratio(r.apiP50, r.floor)}) | ${r.rssMb.toFixed(0)} MB |`,
+      `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${r.messages.toLocaleString('en-US')} | ${r.liveTokens.toLocaleString('en-US')} | ${ms(r.floor)} ms | ${ms(r.cold)} ms (${ratio(r.cold, r.floor)}) | ${ms(r.warm)} ms (${ratio(r.warm, r.floor)}) | ${ms(r.floorProcess)} ms | ${ms(r.cli)} ms (${ratio(r.cli, r.floorProcess)} the floor process) | ${ms(r.apiP50)} / ${ms(r.apiP95)} ms (${ratio(r.apiP50, r.floor)}) | ${r.rssMb.toFixed(0)} MB | ${r.memoMb.toFixed(1)} MB |`,
     );
   }
 
