@@ -10,17 +10,15 @@
  * Per session: the report with every item, the report as of its first model call, the reader's
  * first page and the reader-backed text of its first item (the paths that re-read rows).
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { messageRows, type SessionExport } from '../src/node/agent/opencode-export';
 import { seedDemoDatabase, DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
-import { PROJECT_ROOT } from '../src/node/project';
 import { AppError } from '../src/node/errors';
 import { ReportService } from '../src/node/report/service';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
-import { acpUsageRow } from '../src/node/usage';
-import { insertMessageRow, insertUsageRow, WS, type Fixture } from '../test/support/fixtures';
+import { WS, type Fixture } from '../test/support/fixtures';
+import { PUBLIC_DIR, PUBLIC_SESSION, seedPublicExport } from '../test/support/public-exports';
 import { loadRecording, recordingNames, seedRecording } from '../test/support/recordings';
 
 const GENERATED_AT = new Date('2026-01-01T00:00:00.000Z');
@@ -105,27 +103,14 @@ async function recordings(): Promise<void> {
   }
 }
 
-/** As test/node/public-exports.test.ts stores them: the rows, and an ACP total of the last measured call. */
+/** As test/node/public-exports.test.ts stores them (test/support/public-exports.ts). */
 async function publicExports(): Promise<void> {
-  const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'public');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'sources.json')) {
-    const exported = JSON.parse(readFileSync(join(dir, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
+  for (const file of readdirSync(PUBLIC_DIR).filter((f) => f.endsWith('.json') && f !== 'sources.json')) {
     const fx = await fixture();
     try {
       fixTimes(fx.root);
-      let last = 0;
-      for (const row of messageRows(exported)) {
-        insertMessageRow(fx.raw, { ...row, workspaceId: WS, sessionId: 'ses_public' });
-        last = Math.max(last, row.timeUpdated);
-      }
-      const measured = exported.messages
-        .filter((m) => m.info.role === 'assistant' && !m.info.summary)
-        .map((m) => m.info.tokens as { input: number; cache: { read: number; write: number } } | undefined)
-        .filter((t) => t && t.input + t.cache.read + t.cache.write > 0)
-        .at(-1)!;
-      const used = measured.input + measured.cache.read + measured.cache.write;
-      insertUsageRow(fx.raw, acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
-      writeFileSync(join(out!, `public-${file}`), await snapshotSession(fx.dbPath, WS, 'ses_public'));
+      seedPublicExport(fx, file);
+      writeFileSync(join(out!, `public-${file}`), await snapshotSession(fx.dbPath, WS, PUBLIC_SESSION));
     } finally {
       await fx.close();
     }

@@ -17,11 +17,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
 import type * as timeline from '../../src/node/core/timeline';
-import { acpUsageRow } from '../../src/node/usage';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
-import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
+import { createFixture, reportOf, type Fixture } from '../support/fixtures';
+import { seedPublicExport } from '../support/public-exports';
 
 // Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
 // with an event kept first), and growth compares only between consecutive calls.
@@ -42,21 +41,9 @@ afterEach(() => fx?.cleanup());
 
 /** A public export as the bridge would store it, with an ACP total of its last measured call. */
 async function reportOfExport(file: string): Promise<ContextReport> {
-  const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
   const f = await createFixture();
   fx = f;
-  let last = 0;
-  for (const row of messageRows(exported)) {
-    insertMessageRow(f.raw, { ...row, workspaceId: WS, sessionId: 'ses_public' });
-    last = Math.max(last, row.timeUpdated);
-  }
-  const measured = exported.messages
-    .filter((m) => m.info.role === 'assistant' && !m.info.summary)
-    .map((m) => m.info.tokens as { input: number; cache: { read: number; write: number } } | undefined)
-    .filter((t) => t && t.input + t.cache.read + t.cache.write > 0)
-    .at(-1)!;
-  const used = measured.input + measured.cache.read + measured.cache.write;
-  insertUsageRow(f.raw, acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
+  seedPublicExport(f, file);
   const report = await reportOf(f, { items: 'all' });
   expect(contextReportSchema.safeParse(report).success).toBe(true);
   return report;
