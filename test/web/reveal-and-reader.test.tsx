@@ -19,7 +19,8 @@ async function openReport() {
   const app = renderApp();
   await waitForHistory();
   await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' });
+  // The first report in a file loads the view's lazy chunk: the other web tests allow it 3 s too.
+  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
   return { ...app, region };
 }
 
@@ -120,9 +121,12 @@ describe('Suggestions', () => {
     const entry = within(within(region).getByRole('region', { name: 'Suggestions' }))
       .getByText(duplicate.title)
       .closest('li')!;
-    await user.click(within(entry).getByRole('button', { name: 'Ask the agent to reuse it' }));
+    await user.click(within(entry).getByRole('button', { name: 'Ask the agent' }));
     const path = duplicate.title.replace(/ is in context \d+ times$/, '');
-    expect((composer() as HTMLTextAreaElement).value).toContain(`${path} is already in your context`);
+    // The suggestion's own change, word for word.
+    expect(duplicate.change).toMatchObject({ kind: 'ask_agent' });
+    expect((composer() as HTMLTextAreaElement).value).toBe(duplicate.change!.text);
+    expect(duplicate.change!.text).toContain(`${path} is already in your context`);
     expect(composer()).toHaveFocus();
     expect(screen.getByText(/Draft from the report/)).toBeInTheDocument();
     expect(requests.slice(before)).toEqual([]);

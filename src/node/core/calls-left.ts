@@ -6,7 +6,6 @@
  */
 import { fmt } from '../../shared/format';
 import type { ContextWindow } from '../../shared/wire';
-import type { TimelinePoint } from './types';
 
 /** The rate is taken over at most this many steps from one measured call to the next. */
 export const GROWTH_STEPS = 5;
@@ -19,7 +18,7 @@ export interface CallsLeft {
 }
 
 export function callsLeft(
-  timeline: readonly Pick<TimelinePoint, 'call' | 'promptTokens' | 'events'>[],
+  timeline: readonly { call: number; promptTokens: number; events: readonly string[] }[],
   window: ContextWindow | null,
   used: number,
   runtimeName: string,
