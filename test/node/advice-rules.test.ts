@@ -138,6 +138,8 @@ describe('what OpenCode’s configuration turns off', () => {
     expect(JSON.parse(change.text)).toEqual({ agent: { build: { permission: { task: 'deny' } } } });
     expect(change.tools).toEqual(['task']);
     expect(change.kept).toEqual([{ tool: 'write', why: 'it shares the edit permission with edit, which was called' }]);
+    // The skill tool stays: OpenCode sends the skill catalog only with it.
+    expect(OPENCODE_ADVICE.unusedTools({ ...base, tools: ['skill'] }).kept.map((k) => k.tool)).toEqual(['skill']);
     const both = OPENCODE_ADVICE.unusedTools({ ...base, tools: ['edit', 'write'] });
     expect(JSON.parse(both.text)).toEqual({ agent: { build: { permission: { edit: 'deny' } } } });
     expect(both.tools).toEqual(['edit', 'write']);

@@ -115,7 +115,8 @@ describe('the runtime item in parts', () => {
     const report = await reportOf(fx, { items: 'all' });
     const parts = runtimeItem(report).parts!;
     const server = parts.find((p) => p.kind === 'mcp_server')!;
-    const builtIn = parts.filter((p) => p.kind === 'tool' && p.called === false);
+    // The skill tool stays on (OpenCode sends the skill catalog only with it), and says so.
+    const builtIn = parts.filter((p) => p.kind === 'tool' && p.called === false && p.name !== 'skill');
     const suggestion = report.suggestions.find((s) => s.kind === 'unused_tools')!;
     // The server is in OpenCode's global config, not the workspace's: its tools are turned off by name.
     const mcpTools = server.tools!.filter((t) => !t.called).map((t) => t.name);
@@ -134,6 +135,8 @@ describe('the runtime item in parts', () => {
       agent: { build: { permission: Object.fromEntries(suggestion.tools!.map((t) => [permission(t), 'deny'])) } },
     });
     expect(suggestion.detail).not.toMatch(/`/);
+    if (parts.some((p) => p.name === 'skill' && p.called === false))
+      expect(suggestion.detail).toContain('Left on: skill (OpenCode sends the skill catalog only with it');
   });
 
   it('without recorded definitions (rows from elsewhere), stays one measured block and says why', async () => {

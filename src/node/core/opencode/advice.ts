@@ -13,7 +13,9 @@
  *   agent; its instructions leave the prompt too). One it does not declare — given by the
  *   client over ACP, which OpenCode connects whatever its config says — has its tools denied.
  * - a skill, for one agent: `agent.NAME.permission.skill.SKILL: "deny"`: OpenCode drops it
- *   from that agent's catalog (`Skill.available`) and refuses to load it.
+ *   from that agent's catalog (`Skill.available`) and refuses to load it. The `skill` tool itself
+ *   is left on: OpenCode sends the whole skill catalog only with it (`SystemPrompt.skills`), so
+ *   turning it off would hide every skill, not just free its schema.
  */
 import type { ConfigChange, RuntimeAdvice } from '../types';
 import { readOutputLines } from './read-output';
@@ -40,6 +42,8 @@ export const OPENCODE_ADVICE: RuntimeAdvice = {
     for (const tool of named) {
       if (READ_TOOLS.includes(tool)) {
         kept.push({ tool, why: 'it shares the read permission, which the agent needs' });
+      } else if (tool === 'skill') {
+        kept.push({ tool, why: 'OpenCode sends the skill catalog only with it: turning it off hides every skill' });
       } else if (EDIT_TOOLS.includes(tool)) {
         // Only when every edit tool the model is sent went unused.
         const used = EDIT_TOOLS.filter((t) => sent.includes(t) && !tools.includes(t));
