@@ -41,14 +41,26 @@ export function changeLead(change: Change): string {
 
 export type Headroom = NonNullable<NonNullable<ContextReport['verdict']>['headroom']>;
 
-/** "about 460 more model calls at +291 tokens a call (over calls 25–31)", or why it cannot be said. */
-export function callsLeftText(headroom: Headroom): string | null {
+/**
+ * The calls left in two parts — "about 460 more model calls at +291 tokens a call" and the basis,
+ * "the growth over calls 25–31, 6 calls" — or why they cannot be counted (`basis` null).
+ */
+export function callsLeftParts(headroom: Headroom): { text: string; basis: string | null } | null {
   const basis = headroom.callsLeftBasis;
   if (headroom.callsLeft !== null && headroom.callsLeft !== undefined && basis) {
     const n = headroom.callsLeft;
-    return `about ${fmt(n)} more model ${n === 1 ? 'call' : 'calls'} at +${fmt(basis.perCall)} tokens a call (the growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, ${fmt(basis.calls)} call${basis.calls === 1 ? '' : 's'})`;
+    return {
+      text: `about ${fmt(n)} more model ${n === 1 ? 'call' : 'calls'} at +${fmt(basis.perCall)} tokens a call`,
+      basis: `the growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, ${fmt(basis.calls)} call${basis.calls === 1 ? '' : 's'}`,
+    };
   }
-  return headroom.callsLeftBecause ? `calls left not known: ${headroom.callsLeftBecause}` : null;
+  return headroom.callsLeftBecause ? { text: `calls left not known: ${headroom.callsLeftBecause}`, basis: null } : null;
+}
+
+/** "about 460 more model calls at +291 tokens a call (the growth over calls 25–31, 6 calls)", or why not. */
+export function callsLeftText(headroom: Headroom): string | null {
+  const parts = callsLeftParts(headroom);
+  return parts && (parts.basis ? `${parts.text} (${parts.basis})` : parts.text);
 }
 
 /** "$1.99 saved by the cache (736,256 cached tokens: $2.21 at the input rate, $0.22 billed)". */

@@ -46,7 +46,11 @@ export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (te
 
   const label = CHANGE_HEADINGS[change.kind] ?? change.kind;
   return (
-    <div className={`change change-${change.kind}`} role="group" aria-label={`The change: ${label}`}>
+    <div
+      className={`change change-${change.kind}${state === 'selected' ? ' change-selected' : ''}`}
+      role="group"
+      aria-label={`The change: ${label}`}
+    >
       <span className="change-lead">{changeLead(change)}:</span>
       {change.kind === 'opencode_config' ? (
         <pre className="change-text">

@@ -4,7 +4,7 @@
  * left and how many calls that is, the cache-read share and what the cache saved, the cost —
  * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
  */
-import { callsLeftText, suggestionFrees } from '../../shared/advice-text';
+import { callsLeftParts, suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
 import { actionSuggestion, agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
@@ -33,7 +33,7 @@ export function Verdict({
       : null;
   const reportedCost = agentCost(report);
   const saved = report.cost?.cacheSavings;
-  const calls = v.headroom ? callsLeftText(v.headroom) : null;
+  const calls = v.headroom ? callsLeftParts(v.headroom) : null;
   return (
     <section className="verdict" aria-label="In short">
       {v.biggestSource && (
@@ -60,7 +60,7 @@ export function Verdict({
             <strong>What to do:</strong> {v.action.title}.{' '}
             {suggestion && <span className="verdict-frees">{suggestionFrees(report, suggestion.frees)}.</span>}{' '}
             {suggestion && <span className="muted verdict-detail">{numbersInText(suggestion.detail)} </span>}
-            {target && listed.has(target) && (
+            {target && listed.has(target) && target !== v.biggestItem?.id && (
               <button type="button" className="link" onClick={() => onShow(target)}>
                 Show the text
               </button>
@@ -73,9 +73,15 @@ export function Verdict({
         {v.headroom && (
           <li>
             <span className="fact-name">Room</span>{' '}
-            {v.headroom.left > 0
-              ? `${fmt(v.headroom.left)} tokens before OpenCode compacts${calls ? ` — ${calls}` : ''}`
-              : `none: OpenCode compacts after the next call`}
+            {v.headroom.left > 0 ? (
+              <>
+                {fmt(v.headroom.left)} tokens before OpenCode compacts
+                {calls && ` — ${calls.text}`}
+                {calls?.basis && <span className="wide-only"> ({calls.basis})</span>}
+              </>
+            ) : (
+              'none: OpenCode compacts after the next call'
+            )}
           </li>
         )}
         {v.cacheReadPercent !== null && (
