@@ -127,7 +127,7 @@ describe('the suggestions on the seeded demo', () => {
       const path = d.title.replace(/ is in context \d+ times$/, '');
       expect(d.change).toEqual({
         kind: 'ask_agent',
-        text: `${path} is already in your context (read 2 times; each extra read repeats about ${fmt(d.frees.tokens)} tokens). Please refer to the earlier read instead of reading it again, unless it has changed.`,
+        text: `${path} is already in your context: please refer to the earlier read instead of reading it again, unless it has changed.`,
       });
     }
     const skill = report.suggestions.find((s) => s.kind === 'unused_skill')!;
@@ -210,9 +210,7 @@ describe('every view leads with the same suggestion, in the same order, with the
     const summary = contextSummary(report);
     const text = summaryText(report, summary);
     const first = report.suggestions[0]!;
-    expect(summary.verdict[2]).toBe(
-      `What to do: ${first.title}. ${freesLine(first)}. ${first.detail} ${changeLead(first.change!)}: ${first.change!.text}`,
-    );
+    expect(summary.verdict[2]).toBe(`What to do: ${first.title}. ${freesLine(first)}. The change: suggestion 1 below.`);
     expect(summary.suggestions.map((s) => [s.title, s.frees, s.change])).toEqual(
       report.suggestions.map((s) => [s.title, s.frees, s.change]),
     );
@@ -220,6 +218,7 @@ describe('every view leads with the same suggestion, in the same order, with the
     expect(summary.callsLeft).toBe(report.verdict!.headroom!.callsLeft);
     expect(summary.cost!.cacheSaved).toBe(report.cost!.cacheSavings!.amount);
     const list = text.slice(text.indexOf('Suggestions (by what they free, largest first):'));
+    expect(list).toContain(`\n1. ${first.severity === 'warning' ? '(!) ' : ''}${first.title}. ${freesLine(first)}.\n`);
     expect(
       ascending(
         positions(

@@ -50,7 +50,7 @@ export function duplicateReads({ counted, duplicates, used }: ReadFacts): Sugges
       tokens,
       change: {
         kind: 'ask_agent',
-        text: `${what} is already in your context (read ${group.length} times; each extra read repeats about ${fmt(Math.round(tokens / extra.length))} tokens). Please refer to the earlier read instead of reading it again, unless it has changed.`,
+        text: `${what} is already in your context: please refer to the earlier read instead of reading it again, unless it has changed.`,
       },
     };
   });

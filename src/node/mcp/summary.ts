@@ -20,7 +20,7 @@ import {
   reportFigures,
   verdictLines,
 } from '../../shared/report-figures';
-import { cacheSavingsText, changeLead, suggestionFrees } from '../../shared/advice-text';
+import { changeLead, suggestionFrees } from '../../shared/advice-text';
 import { changeSchema, freesSchema, type ContextReport } from '../../shared/wire';
 
 /** Items listed by default, largest first, across every source. */
@@ -129,8 +129,9 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       ? [
           verdict.biggest,
           verdict.item,
+          // The first suggestion, whose change the list below gives (the text lands in the agent's context: once).
           verdict.action
-            ? `What to do: ${verdict.action.title}.${verdict.action.frees ? ` ${verdict.action.frees}.` : ''}${verdict.action.detail ? ` ${verdict.action.detail}` : ''}${verdict.action.change ? ` ${changeLead(verdict.action.change)}: ${verdict.action.change.text}` : ''}`
+            ? `What to do: ${verdict.action.title}.${verdict.action.frees ? ` ${verdict.action.frees}.` : ''}${verdict.action.change ? ' The change: suggestion 1 below.' : ''}`
             : null,
           verdict.headroom,
           verdict.cache,
@@ -232,8 +233,9 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
   lines.push('');
   if (summary.suggestions.length) {
     lines.push('Suggestions (by what they free, largest first):');
+    // Title, what it frees and the change: the why (`detail`) is in the structured content.
     summary.suggestions.forEach((s, index) => {
-      lines.push(`${index + 1}. ${s.severity === 'warning' ? '(!) ' : ''}${s.title}. ${s.freesText}. ${s.detail}`);
+      lines.push(`${index + 1}. ${s.severity === 'warning' ? '(!) ' : ''}${s.title}. ${s.freesText}.`);
       if (s.change) lines.push(`   ${changeLead(s.change)}: ${s.change.text}`);
     });
   } else lines.push('Suggestions: none.');
@@ -249,8 +251,6 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
         lines.push(`- ${row.label}: ${fmtCost(row.amount, cost.currency)} (${fmtPct(row.percent)})`);
       }
     }
-    const saved = cacheSavingsText(report);
-    if (saved) lines.push(`${saved}.`);
   }
   if (summary.warnings.length) {
     lines.push('', `Warnings (${summary.warnings.length}):`, ...summary.warnings.slice(0, 3).map((w) => `- ${w}`));
