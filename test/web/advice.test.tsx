@@ -5,24 +5,16 @@
  * report's order with the same figures and changes; Copy puts the change on the clipboard and
  * says so, and where the clipboard is refused the text is selected instead. Nothing is sent.
  */
-import { screen, waitFor, within } from '@testing-library/react';
+import { waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { callsLeftText, suggestionFrees } from '../../src/shared/advice-text';
 import { fmtCost } from '../../src/shared/format';
 import { contextReportSchema } from '../../src/shared/wire';
 import { fixtures } from './msw/handlers';
 import { requests } from './msw/server';
-import { composer, renderApp, waitForHistory } from './render';
+import { openReport } from './render';
 
 const report = contextReportSchema.parse(fixtures.report);
-
-async function openReport() {
-  const app = renderApp();
-  await waitForHistory();
-  await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
-  return { ...app, region };
-}
 
 describe('what to do, in the web report', () => {
   it('leads the verdict with the suggestion that frees the most, its figures and its change', async () => {

@@ -9,20 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { contextReportSchema, itemContentSchema, readerPageSchema } from '../../src/shared/wire';
 import { fixtures } from './msw/handlers';
 import { requests, server } from './msw/server';
-import { composer, renderApp, waitForHistory } from './render';
+import { composer, openReport } from './render';
 
 const report = contextReportSchema.parse(fixtures.report);
 const skillItem = itemContentSchema.parse(fixtures.itemSkill);
 const reader = readerPageSchema.parse(fixtures.reader);
-
-async function openReport() {
-  const app = renderApp();
-  await waitForHistory();
-  await app.user.type(composer(), '/debug{Enter}');
-  // The first report in a file loads the view's lazy chunk: the other web tests allow it 3 s too.
-  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
-  return { ...app, region };
-}
 
 const contentRequests = () => requests.filter((r) => /\/debug\/context\/(items|reader)/.test(r.path));
 
