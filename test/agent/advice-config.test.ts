@@ -47,10 +47,17 @@ function opencode(args: string[], content?: string) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/** `opencode debug agent NAME`, asked once per agent and configuration (each run takes seconds). */
+const asked = new Map<string, DebugAgent>();
 function debugAgent(name: string, content?: string): DebugAgent {
+  const key = `${name}\u0000${content ?? ''}`;
+  const known = asked.get(key);
+  if (known) return known;
   const run = opencode(['debug', 'agent', name], content);
   expect(run.status, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as DebugAgent;
+  const answer = JSON.parse(run.stdout) as DebugAgent;
+  asked.set(key, answer);
+  return answer;
 }
 
 /** Tools whose entry differs between two answers. */
