@@ -60,7 +60,9 @@ export function FinePrint({ model }: { model: ReportModel }) {
 }
 
 function Calibration({ model }: { model: ReportModel }) {
-  const { report, window, headroom } = model;
+  const { report, window } = model;
+  const basis = report.verdict?.headroom?.callsLeftBasis;
+  const because = report.verdict?.headroom?.callsLeftBecause;
   const c = report.calibration;
   const p = report.providerTokens;
   const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
@@ -97,9 +99,11 @@ function Calibration({ model }: { model: ReportModel }) {
               ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
               : ''}
             .{window.assumed ? ` ${ASSUMED}` : ''}
-            {headroom?.growth
-              ? ` The recent rate, +${fmt(headroom.growth.perCall)} tokens per call, is measured over the last ${fmt(headroom.growth.calls)} calls since the last compaction.`
-              : ' A rate is given from three measured calls on (since the last compaction).'}
+            {basis
+              ? ` The calls left are counted at the recent rate, +${fmt(basis.perCall)} tokens a call: the prompt's growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, a fall (compaction, pruning) left out.`
+              : because
+                ? ` Calls left not counted: ${because}.`
+                : ''}
           </dd>
         </div>
       )}

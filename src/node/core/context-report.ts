@@ -16,6 +16,8 @@
 import type { ContextReport, EstimatorId } from '../../shared/wire';
 import { buildReport, countedItems, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
+import { narrowerReads, type TextOf } from './large-reads';
+import { quotedSpans } from './narrower-read';
 import { chars4Estimator, toItem } from './estimate';
 import { CallUnavailable } from './errors';
 import { splitRuntime } from './runtime-parts';
@@ -164,6 +166,10 @@ interface AnalysisContext {
 }
 
 const HEADER = 'h';
+/** Quotes kept of one message: enough to find what it used of a file, never its whole text. */
+const MAX_QUOTES = 40;
+/** A read estimated above this share of the total may be a large item: its row is read with the rest. */
+const LARGE_READ_PREFETCH = 0.15;
 const ANALYSIS = 'a';
 const SESSION = 's';
 
@@ -336,7 +342,15 @@ async function makeSession(
     const entry = memo.get(keyOf(h.id, good[i]!)) as AnalysisEntry | undefined;
     return entry && entry.deps.every(([path, size]) => fileSize(workspace, path) === size) ? entry.analysis : null;
   });
-  const needed = headers.flatMap((h, i) => (analyses[i] === null && !rows.has(h.id) ? [h.id] : []));
+  // Also the rows of reads large enough to be told how to read less (large-reads.ts): asked now,
+  // with the rest, rather than after the calibration.
+  const large = usage ? LARGE_READ_PREFETCH * usage.contextUsed : Infinity;
+  const needed = headers.flatMap((h, i) =>
+    !rows.has(h.id) &&
+    (analyses[i] === null || (good[i] && analyses[i]!.items.some((item) => item.path && item.tokens >= large)))
+      ? [h.id]
+      : [],
+  );
   if (needed.length > 0) return { needs: needed };
 
   const fresh = headers.flatMap((_, i) => (analyses[i] === null ? [i] : []));
@@ -440,6 +454,7 @@ async function makeSession(
   const history = new Set(calibration.history);
   const omissions = emptyOmissions();
   const mentions: ReportInput['mentions'] = [];
+  const quotes: NonNullable<ReportInput['quotes']> = [];
   let historyBytes = 0;
   done.forEach((analysis, index) => {
     const header = headers[index]!;
@@ -450,12 +465,29 @@ async function makeSession(
     warnings.push(...analysis.warnings);
     addOmissions(omissions, analysis.omissions);
     mentions.push({ messageId: header.id, names: analysis.mentions });
+    quotes.push({ messageId: header.id, quotes: analysis.quotes ?? [] });
   });
+  const reference = calibration.reference
+    ? shape.calls.filter((c) => !c.compaction)[calibration.reference.call - 1]
+    : undefined;
+  const runtimeInput = {
+    name: runtime.name,
+    label: runtime.runtimeItem.label,
+    words: runtime.words,
+    ...(runtime.advice ? { advice: runtime.advice } : {}),
+  };
+  const narrowing = narrowerReads({ calibration, usage, runtime: runtimeInput }, quotes, (messageId, key) =>
+    readLines(messageId, key, { input, services, context, rows }),
+  );
+  if ('needs' in narrowing) return { needs: narrowing.needs };
   const reportInput: Session['input'] = {
     workspaceId: input.workspaceId,
     sessionId: input.sessionId,
     snapshotId,
-    runtime: { name: runtime.name, label: runtime.runtimeItem.label, words: runtime.words },
+    runtime: runtimeInput,
+    agent: reference?.agent ?? null,
+    quotes,
+    narrowing: narrowing.reads,
     estimator: { id: estimator.id, method: estimator.method },
     workspace,
     calibration,
@@ -577,11 +609,13 @@ function analyseMessage(
     const item = { ...toItem(c, estimator, warnings, context.family), messageId: row.id };
     return rough ? { ...item, rough: true } : item;
   });
+  const quotes = rough ? [] : quotesOf(analysed.contributions);
   return {
     analysis: {
       items,
       omissions: analysed.omissions,
       mentions: analysed.mentions,
+      ...(quotes.length ? { quotes } : {}),
       warnings,
       ...(analysed.reasoningCopies ? { reasoningCopies: analysed.reasoningCopies } : {}),
       estimator: estimator.key,
@@ -589,6 +623,30 @@ function analyseMessage(
     deps: [...deps],
     contributions: analysed.contributions,
   };
+}
+
+/** An item's lines as the runtime's read showed them: its message analysed again, texts kept (undefined: no row). */
+function readLines(
+  messageId: string,
+  key: string,
+  at: { input: ContextInput; services: ContextServices; context: AnalysisContext; rows: Rows },
+): ReturnType<TextOf> {
+  const row = at.rows.get(messageId);
+  if (!row) return undefined;
+  const { contributions } = analyseMessage(row, at.input, at.services, at.context, chars4Estimator, false);
+  at.rows.drop(messageId);
+  const text = contributions.find((c) => c.key === key)?.texts.join('\n');
+  return text === undefined ? null : (at.services.runtime.advice?.fileLines(text) ?? null);
+}
+
+/** What the model wrote itself (its replies, reasoning, tool calls): the `code spans` it quoted, a bounded few. */
+function quotesOf(contributions: readonly Contribution[]): string[] {
+  const out: string[] = [];
+  for (const c of contributions) {
+    for (const text of c.texts.slice(0, c.producedTexts ?? 0)) out.push(...quotedSpans(text));
+    if (out.length >= MAX_QUOTES) break;
+  }
+  return out.slice(0, MAX_QUOTES);
 }
 
 /** The estimator's identity without its work: texts are counted elsewhere. */
