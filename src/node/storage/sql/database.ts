@@ -41,6 +41,17 @@ export interface Database {
     recorded_at: number;
     definitions: Json;
   };
+  session_origins: {
+    workspace_id: string;
+    session_id: string;
+    kind: string;
+    parent_session_id: string | null;
+    title: string | null;
+    directory: string | null;
+    agent_version: string | null;
+    imported_at: number;
+    updated_at: number;
+  };
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.
