@@ -110,7 +110,7 @@ export function buildReport(input: ReportInput): ContextReport {
       contextSize: usage.contextSize,
       percent: percentOfWindow(usage),
       recordedAt: new Date(usage.recordedAt).toISOString(),
-      source: 'acp',
+      source: usage.source ?? 'acp',
     },
     estimate: {
       method: methodOf(input),

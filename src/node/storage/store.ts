@@ -126,8 +126,8 @@ export interface ReadSnapshot {
   messages(ids: readonly string[]): Promise<MessageRow[]>;
   /** The runtime recorded with a session (its definitions, its parent session), by runtime key. */
   sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]>;
-  /** Where the workspace's imported sessions came from (none for the bridge's own). */
-  sessionOrigins(workspaceId: string): Promise<SessionOriginRow[]>;
+  /** Where the workspace's imported sessions came from (none for the bridge's own); one session's with `sessionId`. */
+  sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]>;
 }
 
 export interface Store extends ReadSnapshot {
@@ -142,6 +142,8 @@ export interface Store extends ReadSnapshot {
   workspaceForMember(workspaceId: string, userId: string): Promise<WorkspaceRow | null>;
   workspacesForMember(userId: string): Promise<WorkspaceRow[]>;
   listWorkspaces(): Promise<WorkspaceRow[]>;
+  /** Every user, by id (the import names who may see a workspace it creates). */
+  listUsers(): Promise<{ id: string; name: string }[]>;
   listMessages(workspaceId: string, sessionId: string): Promise<MessageRow[]>;
 
   /** One consistent read: every query inside sees the same database state. */

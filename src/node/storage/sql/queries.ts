@@ -84,6 +84,10 @@ export class Queries {
     return row ?? null;
   }
 
+  listUsers(db: Db): Promise<{ id: string; name: string }[]> {
+    return db.selectFrom('users').select(['id', 'name']).orderBy('id').execute();
+  }
+
   listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
     return db.selectFrom('workspaces').select(['id', 'name', 'root_path', 'created_at']).orderBy('id').execute();
   }
@@ -244,13 +248,14 @@ export class Queries {
       .execute();
   }
 
-  async sessionOrigins(db: Db, workspaceId: string): Promise<SessionOriginRow[]> {
+  async sessionOrigins(db: Db, workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
     // Not in contract §1: a database without the table has imported nothing.
     if (!(await this.hasTable(db, 'session_origins'))) return [];
     return db
       .selectFrom('session_origins')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId!))
       .orderBy('session_id')
       .execute();
   }

@@ -88,9 +88,9 @@ export class SqlReads implements ReadSnapshot {
     return this.run.read(() => this.queries.sessionRuntime(this.target, workspaceId, sessionId));
   }
 
-  async sessionOrigins(workspaceId: string): Promise<SessionOriginRow[]> {
-    if (this.namesNothing(workspaceId)) return [];
-    return this.run.read(() => this.queries.sessionOrigins(this.target, workspaceId));
+  async sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
+    if (this.namesNothing(workspaceId, sessionId ?? '')) return [];
+    return this.run.read(() => this.queries.sessionOrigins(this.target, workspaceId, sessionId));
   }
 }
 
@@ -149,6 +149,10 @@ export abstract class SqlStore extends SqlReads implements Store {
   async workspacesForMember(userId: string): Promise<WorkspaceRow[]> {
     if (this.namesNothing(userId)) return [];
     return this.run.read(() => this.queries.workspacesForMember(this.target, userId));
+  }
+
+  listUsers(): Promise<{ id: string; name: string }[]> {
+    return this.run.read(() => this.queries.listUsers(this.target));
   }
 
   listWorkspaces(): Promise<WorkspaceRow[]> {
