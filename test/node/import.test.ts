@@ -14,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
 import { run } from '../../src/node/cli/main';
+import { summaryText } from '../../src/node/mcp/summary';
 import { ReportService } from '../../src/node/report/service';
 import { openStore } from '../../src/node/storage/open';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
@@ -215,6 +216,24 @@ describe('investibook import: growing, linking, workspaces', () => {
       messages: [],
     });
     expect((await cli(['import', other, '--db', at.db])).stdout).toContain('into workspace ws');
+  });
+
+  it('the CLI table and the MCP summary say the total is the provider’s count of the last call', async () => {
+    const at = place();
+    expect((await cli(['import', join(PUBLIC, file), '--db', at.db, '--root', at.root])).code).toBe(0);
+    const table = await cli(['debug', 'context', '--db', at.db], at.root);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /^Context: 36,845 tokens · the last model call's prompt, as the provider counted it at 2026-/m,
+    );
+    expect(table.stdout).toMatch(
+      /The total is the prompt of model call 39, the last the provider counted \(.*\): no agent total/,
+    );
+    expect(table.stdout).toContain('is not in its prompt: no model call has counted it.');
+    const report = await reportAt(at.db, { workspaceId: 'ws' });
+    expect(summaryText(report)).toMatch(
+      /^Context: 36,845 \/ — tokens, the last model call's prompt as the provider counted it \(.*\): no agent total was recorded for this session\.$/m,
+    );
   });
 
   it('keeps an unknown part type as it is and the report says it is unknown', async () => {

@@ -7,6 +7,7 @@ import {
   recentGrowth,
   REMAINDER_PREFIX,
 } from '../../src/chat/report/report-model';
+import { reportToMarkdown } from '../../src/chat/report/report-markdown';
 import { biggestJumps, niceTicks, timelineSeries } from '../../src/chat/report/timeline-model';
 import { shareText } from '../../src/chat/share-text';
 import { contextReportSchema, type ContextReport, type ContextWindow, type TimelinePoint } from '../../src/shared/wire';
@@ -173,5 +174,18 @@ describe('diffReports', () => {
     expect(change.comparable).toBe(false);
     expect(change.totalDelta).toBeNull();
     expect([...change.bySource.values()].every((c) => c.delta === null)).toBe(true);
+  });
+});
+
+describe('the Markdown copy', () => {
+  it('says where the total came from', () => {
+    const acp = contextReportSchema.parse(fixtures.report);
+    expect(reportToMarkdown(buildReportModel(acp))).toMatch(
+      /\*\*Context used:\*\* [\d,]+ of [\d,]+ tokens \([\d.]+%\) · as the agent reported it/,
+    );
+    const provider = { ...acp, actual: { ...acp.actual!, source: 'provider' as const } };
+    expect(reportToMarkdown(buildReportModel(provider))).toMatch(
+      /\*\*Context used:\*\* .* · the last model call's prompt, as the provider counted it/,
+    );
   });
 });
