@@ -152,6 +152,12 @@ function depthOf(s: ScannedExport, all: readonly ScannedExport[]): number {
   return depth;
 }
 
+/**
+ * A string of its own: the parser's strings are slices of the chunk they were read from, and a
+ * kept slice keeps the whole chunk (a megabyte) alive — every id kept would keep the file.
+ */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+
 /** Messages looked up and written at a time. */
 const BATCH = 100;
 
@@ -217,7 +223,7 @@ class SessionWriter {
         await this.tx.upsertMessage(row);
         this.replaced++;
       }
-      this.stored.set(row.id, Math.max(stamp ?? 0, row.timeUpdated));
+      this.stored.set(ownCopy(row.id), Math.max(stamp ?? 0, row.timeUpdated));
       // The same id twice in one import: the second compares with the first.
       found.set(row.id, {
         id: row.id,
@@ -283,14 +289,17 @@ class SessionWriter {
 function same(stored: MessageRow, next: ReturnType<typeof messageRows>[number]): boolean {
   if (Number(stored.time_created) !== next.timeCreated || Number(stored.time_updated) !== next.timeUpdated)
     return false;
-  return (
-    canonical(parse(stored.info)) === canonical(next.info) && canonical(parse(stored.parts)) === canonical(next.parts)
-  );
+  const sameColumn = (column: unknown, value: unknown) => {
+    const text = columnText(column).text;
+    // As written (SQLite keeps the text), else as values (JSONB).
+    return text === JSON.stringify(value) || canonical(parse(text)) === canonical(value);
+  };
+  return sameColumn(stored.info, next.info) && sameColumn(stored.parts, next.parts);
 }
 
-function parse(column: unknown): unknown {
+function parse(text: string | null): unknown {
   try {
-    return JSON.parse(columnText(column).text ?? 'null');
+    return JSON.parse(text ?? 'null');
   } catch {
     return undefined;
   }

@@ -57,16 +57,16 @@ export function isGzip(path: string): boolean {
 /** The text of a file, decoded as UTF-8 (gunzipped first when it is gzip), chunk by chunk. */
 async function* textOf(path: string, options: ReadOptions): AsyncGenerator<string> {
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
-  let read = 0;
-  file.on('data', (chunk) => {
-    read += chunk.length;
-    options.progress?.(read);
-  });
   const source = isGzip(path) ? file.pipe(createGunzip()) : file;
   file.on('error', (error) => source.destroy(error));
   const decoder = new StringDecoder('utf8');
   try {
-    for await (const chunk of source) yield decoder.write(chunk as Buffer);
+    // Pulled a chunk at a time (no 'data' listener: a flowing stream would read ahead of a slow
+    // writer and hold the whole file); the bytes read so far are the file stream's own count.
+    for await (const chunk of source) {
+      options.progress?.(file.bytesRead);
+      yield decoder.write(chunk as Buffer);
+    }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new ExportInputError(
