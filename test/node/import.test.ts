@@ -236,6 +236,22 @@ describe('investibook import: growing, linking, workspaces', () => {
     );
   });
 
+  it('shows its progress on a terminal only, and clears the line after', async () => {
+    const path = join(PUBLIC, 'ollama-minimax-m2.7-cloud_k1lib-bootstrap.json');
+    for (const tty of [true, false]) {
+      const at = place();
+      const io = captureIo(dir);
+      io.errIsTTY = tty;
+      expect(await run(['import', path, '--db', at.db, '--root', at.root], io)).toBe(0);
+      if (!tty) expect(io.stderr()).toBe('');
+      else {
+        expect(io.stderr()).toMatch(/^\r\u001b\[2KChecking .*ollama.*: [\d.]+ MB of 4\.1 MB/);
+        expect(io.stderr()).toMatch(/Writing .*: [\d.]+ MB of 4\.1 MB/);
+        expect(io.stderr().endsWith('\r\u001b[2K')).toBe(true);
+      }
+    }
+  });
+
   it('keeps an unknown part type as it is and the report says it is unknown', async () => {
     const at = place();
     const exported = exportOf(file);
