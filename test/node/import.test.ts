@@ -245,6 +245,7 @@ describe('investibook import: growing, linking, workspaces', () => {
       expect(await run(['import', path, '--db', at.db, '--root', at.root], io)).toBe(0);
       if (!tty) expect(io.stderr()).toBe('');
       else {
+        // eslint-disable-next-line no-control-regex -- the terminal escape that clears the line is the point
         expect(io.stderr()).toMatch(/^\r\u001b\[2KChecking .*ollama.*: [\d.]+ MB of 4\.1 MB/);
         expect(io.stderr()).toMatch(/Writing .*: [\d.]+ MB of 4\.1 MB/);
         expect(io.stderr().endsWith('\r\u001b[2K')).toBe(true);
