@@ -19,7 +19,7 @@ async function openReport() {
   const app = renderApp();
   await waitForHistory();
   await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' });
+  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
   return { ...app, region };
 }
 

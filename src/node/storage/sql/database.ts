@@ -5,6 +5,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { TableName } from '../schema';
+import type { SessionOriginRow } from '../store';
 
 type Json = ColumnType<unknown, string, string>;
 
@@ -41,17 +42,7 @@ export interface Database {
     recorded_at: number;
     definitions: Json;
   };
-  session_origins: {
-    workspace_id: string;
-    session_id: string;
-    kind: string;
-    parent_session_id: string | null;
-    title: string | null;
-    directory: string | null;
-    agent_version: string | null;
-    imported_at: number;
-    updated_at: number;
-  };
+  session_origins: SessionOriginRow;
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.
