@@ -12,6 +12,7 @@ import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'r
 import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
+import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import type { ContextReport, ReportItem } from '../../shared/wire';
 import { RelativeTime } from '../relative-time';
 import { FinePrint } from './fine-print';
@@ -197,6 +198,10 @@ function ReportBody(
                     <span className="wide-only"> of the window</span>
                   </span>
                 )}
+                <span className="muted total-source" title={totalSourceSentence(report) ?? undefined}>
+                  {' '}
+                  · {totalSourceShort(report)}
+                </span>
               </>
             )}
           </p>
