@@ -198,7 +198,11 @@ function ReportBody(
                     <span className="wide-only"> of the window</span>
                   </span>
                 )}
-                <span className="muted total-source" title={totalSourceSentence(report) ?? undefined}>
+                {/* The agent's own total is the usual case: on a phone the fine print says so; a provider's count always shows. */}
+                <span
+                  className={`muted total-source${report.actual?.source === 'acp' && !report.asOf ? ' wide-only' : ''}`}
+                  title={totalSourceSentence(report) ?? undefined}
+                >
                   {' '}
                   · {totalSourceShort(report)}
                 </span>
