@@ -1,11 +1,13 @@
 /**
- * The workspace's conversations, most recent first — each by its title, when it was last active
- * and how much context it used — and the one shown. Picking one opens it in the chat.
+ * The workspace's conversations, most recent first — each by its title, when it was last active,
+ * how much context it used and, for an imported one, where it came from — and the one shown.
+ * Picking one opens it in the chat.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { fmt } from '../shared/format';
 import type { Workspace } from '../shared/wire';
 import { RelativeTime } from './relative-time';
+import { originText } from './session-origin';
 import { NEW_SESSION_TITLE, sessionTitleOf } from './session-title';
 
 export function SessionSwitcher({
@@ -95,6 +97,7 @@ export function SessionSwitcher({
                   {' · '}
                   {fmt(s.messageCount)} {s.messageCount === 1 ? 'message' : 'messages'}
                 </span>
+                {s.origin && <span className="session-origin muted">{originText(s.origin)}</span>}
               </button>
             </li>
           ))}

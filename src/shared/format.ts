@@ -34,3 +34,18 @@ export function fmtDelta(delta: number | null): string {
   if (delta === 0) return '±0';
   return `${delta > 0 ? '+' : '−'}${numbers.format(Math.abs(delta))}`;
 }
+
+/** $0.00, $0.0123, €4.20: cents, or more digits for the small sums a single call costs. */
+export function fmtCost(amount: number, currency: string): string {
+  const digits = amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2;
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: 2,
+      maximumFractionDigits: digits,
+    }).format(amount);
+  } catch {
+    return `${amount.toFixed(digits)} ${currency}`;
+  }
+}

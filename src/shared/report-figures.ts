@@ -6,8 +6,11 @@
  * sources apart; Totals that are the sums of their columns; one rule for the biggest jumps; the
  * verdict in words. Browser-safe and pure.
  */
-import { fmt, fmtPct, percentOf } from './format';
-import type { ContextReport, RemainderRow, ReportItem, ReportSource, TimelinePoint } from './wire';
+import { callsLeftText, type Headroom, suggestionFrees } from './advice-text';
+import { fmt, fmtCost, fmtPct, percentOf } from './format';
+import type { Change, ContextReport, RemainderRow, ReportItem, ReportSource, Suggestion, TimelinePoint } from './wire';
+
+export { fmtCost };
 
 /** A remainder row's key: `_remainder:KIND`. */
 export const REMAINDER_PREFIX = '_remainder:';
@@ -200,8 +203,15 @@ export interface VerdictLines {
   biggest: string | null;
   /** "Largest item: Read evidence: slow-query.log — 13,919 tokens (40.9%)." */
   item: string | null;
-  /** The first suggestion, warnings first: its title and what to do. */
-  action: { title: string; detail: string; itemIds: string[]; kind: string } | null;
+  /** The first suggestion (the one that frees the most): its title, what it frees, what to do, the change. */
+  action: {
+    title: string;
+    detail: string;
+    itemIds: string[];
+    kind: string;
+    frees: string | null;
+    change: Change | null;
+  } | null;
   /** "133,988 tokens left before OpenCode compacts (20.2% of the usable 168,000 used)". */
   headroom: string | null;
   /** "99% of the last prompt was read from the provider's cache". */
@@ -213,9 +223,7 @@ export interface VerdictLines {
 export function verdictLines(report: ContextReport): VerdictLines | null {
   const v = report.verdict;
   if (!v) return null;
-  const suggestion = v.action
-    ? (report.suggestions.find((s) => s.kind === v.action!.kind && s.title === v.action!.title) ?? null)
-    : null;
+  const suggestion = actionSuggestion(report);
   return {
     biggest: v.biggestSource
       ? `${v.biggestSource.label} holds ${fmtPct(v.biggestSource.percentOfUsed)} of the context (${fmt(v.biggestSource.tokens)} tokens).`
@@ -229,19 +237,31 @@ export function verdictLines(report: ContextReport): VerdictLines | null {
           detail: suggestion ? numbersInText(suggestion.detail) : '',
           itemIds: v.action.itemIds,
           kind: v.action.kind,
+          frees: suggestion ? suggestionFrees(report, suggestion.frees) : null,
+          change: suggestion?.change ?? null,
         }
       : null,
-    headroom: v.headroom
-      ? v.headroom.left > 0
-        ? `${fmt(v.headroom.left)} tokens left before OpenCode compacts (${fmtPct(v.headroom.percentOfUsable)} of the usable ${fmt(v.headroom.usable)} used).`
-        : `No room left: OpenCode compacts after the next call (${fmt(-v.headroom.left)} over the usable ${fmt(v.headroom.usable)}).`
-      : null,
+    headroom: v.headroom ? headroomLine(v.headroom) : null,
     cache:
       v.cacheReadPercent === null
         ? null
         : `${fmtPct(v.cacheReadPercent)} of the last prompt was read from the provider’s cache.`,
     cost: costLine(report) ?? agentCostLine(report),
   };
+}
+
+/** The suggestion the verdict leads with: the report's first (older servers: matched by kind and title). */
+export function actionSuggestion(report: ContextReport): Suggestion | null {
+  const action = report.verdict?.action;
+  if (!action) return null;
+  return report.suggestions.find((s) => s.kind === action.kind && s.title === action.title) ?? null;
+}
+
+function headroomLine(h: Headroom): string {
+  const calls = callsLeftText(h);
+  return h.left > 0
+    ? `${fmt(h.left)} tokens left before OpenCode compacts (${fmtPct(h.percentOfUsable)} of the usable ${fmt(h.usable)} used)${calls ? `: ${calls}` : ''}.`
+    : `No room left: OpenCode compacts after the next call (${fmt(-h.left)} over the usable ${fmt(h.usable)}).`;
 }
 
 /**
@@ -350,22 +370,8 @@ export function costLine(report: ContextReport): string | null {
   const calls = `${fmt(cost.calls)} call${cost.calls === 1 ? '' : 's'}`;
   if (!top || top.amount === null) return `${fmtCost(cost.total, cost.currency)} over ${calls}.`;
   const cached = top.inputTokens > 0 ? Math.round((top.cacheReadTokens / top.inputTokens) * 100) : null;
-  return `${fmtCost(cost.total, cost.currency)} over ${calls}; ${top.label} cost the most: ${fmtCost(top.amount, cost.currency)} (${fmtPct(top.percent)})${cached === null ? '' : `, ${cached}% of its tokens read from the cache`}.`;
-}
-
-/** $0.00, $0.0123, €4.20: cents, or more digits for the small sums a single call costs. */
-export function fmtCost(amount: number, currency: string): string {
-  const digits = amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2;
-  try {
-    return new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: 2,
-      maximumFractionDigits: digits,
-    }).format(amount);
-  } catch {
-    return `${amount.toFixed(digits)} ${currency}`;
-  }
+  const saved = cost.cacheSavings ? `; the cache saved ${fmtCost(cost.cacheSavings.amount, cost.currency)}` : '';
+  return `${fmtCost(cost.total, cost.currency)} over ${calls}; ${top.label} cost the most: ${fmtCost(top.amount, cost.currency)} (${fmtPct(top.percent)})${cached === null ? '' : `, ${cached}% of its tokens read from the cache`}${saved}.`;
 }
 
 /**

@@ -37,6 +37,22 @@ export const sessionSummarySchema = z.object({
   /** The session's latest ACP total and window (null: none reported yet). */
   contextUsed: z.optional(z.nullable(z.int())),
   contextSize: z.optional(z.nullable(z.int())),
+  /**
+   * Where the session came from when it did not run through this server's agent (investibook
+   * import): 'opencode_export', a file `opencode export` printed; 'opencode', the user's own
+   * OpenCode asked. Absent: the session ran here.
+   */
+  origin: z.optional(
+    z.object({
+      kind: z.string(),
+      /** When it was first imported, and when an import last changed it (epoch ms). */
+      importedAt: z.number(),
+      updatedAt: z.number(),
+      /** OpenCode's title of the session, and the session whose task call made it (a subagent's). */
+      title: z.nullable(z.string()),
+      parentSessionId: z.nullable(z.string()),
+    }),
+  ),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -99,15 +115,24 @@ export type AppendMessageRequest = z.infer<typeof appendMessageRequestSchema>;
 
 export const appendMessageResponseSchema = z.object({ message: chatMessageSchema });
 
+/** Where a total comes from: the agent's ACP usage_update, or the provider's count of a model call. */
+export const TOTAL_SOURCES = ['acp', 'provider'] as const;
+export type TotalSource = (typeof TOTAL_SOURCES)[number];
+
 export const usageSchema = z.object({
   sessionId: z.nullable(z.string()),
-  /** null: no ACP usage_update recorded for the session yet. */
+  /**
+   * The session's latest total: its last ACP usage_update, else (none recorded: a session
+   * imported from an OpenCode export) its last measured model call's prompt as the provider
+   * counted it (`source`); null while neither exists.
+   */
   latest: z.nullable(
     z.object({
       contextUsed: z.number(),
       contextSize: z.nullable(z.number()),
       percent: z.nullable(z.number()),
       recordedAt: z.string(),
+      source: z.optional(z.enum(TOTAL_SOURCES)),
     }),
   ),
 });
@@ -234,6 +259,14 @@ export const sessionCostSchema = z.object({
   ),
   rows: z.array(z.extend(itemCostSchema, { kind: z.string(), label: z.string() })),
   notes: z.array(z.string()),
+  /**
+   * What the cache saved over the priced calls: the tokens read from and written to it
+   * (`tokens`) at the input rate (`atInputRate`), less what was billed for them (`billed`).
+   * Null: no call was priced, or the costs do not tell the prices apart.
+   */
+  cacheSavings: z.optional(
+    z.nullable(z.object({ amount: z.number(), tokens: z.int(), atInputRate: z.number(), billed: z.number() })),
+  ),
 });
 export type SessionCostReport = z.infer<typeof sessionCostSchema>;
 
@@ -273,11 +306,41 @@ export type Excluded = z.infer<typeof excludedSchema>;
 export const SUGGESTION_KINDS = [
   'duplicate_read',
   'large_item',
+  'unused_tools',
+  'unused_skill',
   'pruned_outputs',
   'near_compaction',
-  'unused_skill',
-  'unused_mcp_tools',
 ] as const;
+
+/**
+ * The kinds of change a suggestion hands over: a fragment of the agent runtime's configuration
+ * (JSON the pinned OpenCode accepts), a sentence to send the agent, a workspace file to shorten.
+ */
+export const CHANGE_KINDS = ['opencode_config', 'ask_agent', 'workspace_file'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/**
+ * What acting on a suggestion frees from each later model call: tokens, their share of the used
+ * context, and — where the session's calls were priced — the money per call at its own rates.
+ * `upTo`: the figure is a bound (a narrower read frees at most the item it replaces).
+ */
+export const freesSchema = z.object({
+  tokens: z.int(),
+  percentOfUsed: z.nullable(z.number()),
+  upTo: z.optional(z.boolean()),
+  /** In `cost.currency`: the tokens at what a carried prompt token cost in the latest priced call. */
+  costPerCall: z.optional(z.number()),
+});
+export type Frees = z.infer<typeof freesSchema>;
+
+/** The change itself: `text` is the JSON, the sentence or what to do with `file`. */
+export const changeSchema = z.object({
+  kind: z.enum(CHANGE_KINDS),
+  text: z.string(),
+  /** workspace_file: the workspace-relative file; opencode_config: the file it goes in. */
+  file: z.optional(z.string()),
+});
+export type Change = z.infer<typeof changeSchema>;
 
 /**
  * The report in a few figures, first: where the context went, what to do about it, what it costs
@@ -297,20 +360,38 @@ export const verdictSchema = z.object({
       percentOfUsed: z.nullable(z.number()),
     }),
   ),
-  /** The first suggestion, warnings first: what to do about it. */
-  action: z.nullable(z.object({ kind: z.string(), title: z.string(), itemIds: z.array(z.string()) })),
+  /** `suggestions[0]`, the one that frees the most: what to do about it. */
+  action: z.nullable(
+    z.object({ kind: z.string(), title: z.string(), itemIds: z.array(z.string()), frees: z.optional(freesSchema) }),
+  ),
   /** Of the last prompt, read from the provider's cache (null: not reported). */
   cacheReadPercent: z.nullable(z.number()),
   /** The session's cost so far, as the agent reported it (null: not reported). */
   cost: z.nullable(z.object({ amount: z.number(), currency: z.string() })),
   /** Room before OpenCode compacts (null: the window is not known). */
-  headroom: z.nullable(z.object({ used: z.int(), usable: z.int(), left: z.int(), percentOfUsable: z.number() })),
+  headroom: z.nullable(
+    z.object({
+      used: z.int(),
+      usable: z.int(),
+      left: z.int(),
+      percentOfUsable: z.number(),
+      /** Model calls until OpenCode compacts by itself at the recent growth rate; null: `callsLeftBecause`. */
+      callsLeft: z.nullable(z.int()),
+      /** The rate: tokens per call, over how many model calls (from call `fromCall` to `toCall`). */
+      callsLeftBasis: z.optional(z.object({ perCall: z.int(), calls: z.int(), fromCall: z.int(), toCall: z.int() })),
+      callsLeftBecause: z.optional(z.string()),
+    }),
+  ),
   /** Hidden reasoning the provider kept in the prompt, when there is any. */
   hiddenReasoning: z.optional(z.int()),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 
-/** Advice computed from the report's own figures, never guessed. */
+/**
+ * Advice computed from the report's own figures, never guessed; ordered by `frees.tokens`,
+ * largest first. `change` is absent only on a notice that is no change to make (pruned outputs,
+ * a near compaction: they free nothing themselves).
+ */
 export const suggestionSchema = z.object({
   kind: z.enum(SUGGESTION_KINDS),
   severity: z.enum(['info', 'warning']),
@@ -318,6 +399,11 @@ export const suggestionSchema = z.object({
   detail: z.string(),
   itemIds: z.array(z.string()),
   figures: z.record(z.string(), z.number()),
+  frees: freesSchema,
+  change: z.optional(changeSchema),
+  /** unused_tools: the agent whose tools they are, and the tools (built-in and MCP, by the names the model is sent). */
+  agent: z.optional(z.nullable(z.string())),
+  tools: z.optional(z.array(z.string())),
 });
 export type Suggestion = z.infer<typeof suggestionSchema>;
 
@@ -500,7 +586,12 @@ export const contextReportSchema = z.object({
       contextSize: z.nullable(z.int()),
       percent: z.nullable(z.number()),
       recordedAt: z.string(),
-      source: z.literal('acp'),
+      /**
+       * Where the total comes from: 'acp', the agent's last ACP usage_update; 'provider', the
+       * prompt of the session's last measured model call as the provider counted it (no ACP
+       * total was recorded: a session imported from an OpenCode export, a subagent's).
+       */
+      source: z.enum(TOTAL_SOURCES),
     }),
   ),
   estimate: z.object({

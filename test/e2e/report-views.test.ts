@@ -1,7 +1,8 @@
 /**
  * Issue 21 in a real Chromium, on `npm start`'s demo, at desktop (1440 × 900) and phone
  * (390 × 844) size: one figure per item in every view of one report (table, reader, timeline,
- * biggest jumps, suggestions, verdict, the Markdown export), the verdict first and above the fold,
+ * biggest jumps, suggestions, verdict, the Markdown export), the verdict first and above the fold
+ * and leading with the suggestion that frees the most, each change copied as it is (issue 28),
  * a bar whose segments and legend focus their source in colours that can be told apart, plain
  * words and formatted numbers, saved turns with their outcomes, and the polish — did-you-mean,
  * a first-run hint, one time format, Markdown never raw, touch targets and touch wording, a
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callsLeftParts, suggestionFrees } from '../../src/shared/advice-text';
 import { fmt, fmtPct } from '../../src/shared/format';
 import { biggestJumps, coverageText, fmtCost, timelineCoverage } from '../../src/shared/report-figures';
 import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
@@ -102,6 +104,43 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(text).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} over`);
     const rows = region.locator('.report-table tbody .source-row');
     for (const index of [0, 1]) expect(await aboveTheFold(page, rows.nth(index)), `row ${index}`).toBe(true);
+    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('leads with what frees the most, and hands over each change: Copy puts it on the clipboard', async () => {
+    const { context, page, errors } = await open(size, { permissions: ['clipboard-read', 'clipboard-write'] });
+    const region = await runDebug(page);
+    const verdict = region.getByRole('region', { name: 'In short' });
+    const [first] = report.suggestions;
+    const text = (await verdict.textContent())!;
+    expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees)}.`);
+    const calls = callsLeftParts(report.verdict!.headroom!)!;
+    expect(text).toContain(`${fmt(report.verdict!.headroom!.left)} tokens before OpenCode compacts — ${calls.text}`);
+    expect(text).toContain(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, report.cost!.currency)}`);
+    // Copy: the change itself, on the clipboard, and the button says so.
+    const change = verdict.getByRole('group', { name: /^The change: / });
+    await change.getByRole('button', { name: 'Copy' }).click();
+    await change.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first!.change!.text);
+    // The list: the report's order, each with what it frees and its change, in full.
+    const list = region.getByRole('region', { name: 'Suggestions' });
+    const titles = await list.locator('.suggestion-title').allTextContents();
+    expect(titles).toEqual(report.suggestions.map((s) => s.title));
+    const entries = list.getByRole('listitem');
+    for (const [i, s] of report.suggestions.entries()) {
+      const entry = entries.nth(i);
+      expect(await entry.locator('.suggestion-frees').textContent()).toBe(suggestionFrees(report, s.frees));
+      expect(await entry.locator('.change-text').innerText()).toBe(s.change!.text);
+    }
+    const tools = entries.nth(report.suggestions.findIndex((s) => s.kind === 'unused_tools'));
+    await tools.getByRole('button', { name: 'Copy' }).click();
+    await tools.getByRole('button', { name: 'Copied' }).waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(JSON.parse(copied)).toEqual({
+      agent: { build: { permission: { task: 'deny', todowrite: 'deny', webfetch: 'deny' } } },
+    });
     expect(await overflow(page)).toEqual({ page: 0, list: 0 });
     expect(errors).toEqual([]);
     await context.close();

@@ -130,6 +130,12 @@ describe('investibook mcp', () => {
       );
       expect(expected.suggestions.length).toBeGreaterThan(0);
       expect(expected.largestItems).toHaveLength(8);
+      // It leads with the suggestion that frees the most, and hands over each change as it is.
+      const first = report.suggestions[0]!;
+      expect(result.text).toContain(`\nWhat to do: ${first.title}. Frees up to `);
+      const listed = (result.structured as { suggestions: { title: string; change?: { text: string } }[] }).suggestions;
+      expect(listed.map((s) => s.title)).toEqual(report.suggestions.map((s) => s.title));
+      for (const s of report.suggestions) expect(result.text).toContain(s.change!.text);
 
       // The same sentences as the CLI's table.
       const io = captureIo(dir);

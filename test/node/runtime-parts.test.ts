@@ -109,17 +109,34 @@ describe('the runtime item in parts', () => {
       expect(io.stdout()).toMatch(new RegExp(`${escape(part.label)}.*\\s${fmt(part.tokens)}\\s`));
   });
 
-  it('suggests the MCP tools the session never called, by what they cost in every call', async () => {
+  it('suggests the tools the session never called, built-in and MCP, by the sum of their parts', async () => {
     fx = await createFixture();
     seedRecording(fx, loadRecording('subagent'), WS);
     const report = await reportOf(fx, { items: 'all' });
-    const server = runtimeItem(report).parts!.find((p) => p.kind === 'mcp_server')!;
-    const suggestion = report.suggestions?.find((s) => s.kind === 'unused_mcp_tools');
-    expect(suggestion?.title).toMatch(
-      /^7 MCP tools of incident-tools you never called cost [\d,]+ tokens in every call$/,
+    const parts = runtimeItem(report).parts!;
+    const server = parts.find((p) => p.kind === 'mcp_server')!;
+    // The skill tool stays on (OpenCode sends the skill catalog only with it), and says so.
+    const builtIn = parts.filter((p) => p.kind === 'tool' && p.called === false && p.name !== 'skill');
+    const suggestion = report.suggestions.find((s) => s.kind === 'unused_tools')!;
+    // The server is in OpenCode's global config, not the workspace's: its tools are turned off by name.
+    const mcpTools = server.tools!.filter((t) => !t.called).map((t) => t.name);
+    expect(mcpTools).toHaveLength(7);
+    expect(suggestion.tools).toEqual([...builtIn.map((p) => p.name), ...mcpTools]);
+    expect(suggestion.title).toBe(
+      `${suggestion.tools!.length} tools the build agent never called are sent in every call: ${suggestion.tools!.join(', ')}`,
     );
-    expect(suggestion?.figures.tokens).toBe(server.tokens);
-    expect(suggestion?.detail).not.toMatch(/`/);
+    // The server's part, less what its instructions weigh (they stay when only its tools are denied).
+    const toolsEstimate = server.tools!.reduce((n, t) => n + t.estimatedTokens, 0);
+    const serverShare = Math.round((server.tokens * toolsEstimate) / server.estimatedTokens);
+    expect(suggestion.frees.tokens).toBe(builtIn.reduce((n, p) => n + p.tokens, 0) + serverShare);
+    // Edits and writes are one permission in OpenCode: `edit`.
+    const permission = (t: string) => (['edit', 'write', 'apply_patch'].includes(t) ? 'edit' : t);
+    expect(JSON.parse(suggestion.change!.text)).toEqual({
+      agent: { build: { permission: Object.fromEntries(suggestion.tools!.map((t) => [permission(t), 'deny'])) } },
+    });
+    expect(suggestion.detail).not.toMatch(/`/);
+    if (parts.some((p) => p.name === 'skill' && p.called === false))
+      expect(suggestion.detail).toContain('Left on: skill (OpenCode sends the skill catalog only with it');
   });
 
   it('without recorded definitions (rows from elsewhere), stays one measured block and says why', async () => {

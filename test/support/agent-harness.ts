@@ -61,6 +61,8 @@ export interface AgentHarness extends AgentClient {
 export interface HarnessOptions {
   /** The demo workspace without its opencode.json (OpenCode's and the server's defaults only). */
   plain?: boolean;
+  /** Changes the workspace folder before the agent first starts (its opencode.json, say). */
+  prepare?: (root: string) => void;
   /** The server's answer to the agent's permission requests (default: reject). */
   permissions?: 'allow' | 'reject';
   /** A second workspace (`other`, its own folder) and its own member (OTHER_AGENT_TOKEN). */
@@ -82,6 +84,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const dbPath = join(dir, 'investibook.db');
   const { root } = await seedDemoDatabase(dbPath, AGENT_TOKEN);
   if (options.plain) rmSync(join(root, 'opencode.json'));
+  options.prepare?.(root);
   const otherRoot = join(dir, 'workspaces', OTHER_WS);
   if (options.second) {
     cpSync(root, otherRoot, { recursive: true });

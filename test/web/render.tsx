@@ -25,3 +25,12 @@ export async function expectNothingStored() {
   expect(document.cookie).toBe('');
   expect(await indexedDB.databases()).toEqual([]);
 }
+
+/** The app, the history loaded, /debug run: its report region (the first in a file loads the view's lazy chunk). */
+export async function openReport() {
+  const app = renderApp();
+  await waitForHistory();
+  await app.user.type(composer(), '/debug{Enter}');
+  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
+  return { ...app, region };
+}

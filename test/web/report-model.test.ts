@@ -1,12 +1,7 @@
-/** The report's view model: one order, one rounding, the window and its threshold, headroom, change. */
+/** The report's view model: one order, one rounding, the window and its threshold, change. */
 import { describe, expect, it } from 'vitest';
-import {
-  buildReportModel,
-  diffReports,
-  isRemainder,
-  recentGrowth,
-  REMAINDER_PREFIX,
-} from '../../src/chat/report/report-model';
+import { buildReportModel, diffReports, isRemainder, REMAINDER_PREFIX } from '../../src/chat/report/report-model';
+import { reportToMarkdown } from '../../src/chat/report/report-markdown';
 import { biggestJumps, niceTicks, timelineSeries } from '../../src/chat/report/timeline-model';
 import { shareText } from '../../src/chat/share-text';
 import { contextReportSchema, type ContextReport, type ContextWindow, type TimelinePoint } from '../../src/shared/wire';
@@ -84,12 +79,10 @@ describe('buildReportModel', () => {
     };
     const withWindow: ContextReport = { ...report, window };
     expect(buildReportModel(withWindow).window).toMatchObject({ autoCompactAt: 191_808, assumed: false });
-    expect(buildReportModel(withWindow).headroom!.left).toBe(191_808 - report.actual!.contextUsed);
     const older: ContextReport = structuredClone(report);
     delete older.window;
     older.actual!.contextSize = 16_000;
     expect(buildReportModel(older).window!.autoCompactAt).toBeNull();
-    expect(buildReportModel(older).headroom).toBeNull();
     const oldLarge: ContextReport = structuredClone(report);
     delete oldLarge.window;
     expect(buildReportModel(oldLarge).window).toMatchObject({ autoCompactAt: 168_000, assumed: true });
@@ -117,16 +110,6 @@ const point = (call: number, promptTokens: number, events: string[] = []): Timel
 });
 
 describe('the timeline', () => {
-  it('measures the recent growth per call since the last compaction', () => {
-    expect(
-      recentGrowth([point(1, 1000), point(2, 9000), point(3, 2000, ['compaction']), point(5, 2600), point(6, 2900)]),
-    ).toEqual({ perCall: 300, calls: 3 });
-    // A rate from fewer than three calls would be a guess.
-    expect(recentGrowth([point(1, 1000), point(2, 9000), point(3, 2000, ['compaction']), point(5, 2600)])).toBeNull();
-    expect(recentGrowth([point(1, 1000)])).toBeNull();
-    expect(recentGrowth([point(1, 2000), point(2, 1000)])).toBeNull();
-  });
-
   it('names the biggest jumps, largest first', () => {
     const jumps = biggestJumps([point(1, 100), point(2, 5000), point(3, 5100), point(4, 9000), point(5, 100)]);
     expect(jumps.map((j) => [j.point.call, j.delta])).toEqual([
@@ -173,5 +156,18 @@ describe('diffReports', () => {
     expect(change.comparable).toBe(false);
     expect(change.totalDelta).toBeNull();
     expect([...change.bySource.values()].every((c) => c.delta === null)).toBe(true);
+  });
+});
+
+describe('the Markdown copy', () => {
+  it('says where the total came from', () => {
+    const acp = contextReportSchema.parse(fixtures.report);
+    expect(reportToMarkdown(buildReportModel(acp))).toMatch(
+      /\*\*Context used:\*\* [\d,]+ of [\d,]+ tokens \([\d.]+%\) · as the agent reported it/,
+    );
+    const provider = { ...acp, actual: { ...acp.actual!, source: 'provider' as const } };
+    expect(reportToMarkdown(buildReportModel(provider))).toMatch(
+      /\*\*Context used:\*\* .* · the last model call's prompt, as the provider counted it/,
+    );
   });
 });

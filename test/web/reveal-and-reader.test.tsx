@@ -9,19 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { contextReportSchema, itemContentSchema, readerPageSchema } from '../../src/shared/wire';
 import { fixtures } from './msw/handlers';
 import { requests, server } from './msw/server';
-import { composer, renderApp, waitForHistory } from './render';
+import { composer, openReport } from './render';
 
 const report = contextReportSchema.parse(fixtures.report);
 const skillItem = itemContentSchema.parse(fixtures.itemSkill);
 const reader = readerPageSchema.parse(fixtures.reader);
-
-async function openReport() {
-  const app = renderApp();
-  await waitForHistory();
-  await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' });
-  return { ...app, region };
-}
 
 const contentRequests = () => requests.filter((r) => /\/debug\/context\/(items|reader)/.test(r.path));
 
@@ -120,9 +112,12 @@ describe('Suggestions', () => {
     const entry = within(within(region).getByRole('region', { name: 'Suggestions' }))
       .getByText(duplicate.title)
       .closest('li')!;
-    await user.click(within(entry).getByRole('button', { name: 'Ask the agent to reuse it' }));
+    await user.click(within(entry).getByRole('button', { name: 'Ask the agent' }));
     const path = duplicate.title.replace(/ is in context \d+ times$/, '');
-    expect((composer() as HTMLTextAreaElement).value).toContain(`${path} is already in your context`);
+    // The suggestion's own change, word for word.
+    expect(duplicate.change).toMatchObject({ kind: 'ask_agent' });
+    expect((composer() as HTMLTextAreaElement).value).toBe(duplicate.change!.text);
+    expect(duplicate.change!.text).toContain(`${path} is already in your context`);
     expect(composer()).toHaveFocus();
     expect(screen.getByText(/Draft from the report/)).toBeInTheDocument();
     expect(requests.slice(before)).toEqual([]);

@@ -6,6 +6,7 @@
  */
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import { numbersInText } from '../../shared/report-figures';
+import { totalSourceSentence } from '../../shared/total-source';
 import type { ReportModel } from './report-model';
 import { ASSUMED } from './window-bar';
 
@@ -60,7 +61,9 @@ export function FinePrint({ model }: { model: ReportModel }) {
 }
 
 function Calibration({ model }: { model: ReportModel }) {
-  const { report, window, headroom } = model;
+  const { report, window } = model;
+  const basis = report.verdict?.headroom?.callsLeftBasis;
+  const because = report.verdict?.headroom?.callsLeftBecause;
   const c = report.calibration;
   const p = report.providerTokens;
   const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
@@ -77,8 +80,10 @@ function Calibration({ model }: { model: ReportModel }) {
               ? `Measured: ${fmt(c.calls)} model calls with provider counts; each call’s growth is shared by what it added.`
               : 'Estimates only: the agent has not reported a total yet.'}
           {c?.reference &&
+            report.actual?.source !== 'provider' &&
             ` The total is call ${c.reference.call}’s prompt (${fmt(c.reference.promptTokens)} tokens)${c.reference.matchesUsage ? ', matching the agent’s total' : ', which differs from the agent’s total'}.`}
           {c?.totalIsCompaction && ' That call was a compaction: the history sent to be summarised.'}
+          {report.actual?.source === 'provider' && !report.asOf && ` ${totalSourceSentence(report)}`}
         </dd>
       </div>
       <div>
@@ -97,9 +102,11 @@ function Calibration({ model }: { model: ReportModel }) {
               ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
               : ''}
             .{window.assumed ? ` ${ASSUMED}` : ''}
-            {headroom?.growth
-              ? ` The recent rate, +${fmt(headroom.growth.perCall)} tokens per call, is measured over the last ${fmt(headroom.growth.calls)} calls since the last compaction.`
-              : ' A rate is given from three measured calls on (since the last compaction).'}
+            {basis
+              ? ` The calls left are counted at the recent rate, +${fmt(basis.perCall)} tokens a call: the prompt's growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, a fall (compaction, pruning) left out.`
+              : because
+                ? ` Calls left not counted: ${because}.`
+                : ''}
           </dd>
         </div>
       )}

@@ -3,6 +3,7 @@
  * then the figures the view and the CLI show (src/shared/report-figures.ts) — the same rows, the
  * same rounded percentages, a Total that is the sum of its column — and the caveats last.
  */
+import { totalSourceShort } from '../../shared/total-source';
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
@@ -13,9 +14,19 @@ import {
   numbersInText,
   verdictLines,
 } from '../../shared/report-figures';
+import { changeLead, suggestionFrees } from '../../shared/advice-text';
+import type { Change } from '../../shared/wire';
 import type { ReportModel } from './report-model';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** A change as Markdown: what to do with it, then its text — a JSON block, or the sentence quoted. */
+function changeMarkdown(change: Change, indent: string): string[] {
+  const lead = `${indent}${changeLead(change)}:`;
+  if (change.kind === 'opencode_config')
+    return [lead, '', `${indent}\`\`\`json`, `${indent}${change.text}`, `${indent}\`\`\``];
+  return [lead, '', ...change.text.split('\n').map((line) => `${indent}> ${line}`)];
+}
 
 /** "2026-11-29 12:00:00 UTC": unambiguous wherever it is pasted. */
 export const utcStamp = (iso: string): string => {
@@ -37,15 +48,18 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     );
   out.push(
     report.actual
-      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'}`
+      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'} · ${totalSourceShort(report)}`
       : `**Context used:** no usage reported yet — ≈${fmt(model.total)} estimated tokens`,
   );
   const verdict = verdictLines(report);
   if (verdict) {
     out.push('');
     for (const line of [verdict.biggest, verdict.item]) if (line) out.push(`- ${line}`);
-    if (verdict.action)
-      out.push(`- **What to do:** ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`);
+    if (verdict.action) {
+      const a = verdict.action;
+      out.push(`- **What to do:** ${a.title}.${a.frees ? ` ${a.frees}.` : ''}${a.detail ? ` ${a.detail}` : ''}`);
+      if (a.change) out.push(...changeMarkdown(a.change, '  '));
+    }
     for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${line}`);
   }
   out.push('', '| Source | Tokens | Share |', '|---|---:|---:|');
@@ -100,7 +114,11 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     );
   }
   if (report.suggestions.length) {
-    out.push('', '**Suggestions**', '', ...report.suggestions.map((s) => `- ${s.title}: ${numbersInText(s.detail)}`));
+    out.push('', '**Suggestions** (by what they free, largest first)', '');
+    report.suggestions.forEach((s, index) => {
+      out.push(`${index + 1}. ${s.title}. ${suggestionFrees(report, s.frees)}. ${numbersInText(s.detail)}`);
+      if (s.change) out.push(...changeMarkdown(s.change, '   '));
+    });
   }
   if (report.excluded.length) {
     out.push('', '**Not in context:** ' + report.excluded.map((e) => `${e.label} (${fmtBytes(e.bytes)})`).join('; '));

@@ -3,7 +3,7 @@
  * remainder row, in one order (by size) for the bar, the legend, the table, the timeline and the
  * Markdown export — the same rows and figures the CLI prints (src/shared/report-figures.ts);
  * every percentage as the JSON carries it; the empty sources apart; the whole window with
- * OpenCode's auto-compaction threshold; the headroom left; the change since a previous report.
+ * OpenCode's auto-compaction threshold; the change since a previous report.
  * Pure: no React, no DOM.
  */
 import { fmt, fmtPct } from '../../shared/format';
@@ -16,7 +16,7 @@ import {
 } from '../../shared/report-figures';
 import { shareText } from '../share-text';
 import { sourceColor, sourceLabel } from '../../shared/sources';
-import type { ContextReport, ReportItem, ReportSource, TimelinePoint } from '../../shared/wire';
+import type { ContextReport, ReportItem, ReportSource } from '../../shared/wire';
 
 export { shareText, REMAINDER_PREFIX };
 
@@ -56,19 +56,6 @@ export interface WindowModel {
   assumed: boolean;
 }
 
-export interface Growth {
-  perCall: number;
-  /** Calls the rate was measured over. */
-  calls: number;
-}
-
-export interface Headroom {
-  usable: number;
-  left: number;
-  growth: Growth | null;
-  callsLeft: number | null;
-}
-
 export interface ReportModel {
   report: ContextReport;
   mode: 'measured' | 'scaled' | 'estimate-only';
@@ -83,7 +70,6 @@ export interface ReportModel {
   /** The rows' figures and the column sums, as the CLI prints them. */
   figures: ReportFigures;
   window: WindowModel | null;
-  headroom: Headroom | null;
   /** What is measured, what is estimated, what the server cannot see: one line (fine print). */
   boundaries: string;
   labelOf: (id: string) => string;
@@ -133,7 +119,6 @@ export function buildReportModel(report: ContextReport): ReportModel {
     empty: figures.empty.map(toRow),
     figures,
     window,
-    headroom: window && report.actual ? headroomOf(window, report.actual.contextUsed, report.timeline ?? []) : null,
     boundaries: boundariesOf(report, mode),
     labelOf,
     colorOf,
@@ -166,33 +151,6 @@ function windowOf(report: ContextReport): WindowModel | null {
     reservedOutput: OUTPUT_RESERVE_CAP,
     autoCompactAt: size - OUTPUT_RESERVE_CAP,
     assumed: true,
-  };
-}
-
-/** The growth per call over the latest calls since the last compaction (at most ten, at least three). */
-export function recentGrowth(timeline: readonly TimelinePoint[], span = 10): Growth | null {
-  let start = 0;
-  timeline.forEach((p, i) => {
-    if (p.events.includes('compaction')) start = i;
-  });
-  const recent = timeline.slice(start).slice(-span);
-  const first = recent[0];
-  const last = recent.at(-1);
-  // A rate needs three calls at least: from one step it would be a guess.
-  if (recent.length < 3 || !first || !last || last.call <= first.call) return null;
-  const perCall = (last.promptTokens - first.promptTokens) / (last.call - first.call);
-  return perCall > 0 ? { perCall: Math.round(perCall), calls: last.call - first.call } : null;
-}
-
-function headroomOf(window: WindowModel, used: number, timeline: readonly TimelinePoint[]): Headroom | null {
-  if (window.autoCompactAt === null) return null;
-  const left = window.autoCompactAt - used;
-  const growth = recentGrowth(timeline);
-  return {
-    usable: window.autoCompactAt,
-    left,
-    growth,
-    callsLeft: growth && left > 0 ? Math.floor(left / growth.perCall) : null,
   };
 }
 

@@ -1,9 +1,13 @@
 /**
- * The report's suggestions, each leading to the text of the item it names; a duplicated read
- * also offers a ready sentence for the agent, put in the composer (never sent from here).
+ * The report's suggestions in the report's order — by what acting on each frees from every later
+ * call, largest first — each with what it frees, why, the change to make (copyable; a sentence
+ * for the agent can be put in the composer, never sent from here) and the text of the item it
+ * names.
  */
+import { suggestionFrees } from '../../shared/advice-text';
 import { numbersInText } from '../../shared/report-figures';
-import type { ContextReport, Suggestion } from '../../shared/wire';
+import type { ContextReport } from '../../shared/wire';
+import { ChangeBlock } from './change-block';
 
 export function Suggestions({
   report,
@@ -15,40 +19,31 @@ export function Suggestions({
   onDraft: (text: string) => void;
 }) {
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
+  const id = `suggestions-${report.snapshotId}-${report.generatedAt}`;
   return (
-    <section className="suggestions" aria-labelledby={`suggestions-${report.snapshotId}-${report.generatedAt}`}>
-      <h3 id={`suggestions-${report.snapshotId}-${report.generatedAt}`}>Suggestions</h3>
-      <ul>
+    <section className="suggestions" aria-labelledby={id}>
+      <h3 id={id}>Suggestions</h3>
+      <p className="muted suggestions-order">By what each frees from every later model call, largest first.</p>
+      <ol>
         {report.suggestions.map((s) => {
           const target = s.itemIds.at(-1);
           return (
             <li key={`${s.kind}-${s.title}`} className={`suggestion suggestion-${s.severity}`}>
               <span className="suggestion-title">{s.title}</span>
+              <span className="suggestion-frees">{suggestionFrees(report, s.frees)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
-              <span className="suggestion-actions">
-                {target && listed.has(target) && (
+              {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}
+              {target && listed.has(target) && (
+                <span className="suggestion-actions">
                   <button type="button" className="link" onClick={() => onShow(target)}>
                     Show the text
                   </button>
-                )}
-                {s.kind === 'duplicate_read' && (
-                  <button type="button" className="link" onClick={() => onDraft(agentSentence(s))}>
-                    Ask the agent to reuse it
-                  </button>
-                )}
-              </span>
+                </span>
+              )}
             </li>
           );
         })}
-      </ul>
+      </ol>
     </section>
   );
-}
-
-/** "evidence/x.txt is in context 2 times" → a sentence the user can send to the agent. */
-export function agentSentence(s: Suggestion): string {
-  const path = s.title.replace(/ is in context \d+ times$/, '');
-  const repeated = s.figures.repeatedScaledTokens ?? s.figures.repeatedEstimatedTokens;
-  const cost = repeated ? ` (each extra read costs about ${Math.round(repeated).toLocaleString('en-US')} tokens)` : '';
-  return `${path} is already in your context${cost}. Please refer to the earlier read instead of reading it again, unless it has changed.`;
 }

@@ -1,13 +1,15 @@
 /**
  * The report in a few lines, first: where the context went (the biggest source and item), what to
- * do about it (the first suggestion), how much room is left, the cache-read share and the cost —
+ * do about it (the first suggestion: what it frees, and its change to copy), how much room is
+ * left and how many calls that is, the cache-read share and what the cache saved, the cost —
  * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
  */
+import { callsLeftParts, suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
-import { agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
+import { actionSuggestion, agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
+import { ChangeBlock } from './change-block';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
-import { agentSentence } from './suggestions-list';
 
 export function Verdict({
   model,
@@ -18,13 +20,11 @@ export function Verdict({
   onShow: (itemId: string) => void;
   onDraft: (text: string) => void;
 }) {
-  const { report, headroom } = model;
+  const { report } = model;
   const v = report.verdict;
   if (!v) return null;
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
-  const suggestion = v.action
-    ? report.suggestions.find((s) => s.kind === v.action!.kind && s.title === v.action!.title)
-    : undefined;
+  const suggestion = actionSuggestion(report);
   const target = v.action?.itemIds.at(-1);
   // The session's cost when its calls are priced; the agent's own figure only without one.
   const sessionCost =
@@ -32,10 +32,8 @@ export function Verdict({
       ? { total: report.cost.total, currency: report.cost.currency, calls: report.cost.calls }
       : null;
   const reportedCost = agentCost(report);
-  const rate =
-    headroom?.growth && headroom.callsLeft !== null
-      ? ` — about ${fmt(headroom.callsLeft)} more model ${headroom.callsLeft === 1 ? 'call' : 'calls'} at the recent +${fmt(headroom.growth.perCall)} per call`
-      : '';
+  const saved = report.cost?.cacheSavings;
+  const calls = v.headroom ? callsLeftParts(v.headroom) : null;
   return (
     <section className="verdict" aria-label="In short">
       {v.biggestSource && (
@@ -57,33 +55,39 @@ export function Verdict({
         </p>
       )}
       {v.action && (
-        <p className="verdict-action">
-          <strong>What to do:</strong> {v.action.title}.{' '}
-          {suggestion && <span className="muted verdict-detail">{numbersInText(suggestion.detail)} </span>}
-          {suggestion?.kind === 'duplicate_read' && (
-            <button type="button" className="link" onClick={() => onDraft(agentSentence(suggestion))}>
-              Ask the agent to reuse it
-            </button>
-          )}
-          {suggestion?.kind !== 'duplicate_read' && target && listed.has(target) && (
-            <button type="button" className="link" onClick={() => onShow(target)}>
-              Show the text
-            </button>
-          )}
-        </p>
+        <div className="verdict-action">
+          <p>
+            <strong>What to do:</strong> {v.action.title}.{' '}
+            {suggestion && <span className="verdict-frees">{suggestionFrees(report, suggestion.frees)}.</span>}{' '}
+            {suggestion && <span className="muted verdict-detail">{numbersInText(suggestion.detail)} </span>}
+            {target && listed.has(target) && target !== v.biggestItem?.id && (
+              <button type="button" className="link" onClick={() => onShow(target)}>
+                Show the text
+              </button>
+            )}
+          </p>
+          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} />}
+        </div>
       )}
       <ul className="verdict-facts">
         {v.headroom && (
           <li>
             <span className="fact-name">Room</span>{' '}
-            {v.headroom.left > 0
-              ? `${fmt(v.headroom.left)} tokens before OpenCode compacts${rate}`
-              : `none: OpenCode compacts after the next call`}
+            {v.headroom.left > 0 ? (
+              <>
+                {fmt(v.headroom.left)} tokens before OpenCode compacts
+                {calls && ` — ${calls.text}`}
+                {calls?.basis && <span className="wide-only"> ({calls.basis})</span>}
+              </>
+            ) : (
+              'none: OpenCode compacts after the next call'
+            )}
           </li>
         )}
         {v.cacheReadPercent !== null && (
           <li>
             <span className="fact-name">Cache</span> {fmtPct(v.cacheReadPercent)} of the last prompt read from cache
+            {saved && sessionCost ? `; it saved ${fmtCost(saved.amount, sessionCost.currency)} over the session` : ''}
           </li>
         )}
         {sessionCost ? (

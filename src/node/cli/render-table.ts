@@ -1,4 +1,5 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
+import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import Table from 'cli-table3';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
@@ -15,7 +16,8 @@ import {
   timelineCoverage,
   verdictLines,
 } from '../../shared/report-figures';
-import type { ContextReport, ItemContent, ReportItem } from '../../shared/wire';
+import { cacheSavingsText, changeLead, suggestionFrees } from '../../shared/advice-text';
+import type { Change, ContextReport, ItemContent, ReportItem } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
@@ -37,7 +39,7 @@ export function renderReport(
   const approx = figures.estimatesOnly ? '≈' : '';
   lines.push(
     actual
-      ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${report.asOf ? `that call's prompt, as the provider counted it` : `as the agent reported it at ${utcStamp(actual.recordedAt)}`}`
+      ? `Context: ${fmt(actual.contextUsed)}${actual.contextSize === null ? '' : ` / ${fmt(actual.contextSize)}`} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${totalSourceShort(report)}${report.asOf ? '' : ` at ${utcStamp(actual.recordedAt)}`}`
       : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
   if (report.asOf)
@@ -48,8 +50,11 @@ export function renderReport(
   if (verdict) {
     lines.push('');
     for (const line of [verdict.biggest, verdict.item]) if (line) lines.push(`  ${line}`);
-    if (verdict.action)
-      lines.push(`  What to do: ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`);
+    if (verdict.action) {
+      const a = verdict.action;
+      lines.push(`  What to do: ${a.title}.${a.frees ? ` ${a.frees}.` : ''}${a.detail ? ` ${a.detail}` : ''}`);
+      if (a.change) lines.push(...changeLines(a.change, '    '));
+    }
     for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) lines.push(`  ${line}`);
   }
   lines.push('');
@@ -150,9 +155,15 @@ export function renderReport(
     );
   }
   if (report.suggestions.length) {
-    lines.push('Suggestions:');
-    for (const s of report.suggestions)
-      lines.push(`  ${s.severity === 'warning' ? '!' : '-'} ${s.title}`, `    ${numbersInText(s.detail)}`);
+    lines.push('Suggestions (by what they free, largest first):');
+    report.suggestions.forEach((s, index) => {
+      lines.push(
+        `  ${index + 1}. ${s.severity === 'warning' ? '! ' : ''}${s.title}`,
+        `     ${suggestionFrees(report, s.frees)}.`,
+        `     ${numbersInText(s.detail)}`,
+        ...(s.change ? changeLines(s.change, '     ') : []),
+      );
+    });
     lines.push('');
   }
   if (report.excluded.length) {
@@ -170,7 +181,11 @@ export function renderReport(
   return `${lines.join('\n')}\n`;
 }
 
-/** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
+/** A change as the terminal shows it: what to do with it, then its text as it is, to copy. */
+function changeLines(change: Change, indent: string): string[] {
+  return [`${indent}${changeLead(change)}:`, ...change.text.split('\n').map((line) => `${indent}  ${line}`)];
+}
+
 /** Under a source's table: the runtime item in parts (or why it is one block), a task call's subagent. */
 function itemDetails(item: ReportItem, report: ContextReport): string[] {
   const out: string[] = [];
@@ -222,6 +237,7 @@ function itemDetails(item: ReportItem, report: ContextReport): string[] {
   return out;
 }
 
+/** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
 function costTable(report: ContextReport): string[] {
   const table = costRows(report);
   const cost = report.cost;
@@ -244,7 +260,14 @@ function costTable(report: ContextReport): string[] {
       row.leftAmount ? money(row.leftAmount) : '',
     ]);
   }
-  return [costHeadline(report)!, out.toString(), ...cost.notes.map((n) => `  - ${numbersInText(n)}`), ''];
+  const saved = cacheSavingsText(report);
+  return [
+    costHeadline(report)!,
+    out.toString(),
+    ...(saved ? [`  ${saved}.`] : []),
+    ...cost.notes.map((n) => `  - ${numbersInText(n)}`),
+    '',
+  ];
 }
 
 /** The methods behind the figures: the fine print, after the figures themselves. */
@@ -275,7 +298,8 @@ function methodLines(report: ContextReport): string[] {
         ` · ${fmtPct(p.cacheReadSharePercent)} read from cache`,
     );
   }
-  if (report.actual) lines.push(`The total is the agent's last ACP usage_update (${report.actual.recordedAt}).`);
+  const source = totalSourceSentence(report);
+  if (source) lines.push(source);
   return lines;
 }
 

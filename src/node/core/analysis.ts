@@ -7,6 +7,7 @@
  */
 import { chars4Estimator, toItem } from './estimate';
 import { structuralDigest } from './hash';
+import { quotedSpans } from './narrower-read';
 import { familyRules, type FamilyRules } from './providers';
 import type { AgentRuntime, Header, SessionFacts } from './runtime';
 import type { Memo, ReadRow, Rows } from './session-rows';
@@ -56,6 +57,8 @@ export interface AnalysisPlan {
 }
 
 const ANALYSIS = 'a';
+/** Quotes kept of one message: enough to find what it used of a file, never its whole text. */
+const MAX_QUOTES = 40;
 
 export function analysisPlan(
   headers: readonly Header[],
@@ -138,11 +141,13 @@ export function analyseMessage(
     const item = { ...toItem(c, estimator, warnings, context.family), messageId: row.id };
     return rough ? { ...item, rough: true } : item;
   });
+  const quotes = rough ? [] : quotesOf(analysed.contributions);
   return {
     analysis: {
       items,
       omissions: analysed.omissions,
       mentions: analysed.mentions,
+      ...(quotes.length ? { quotes } : {}),
       warnings,
       ...(analysed.reasoningCopies ? { reasoningCopies: analysed.reasoningCopies } : {}),
       estimator: estimator.key,
@@ -150,6 +155,16 @@ export function analyseMessage(
     deps: [...deps],
     contributions: analysed.contributions,
   };
+}
+
+/** What the model wrote itself (its replies, reasoning, tool calls): the `code spans` it quoted, a bounded few. */
+function quotesOf(contributions: readonly Contribution[]): string[] {
+  const out: string[] = [];
+  for (const c of contributions) {
+    for (const text of c.texts.slice(0, c.producedTexts ?? 0)) out.push(...quotedSpans(text));
+    if (out.length >= MAX_QUOTES) break;
+  }
+  return out.slice(0, MAX_QUOTES);
 }
 
 /** The estimator's identity without its work: texts are counted elsewhere. */

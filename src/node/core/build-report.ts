@@ -22,6 +22,7 @@ import type {
 } from '../../shared/wire';
 import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
+import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
 import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
@@ -73,7 +74,7 @@ export function buildReport(input: ReportInput): ContextReport {
       contextSize: usage.contextSize,
       percent: percentOfWindow(usage),
       recordedAt: new Date(usage.recordedAt).toISOString(),
-      source: 'acp',
+      source: usage.source ?? 'acp',
     },
     estimate: estimateOf(input, counted, used),
     providerTokens: providerTokensOf(input),
@@ -306,9 +307,8 @@ function verdictOf(facts: {
   const item = counted
     .filter((c) => c.scaled !== null && c.item.sourceRef !== RUNTIME_REF)
     .sort((a, b) => b.scaled! - a.scaled!)[0];
-  const action = [...suggestions].sort(
-    (a, b) => Number(b.severity === 'warning') - Number(a.severity === 'warning'),
-  )[0];
+  // The suggestions are ordered by what they free (suggestions.ts): the first is the action.
+  const action = suggestions[0];
   const prompt = input.provider?.prompt ?? 0;
   const cacheRead = input.provider?.tokens.cacheRead ?? null;
   return {
@@ -325,18 +325,29 @@ function verdictOf(facts: {
           percentOfUsed: percentOf(item.scaled, used),
         }
       : null,
-    action: action ? { kind: action.kind, title: action.title, itemIds: action.itemIds } : null,
+    action: action ? { kind: action.kind, title: action.title, itemIds: action.itemIds, frees: action.frees } : null,
     cacheReadPercent: cacheRead !== null && prompt > 0 ? percentOf(cacheRead, prompt) : null,
     cost: input.usage?.cost ?? null,
-    headroom: window
-      ? {
-          used,
-          usable: window.usable,
-          left: Math.max(0, (window.autoCompactAt ?? window.usable) - used),
-          percentOfUsable: percentOf(used, window.usable) ?? 0,
-        }
-      : null,
+    headroom: window ? headroomOf(window, used, input) : null,
     ...(facts.hidden > 0 ? { hiddenReasoning: facts.hidden } : {}),
+  };
+}
+
+/** Room before the runtime compacts, and how many calls that is at the recent growth. */
+function headroomOf(window: ContextWindow, used: number, input: ReportInput): NonNullable<Verdict['headroom']> {
+  // As of an earlier call, the calls after it are not the recent past.
+  const asOf = input.asOf?.call;
+  const timeline =
+    asOf === undefined ? input.calibration.timeline : input.calibration.timeline.filter((p) => p.call <= asOf);
+  const left = callsLeft(timeline, window, used, input.runtime.name);
+  return {
+    used,
+    usable: window.usable,
+    left: Math.max(0, (window.autoCompactAt ?? window.usable) - used),
+    percentOfUsable: percentOf(used, window.usable) ?? 0,
+    callsLeft: left.callsLeft,
+    ...(left.basis ? { callsLeftBasis: left.basis } : {}),
+    ...(left.because ? { callsLeftBecause: left.because } : {}),
   };
 }
 
@@ -615,7 +626,11 @@ function notes(input: ReportInput): string[] {
         `${fmt(calibration.left.tokens)} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? input.runtime.words.pruned : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
       );
     if (calibration.pending.length > 0)
-      out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");
+      out.push(
+        input.usage?.source === 'provider'
+          ? 'Content added after the last model call (shown apart) is not in its prompt: no model call has counted it.'
+          : "Content added after the last model call (shown apart) is not in the agent's total yet.",
+      );
   } else if (calibration.scaledBecause === 'contradicting') {
     out.push(
       "Scaled: no model call's prompt equals the agent's total, and the total is not newer than the calls — the rows contradict it — so the total is shared out in proportion to the estimates.",

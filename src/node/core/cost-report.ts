@@ -85,6 +85,7 @@ export function costReport(cost: SessionCost, runtime: { name: string; label: st
       sources,
       rows,
       notes,
+      cacheSavings: priced ? cacheSavings(cost) : null,
     },
     items,
   };
@@ -139,6 +140,21 @@ function sourceCosts(
       },
     ];
   }).sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+}
+
+/**
+ * The cache's saving over the priced calls, at the session's own prices: the tokens read from
+ * and written to it at the input rate, less what they were billed at (a write may cost more
+ * than input: then it counts against the saving). Null when the prices are not known.
+ */
+function cacheSavings(cost: SessionCost): NonNullable<SessionCostReport['cacheSavings']> | null {
+  const p = cost.prices;
+  const { read, write } = cost.pricedCache;
+  if (!p || read + write === 0) return null;
+  const micro = (n: number) => Math.round(n * MICRO) / MICRO;
+  const atInputRate = micro((read + write) * p.input);
+  const billed = micro(read * p.cacheRead + write * p.cacheWrite);
+  return { amount: micro(atInputRate - billed), tokens: Math.round(read + write), atInputRate, billed };
 }
 
 function figuresOf(spend: Spend, amount: number | null): ItemCost {

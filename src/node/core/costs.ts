@@ -66,6 +66,11 @@ export class CostLedger {
   private withCost = 0;
   /** Calls that reported a cost of 0 (a free or unpriced model). */
   private free = 0;
+  /** Money per carried prompt token in the latest priced call (per fresh one before any was carried). */
+  private carriedRate: number | null = null;
+  private freshRate: number | null = null;
+  /** Cache tokens of the priced calls: what the cache saved is told over these. */
+  private readonly pricedCache = { read: 0, write: 0 };
 
   constructor(private readonly prices: Prices | null) {}
 
@@ -122,6 +127,10 @@ export class CostLedger {
     produced: readonly Item[],
   ): void {
     const rates = this.rates(call, prompt.total, this.freshTotal(prompt));
+    if (call.cost !== null && call.cost > 0) {
+      if (rates.carried.money > 0) this.carriedRate = rates.carried.money;
+      else if (rates.fresh.money > 0) this.freshRate = rates.fresh.money;
+    }
     // What the fresh items accrued before (nothing, as a rule) is settled at their tokens now…
     for (const { item, cal } of prompt.fresh) this.settle(item, cal);
     // …carried tokens accrue through the sums: every item in view but the fresh ones…
@@ -192,6 +201,8 @@ export class CostLedger {
     if (cost !== null && cost > 0) {
       this.withCost++;
       this.total += cost;
+      this.pricedCache.read += read;
+      this.pricedCache.write += write;
       const p = this.prices;
       const priced = p ? fresh * p.input + out * p.output + read * p.cacheRead + write * p.cacheWrite : 0;
       if (p && priced > 0) {
@@ -261,6 +272,8 @@ export class CostLedger {
       items: this.done,
       left: this.left,
       buckets: this.buckets,
+      perCallRate: this.carriedRate ?? this.freshRate,
+      pricedCache: { ...this.pricedCache },
     };
   }
 }

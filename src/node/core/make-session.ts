@@ -7,14 +7,15 @@
  */
 import { countedItems, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
-import { analyseMessages, analysisPlan, type AnalysisContext, type AnalysisServices } from './analysis';
-import { toItem } from './estimate';
+import { analyseMessage, analyseMessages, analysisPlan, type AnalysisContext, type AnalysisServices } from './analysis';
+import { chars4Estimator, toItem } from './estimate';
+import { narrowerReads, type TextOf } from './large-reads';
 import { CallUnavailable, RowsNotRead } from './errors';
 import { itemId } from './figures';
 import { familyRules } from './providers';
 import { splitRuntime } from './runtime-parts';
 import { headersOf, Rows, type Memo, type SessionRows } from './session-rows';
-import type { Header } from './runtime';
+import type { AgentRuntime, Header } from './runtime';
 import type {
   Estimator,
   Item,
@@ -121,11 +122,29 @@ export async function makeSession(
     called: calledTools(analyses, calls.asOf),
   });
   const described = describedMessages(analyses, headers, new Set(calibration.history), warnings);
+  const reference = calibration.reference
+    ? calls.shape.calls.filter((c) => !c.compaction)[calibration.reference.call - 1]
+    : undefined;
+  const runtimeInput = {
+    name: runtime.name,
+    label: runtime.runtimeItem.label,
+    words: runtime.words,
+    ...(runtime.advice ? { advice: runtime.advice } : {}),
+  };
+  const narrowing = narrowerReads(
+    { calibration, usage: calls.usage, runtime: runtimeInput },
+    described.quotes,
+    (id, key) => readLines(rows, runtime, plan.context, id, key),
+  );
+  if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
   const reportInput: Session['input'] = {
     workspaceId: context.workspaceId,
     sessionId: session.sessionId,
     snapshotId,
-    runtime: { name: runtime.name, label: runtime.runtimeItem.label, words: runtime.words },
+    runtime: runtimeInput,
+    agent: reference?.agent ?? null,
+    quotes: described.quotes,
+    narrowing: narrowing.reads,
     estimator: { id: plan.context.estimator.id, method: plan.context.estimator.method },
     workspace: context.workspace,
     calibration,
@@ -161,13 +180,20 @@ export function callsView(
   // A subagent's session has no ACP total of its own: it is described as of its last measured call.
   const asOfNumber = asOfCall ?? (session.usage === null && session.parent ? lastMeasured(shape.calls) : undefined);
   const asOf = asOfNumber === undefined ? null : asOfCallOf(shape.calls, asOfNumber);
+  // Without an ACP total (a session imported from an export), the total is the last measured
+  // call's prompt as the provider counted it (contract §8), and the report says so.
+  const lastNumber = asOf || session.usage ? undefined : lastMeasured(shape.calls);
+  const lastCall = lastNumber === undefined ? null : asOfCallOf(shape.calls, lastNumber);
   const usage: UsageInput | null = asOf
     ? {
         contextUsed: asOf.prompt!,
         contextSize: session.usage?.contextSize ?? session.parent?.contextSize ?? null,
         recordedAt: asOf.time,
+        ...(session.usage ? {} : { source: 'provider' as const }),
       }
-    : session.usage;
+    : lastCall
+      ? { contextUsed: lastCall.prompt!, contextSize: null, recordedAt: lastCall.time, source: 'provider' }
+      : session.usage;
   return { shape, asOfNumber, asOf, usage };
 }
 
@@ -197,6 +223,7 @@ function describedMessages(
 ) {
   const omissions = emptyOmissions();
   const mentions: ReportInput['mentions'] = [];
+  const quotes: NonNullable<ReportInput['quotes']> = [];
   let historyBytes = 0;
   analyses.forEach((analysis, index) => {
     const header = headers[index]!;
@@ -207,8 +234,25 @@ function describedMessages(
     warnings.push(...analysis.warnings);
     addOmissions(omissions, analysis.omissions);
     mentions.push({ messageId: header.id, names: analysis.mentions });
+    quotes.push({ messageId: header.id, quotes: analysis.quotes ?? [] });
   });
-  return { omissions, mentions, historyBytes };
+  return { omissions, mentions, quotes, historyBytes };
+}
+
+/** An item's lines as the runtime's read showed them: its message analysed again, texts kept (undefined: no row). */
+function readLines(
+  rows: Rows,
+  runtime: AgentRuntime,
+  context: AnalysisContext,
+  messageId: string,
+  key: string,
+): ReturnType<TextOf> {
+  const row = rows.get(messageId);
+  if (!row) return undefined;
+  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  rows.drop(messageId);
+  const text = contributions.find((c) => c.key === key)?.texts.join('\n');
+  return text === undefined ? null : (runtime.advice?.fileLines(text) ?? null);
 }
 
 /** The number (1-based, main calls) of the last call whose prompt was measured; undefined when none was. */

@@ -41,7 +41,13 @@ export function rowsToRead(input: ContextInput, services: AnalysisServices): str
   return analysesLacking(input, headers, rows, services, memo).filter((id) => !rows.has(id));
 }
 
-/** Messages whose analysis the memo does not hold (or holds for other file sizes). */
+/** A read estimated above this share of the total may be a large item: its row is read with the rest. */
+export const LARGE_READ_PREFETCH = 0.15;
+
+/**
+ * Messages whose analysis the memo does not hold (or holds for other file sizes), and live ones
+ * with a read large enough to be told how to read less (large-reads.ts re-reads its text).
+ */
 function analysesLacking(
   input: ContextInput,
   headers: readonly Header[],
@@ -57,7 +63,12 @@ function analysesLacking(
   }
   const plan = analysisPlan(headers, rows.stamps, input.workspace, input.estimator, services, firstCall(calls));
   const analyses = memoisedAnalyses(plan, memo);
-  return headers.flatMap((h, i) => (analyses[i] === null ? [h.id] : []));
+  const large = calls.usage ? LARGE_READ_PREFETCH * calls.usage.contextUsed : Infinity;
+  return headers.flatMap((h, i) =>
+    analyses[i] === null || (plan.good[i] && analyses[i]!.items.some((item) => item.path && item.tokens >= large))
+      ? [h.id]
+      : [],
+  );
 }
 
 /**

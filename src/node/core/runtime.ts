@@ -16,6 +16,7 @@ import type {
   AttributionContext,
   Contribution,
   Estimator,
+  RuntimeAdvice,
   RecordedRuntime,
   RuntimeAnalysis,
   RuntimePathRule,
@@ -126,6 +127,8 @@ export interface AgentRuntime<H = unknown> {
   analyze(row: ParsedRow, context: AttributionContext & { facts: SessionFacts; light: boolean }): RuntimeAnalysis;
   /** What the runtime puts in every request from the workspace (instructions, the skill catalog). */
   alwaysLoaded(workspace: WorkspaceSnapshot): Contribution[];
+  /** How the runtime's own configuration turns off what a session never used (absent: it has none). */
+  readonly advice?: RuntimeAdvice;
   /** The model's window as the runtime budgets it (auto-compaction point). */
   window(usage: UsageInput | null, config: AgentConfig | undefined, model: string | undefined): ContextWindow | null;
   /**

@@ -5,7 +5,7 @@
  * imports from here, never from another stage, so no import cycle can form.
  */
 import type { SourceId } from '../../shared/sources';
-import type { ContextWindow, EstimatorId, Excluded } from '../../shared/wire';
+import type { Change, ContextWindow, EstimatorId, Excluded, Suggestion } from '../../shared/wire';
 import type { ProviderFamily, Encoding } from './providers';
 
 /** A provider's count for one model call, in the runtime's convention (see `TokenConvention`). */
@@ -26,6 +26,11 @@ export interface UsageInput {
   contextUsed: number;
   contextSize: number | null;
   recordedAt: number;
+  /**
+   * Where the total comes from: 'acp' (default), the agent's usage_update; 'provider', a model
+   * call's prompt as the provider counted it (no ACP total: an imported session, a subagent's).
+   */
+  source?: 'acp' | 'provider';
   /** The session's cost so far, as the agent reported it (cumulative), when it did. */
   cost?: { amount: number; currency: string } | null;
 }
@@ -42,6 +47,8 @@ export interface AgentConfig {
   compactionReserved?: number;
   /** By "provider/model". */
   models: Record<string, ModelLimits>;
+  /** MCP servers the workspace's config files declare (enabled or not), by name. */
+  mcpServers?: string[];
 }
 
 export interface WorkspaceSnapshot {
@@ -213,6 +220,8 @@ export interface MessageAnalysis {
   texts?: string[][];
   omissions: Omissions;
   mentions: string[];
+  /** What the model quoted in this message (`code spans` of what it wrote); absent for history. */
+  quotes?: string[];
   warnings: string[];
   /**
    * How many times the provider is sent this message's hidden reasoning: OpenCode sends each
@@ -391,8 +400,6 @@ export interface RuntimeWords {
   ownPrompt: string;
   /** What pruning is called ("pruned by OpenCode"). */
   pruned: string;
-  /** How a workspace turns an MCP server off, as a sentence's start ("Disable the server in opencode.json …"). */
-  disableMcpServer: string;
   /** How the runtime compacts at this window, for the notes; null: nothing to say. */
   windowNote(window: ContextWindow): string | null;
 }
@@ -438,6 +445,14 @@ export interface SessionCost {
   /** Keys of items that left the view before the end. */
   left: Set<string>;
   buckets: Record<CostBucket, Spend>;
+  /**
+   * Money per prompt token carried into a call, in the latest priced call (what one token more
+   * or less costs each later call, cache reads and fresh input as that call had them); null: no
+   * call was priced.
+   */
+  perCallRate: number | null;
+  /** Tokens read from and written to the cache by the priced calls. */
+  pricedCache: { read: number; write: number };
 }
 
 // ── The runtime item in parts (runtime-parts.ts) ──
@@ -505,6 +520,67 @@ export interface SubagentSummary {
   cost: { amount: number; currency: string } | null;
 }
 
+// ── Advice (suggestions.ts; the runtime's own changes: RuntimeAdvice) ──
+
+/** A suggestion as its kind makes it: what it frees in tokens (a bound when `upTo`), not yet in shares and money. */
+export interface SuggestionDraft extends Omit<Suggestion, 'frees' | 'change'> {
+  tokens: number;
+  upTo?: boolean;
+  change?: Change;
+}
+
+/** A line of a file as a read showed it to the model: its number in the file, its text. */
+export interface FileLine {
+  n: number;
+  text: string;
+}
+
+/** The narrower read a large file read could have been (narrower-read.ts). */
+export interface NarrowerRead {
+  /** How many lines the file has, as the read said. */
+  totalLines: number;
+  /** The section to read instead, by line number (inclusive), and what it is. */
+  range?: { from: number; to: number; what: string };
+  /** A fixed string to search the file for, how many of its lines hold it, and what it is. */
+  pattern?: { text: string; lines: number; what: string };
+}
+
+/** What a change to the runtime's configuration turns off: the fragment, and what it really removes. */
+export interface ConfigChange {
+  /** The fragment, as JSON text the runtime accepts as its configuration. */
+  text: string;
+  /** The tools (by the names the model is sent) it removes from every request of the agent. */
+  tools: string[];
+  /** The MCP servers it turns off whole (their instructions too). */
+  servers: string[];
+  /** Tools named that it cannot remove on their own, with why. */
+  kept: { tool: string; why: string }[];
+}
+
+/** The runtime's own ways to turn off what a session never used, as changes a user can paste. */
+export interface RuntimeAdvice {
+  /** Where a configuration fragment goes, in words ("the workspace's opencode.json"). */
+  readonly configFile: string;
+  /** That file's path in the workspace ("opencode.json"), for the change's `file`. */
+  readonly configPath: string;
+  /**
+   * For `agent` (null: every agent): the tools never called (built-in, and each MCP server's by
+   * the names the model is sent; `whole` when none of that server's was called).
+   */
+  unusedTools(what: {
+    agent: string | null;
+    /** Every built-in tool the model is sent, and of those the ones never called. */
+    sent: readonly string[];
+    tools: readonly string[];
+    mcp: readonly { server: string; tools: readonly string[]; whole: boolean }[];
+    config: AgentConfig | undefined;
+  }): ConfigChange;
+  /** Keeps `agent` from loading a skill (and drops it from the agent's skill catalog). */
+  unusedSkill(what: { agent: string | null; skill: string }): ConfigChange;
+  /** A file's lines as a read tool's output showed them to the model; null: not a read output. */
+  fileLines(text: string): { lines: FileLine[]; total: number } | null;
+}
+
 // ── The report's input ──────────────────────────────────────────────────────────────────────
 
 export interface ReportInput {
@@ -513,8 +589,14 @@ export interface ReportInput {
   generatedAt: string;
   snapshotId: string;
   estimator: { id: EstimatorId; method: string };
-  /** The agent runtime: its name, its own item's label, and its words for what it leaves out. */
-  runtime: { name: string; label: string; words: RuntimeWords };
+  /** The agent runtime: its name, its own item's label, its words for what it leaves out, its advice. */
+  runtime: { name: string; label: string; words: RuntimeWords; advice?: RuntimeAdvice };
+  /** The agent of the call the total describes (null: not recorded). */
+  agent?: string | null;
+  /** What the model quoted (`code spans`) in each message in view, in view order. */
+  quotes?: { messageId: string; quotes: string[] }[];
+  /** The narrower read each large file read could have been, by item key. */
+  narrowing?: ReadonlyMap<string, NarrowerRead>;
   workspace: WorkspaceSnapshot;
   calibration: Calibration;
   history: { messages: number; bytes: number };

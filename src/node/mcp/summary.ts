@@ -4,7 +4,8 @@
  * as structured content, with its schema. Every sentence and figure comes from the report's own
  * helpers (src/shared/report-figures.ts), so the agent reads what the CLI and the web print:
  * the verdict, the sources by size with the remainder rows, the largest items, the files read
- * more than once, the suggestions and the session's cost. Pure.
+ * more than once, the suggestions by what they free with each change, the calls left before
+ * OpenCode compacts, and the session's cost with what the cache saved. Pure.
  */
 import { z } from 'zod/mini';
 import { fmt, fmtPct } from '../../shared/format';
@@ -19,7 +20,8 @@ import {
   reportFigures,
   verdictLines,
 } from '../../shared/report-figures';
-import type { ContextReport } from '../../shared/wire';
+import { changeLead, suggestionFrees } from '../../shared/advice-text';
+import { changeSchema, freesSchema, TOTAL_SOURCES, type ContextReport } from '../../shared/wire';
 
 /** Items listed by default, largest first, across every source. */
 export const SUMMARY_ITEMS = 8;
@@ -32,9 +34,16 @@ export const contextSummarySchema = z.object({
   workspaceId: z.string(),
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
-  /** The agent's last reported usage; null while there is none (every figure is then an estimate). */
+  /** The report's total; null while there is none (every figure is then an estimate). */
   context: z.nullable(
-    z.object({ used: z.int(), size: z.nullable(z.int()), percent: nullableNumber, recordedAt: z.string() }),
+    z.object({
+      used: z.int(),
+      size: z.nullable(z.int()),
+      percent: nullableNumber,
+      recordedAt: z.string(),
+      /** 'acp': the agent's last usage_update; 'provider': the last model call's prompt (no ACP total). */
+      source: z.optional(z.enum(TOTAL_SOURCES)),
+    }),
   ),
   estimatesOnly: z.boolean(),
   /** The verdict's sentences, in the order the CLI prints them. */
@@ -68,13 +77,30 @@ export const contextSummarySchema = z.object({
     repeatedTokens: z.int(),
     reads: z.array(z.object({ label: z.string(), path: z.optional(z.string()), reads: z.int() })),
   }),
-  suggestions: z.array(z.object({ kind: z.string(), severity: z.string(), title: z.string(), detail: z.string() })),
+  /** By what they free from each later call, largest first (the verdict's "What to do" is the first). */
+  suggestions: z.array(
+    z.object({
+      kind: z.string(),
+      severity: z.string(),
+      title: z.string(),
+      detail: z.string(),
+      frees: freesSchema,
+      /** `frees` in words, as every view prints it. */
+      freesText: z.string(),
+      change: z.optional(changeSchema),
+    }),
+  ),
+  /** Model calls until OpenCode compacts by itself at the recent growth (null: `callsLeftBecause`). */
+  callsLeft: z.nullable(z.int()),
+  callsLeftBecause: z.optional(z.string()),
   cost: z.nullable(
     z.object({
       currency: z.string(),
       total: nullableNumber,
       calls: z.int(),
       rows: z.array(z.object({ id: z.string(), label: z.string(), amount: nullableNumber, percent: nullableNumber })),
+      /** What the cache saved over the priced calls (null: not priced). */
+      cacheSaved: nullableNumber,
     }),
   ),
   warnings: z.array(z.string()),
@@ -103,15 +129,22 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
     sessionId: report.sessionId,
     generatedAt: report.generatedAt,
     context: actual
-      ? { used: actual.contextUsed, size: actual.contextSize, percent: actual.percent, recordedAt: actual.recordedAt }
+      ? {
+          used: actual.contextUsed,
+          size: actual.contextSize,
+          percent: actual.percent,
+          recordedAt: actual.recordedAt,
+          source: actual.source,
+        }
       : null,
     estimatesOnly: figures.estimatesOnly,
     verdict: verdict
       ? [
           verdict.biggest,
           verdict.item,
+          // The first suggestion, whose change the list below gives (the text lands in the agent's context: once).
           verdict.action
-            ? `What to do: ${verdict.action.title}.${verdict.action.detail ? ` ${verdict.action.detail}` : ''}`
+            ? `What to do: ${verdict.action.title}.${verdict.action.frees ? ` ${verdict.action.frees}.` : ''}${verdict.action.change ? ' The change: suggestion 1 below.' : ''}`
             : null,
           verdict.headroom,
           verdict.cache,
@@ -148,7 +181,14 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       severity: s.severity,
       title: s.title,
       detail: numbersInText(s.detail),
+      frees: s.frees,
+      freesText: suggestionFrees(report, s.frees),
+      ...(s.change ? { change: s.change } : {}),
     })),
+    callsLeft: report.verdict?.headroom?.callsLeft ?? null,
+    ...(report.verdict?.headroom?.callsLeftBecause
+      ? { callsLeftBecause: report.verdict.headroom.callsLeftBecause }
+      : {}),
     cost:
       report.cost && costs
         ? {
@@ -156,6 +196,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
             total: report.cost.total,
             calls: report.cost.calls,
             rows: costs.rows.map((r) => ({ id: r.id, label: r.label, amount: r.amount, percent: r.percent })),
+            cacheSaved: report.cost.cacheSavings?.amount ?? null,
           }
         : null,
     warnings: report.warnings,
@@ -171,7 +212,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
       ? `Context report · workspace ${summary.workspaceId} · no session yet: only what every request carries (instructions, the skill catalog) is counted`
       : `Context report · workspace ${summary.workspaceId} · session ${summary.sessionId}`,
     summary.context
-      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet.`
+      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, ${summary.context.source === 'provider' ? `the last model call's prompt as the provider counted it (${summary.context.recordedAt}): no agent total was recorded for this session` : `as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet`}.`
       : 'Context: no usage reported for this session yet — every figure below is an estimate.',
   );
   if (summary.verdict.length) lines.push('', ...summary.verdict);
@@ -204,9 +245,12 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
 
   lines.push('');
   if (summary.suggestions.length) {
-    lines.push('Suggestions:');
-    for (const s of summary.suggestions)
-      lines.push(`- ${s.severity === 'warning' ? '(!) ' : ''}${s.title}: ${s.detail}`);
+    lines.push('Suggestions (by what they free, largest first):');
+    // Title, what it frees and the change: the why (`detail`) is in the structured content.
+    summary.suggestions.forEach((s, index) => {
+      lines.push(`${index + 1}. ${s.severity === 'warning' ? '(!) ' : ''}${s.title}. ${s.freesText}.`);
+      if (s.change) lines.push(`   ${changeLead(s.change)}: ${s.change.text}`);
+    });
   } else lines.push('Suggestions: none.');
 
   const cost = summary.cost;

@@ -12,6 +12,7 @@ import {
   contextReport,
   subagentInput,
   type ContextInput,
+  type ContextResult,
   type ContextServices,
   type SessionInput,
   type StoredRow,
@@ -139,7 +140,28 @@ export class ReportService {
    * tokenizing for a large cold session — runs after the snapshot, so it never holds a read
    * transaction (or, on SQLite, the connection's queue) open.
    */
-  private async context(request: ReportRequest, texts?: ContextInput['texts']) {
+  private async context(request: ReportRequest, texts?: ContextInput['texts']): Promise<ContextResult> {
+    try {
+      return await this.contextOnce(request, texts, []);
+    } catch (error) {
+      if (!(error instanceof RowsNotRead)) throw error;
+      // Rows the plan could not foresee (a read that the calibration made large): the whole
+      // report once more, from a snapshot of its own that reads them too.
+      try {
+        return await this.contextOnce(request, texts, error.ids);
+      } catch (again) {
+        if (!(again instanceof RowsNotRead)) throw again;
+        throw new AppError(
+          'unavailable',
+          'snapshot_incomplete',
+          'The database named messages it then did not give in the same snapshot: try again in a moment',
+          { cause: again },
+        );
+      }
+    }
+  }
+
+  private async contextOnce(request: ReportRequest, texts: ContextInput['texts'] | undefined, also: readonly string[]) {
     const services = this.services();
     const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
     const input = await this.store.snapshot(async (r) => {
@@ -159,22 +181,12 @@ export class ReportService {
         items: request.items ?? undefined,
         ...(request.call !== undefined ? { asOfCall: request.call } : {}),
         ...(texts ? { texts } : {}),
-        subagents: await this.readSubagents(r, workspace.id, session, folder, generatedAt, services),
+        subagents: await this.readSubagents(r, workspace.id, session, { folder, generatedAt, also }, services),
       };
-      await readRows(r, input, () => rowsToRead(input, services));
+      await readRows(r, input, () => [...rowsToRead(input, services), ...also]);
       return input;
     });
-    try {
-      return await withRange(() => contextReport(input, services));
-    } catch (error) {
-      if (!(error instanceof RowsNotRead)) throw error;
-      throw new AppError(
-        'unavailable',
-        'snapshot_incomplete',
-        'The database named messages it then did not give in the same snapshot: try again in a moment',
-        { cause: error },
-      );
-    }
+    return withRange(() => contextReport(input, services));
   }
 
   /** The services the core is lent for one report: the memo held for its length (see pinned). */
@@ -224,7 +236,11 @@ export class ReportService {
       definitions: row.definitions === null ? null : columnText(row.definitions).text,
     }));
     // A subagent's session: it shares its parent's window, and has no ACP total of its own.
-    const parentId = runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ?? null;
+    // The bridge records the parent with the runtime; an import with where the session came from.
+    const parentId =
+      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ??
+      (await r.sessionOrigins(workspaceId, sessionId))[0]?.parent_session_id ??
+      null;
     const parent = parentId
       ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
       : undefined;
@@ -249,8 +265,11 @@ export class ReportService {
     r: ReadSnapshot,
     workspaceId: string,
     session: SessionInput,
-    workspace: ContextInput['workspace'],
-    generatedAt: string,
+    {
+      folder: workspace,
+      generatedAt,
+      also,
+    }: { folder: ContextInput['workspace']; generatedAt: string; also: readonly string[] },
     services: ContextServices,
   ): Promise<Map<string, SessionInput | null>> {
     const out = new Map<string, SessionInput | null>();
@@ -270,7 +289,7 @@ export class ReportService {
       }
       const child = await this.readSession(r, workspaceId, id, services);
       const planned = subagentInput({ workspaceId, generatedAt, workspace }, child);
-      await readRows(r, child, () => rowsToRead(planned, services));
+      await readRows(r, child, () => [...rowsToRead(planned, services), ...also]);
       out.set(id, child);
     }
     return out;
@@ -303,7 +322,8 @@ async function readRows(r: ReadSnapshot, session: SessionRows, plan: () => strin
   const stamps = new Map(session.messages.map((m) => [m.id, m.stamp]));
   const rows = session.rows as Map<string, StoredRow>;
   for (let pass = 0; pass < 3; pass++) {
-    const ids = plan().filter((id) => !rows.has(id));
+    // Only this session's messages: rows asked again after a report that lacked them may be another's.
+    const ids = plan().filter((id) => stamps.has(id) && !rows.has(id));
     if (ids.length === 0) return;
     for (const row of await r.messages(ids)) rows.set(row.id, storedRow(row, stamps.get(row.id)!));
   }

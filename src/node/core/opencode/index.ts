@@ -1,11 +1,13 @@
 /**
  * OpenCode (opencode-ai 1.18.33) as the report's agent runtime: its rows (messages_v2 info and
  * parts), its request view (request-view.ts), its model calls (calls.ts), what it loads into
- * every request (always-loaded.ts), its tools (tools.ts), its workspace layout (workspace.ts)
- * and its window (window.ts). See core/runtime.ts for the seam.
+ * every request (always-loaded.ts), its tools (tools.ts), its workspace layout (workspace.ts),
+ * its window (window.ts) and what its configuration can turn off (advice.ts). See
+ * core/runtime.ts for the seam.
  */
 import { RUNTIME_NAME } from '../../../shared/opencode/runtime';
 import { providerFamily } from '../providers';
+import { OPENCODE_ADVICE } from './advice';
 import type { AgentRuntime } from '../runtime';
 import type { MessageMeta, SessionShape } from '../types';
 import { workspaceContributions } from './always-loaded';
@@ -76,4 +78,5 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   alwaysLoaded: workspaceContributions,
   window: contextWindow,
   runtimeParts: opencodeRuntimeParts,
+  advice: OPENCODE_ADVICE,
 };

@@ -49,7 +49,6 @@ export const OPENCODE_WORDS: RuntimeWords = {
   },
   ownPrompt: "OpenCode's own system prompt, environment and tool schemas",
   pruned: 'pruned by OpenCode',
-  disableMcpServer: 'Disable the server in opencode.json ("enabled": false)',
   windowNote(window: ContextWindow): string | null {
     if (window.autoCompactAt !== null)
       return `Auto-compaction at ${fmt(window.autoCompactAt)} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${fmt(window.reservedOutput)}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`;

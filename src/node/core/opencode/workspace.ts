@@ -25,8 +25,9 @@ export function parseConfig(text: string): { parsed: unknown } | { error: string
 }
 
 /**
- * What the project's config files (the later wins) say about compaction and the
- * models' limits: the window's budget depends on them. Anything else in them is not read here.
+ * What the project's config files (the later wins) say about compaction and the models'
+ * limits (the window's budget depends on them), and which MCP servers they declare (the advice
+ * turns those off by name). Anything else in them is not read here.
  */
 export function agentConfig(configs: readonly ParsedConfig[]): AgentConfig {
   const config: AgentConfig = { models: {} };
@@ -38,6 +39,10 @@ export function agentConfig(configs: readonly ParsedConfig[]): AgentConfig {
       if (typeof parsed.compaction.auto === 'boolean') config.compactionAuto = parsed.compaction.auto;
       const reserved = number(parsed.compaction.reserved);
       if (reserved !== undefined) config.compactionReserved = reserved;
+    }
+    if (isObject(parsed.mcp)) {
+      const names = new Set([...(config.mcpServers ?? []), ...Object.keys(parsed.mcp)]);
+      config.mcpServers = [...names].sort();
     }
     if (!isObject(parsed.provider)) continue;
     for (const [provider, spec] of Object.entries(parsed.provider)) {

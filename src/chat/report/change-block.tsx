@@ -1,0 +1,83 @@
+/**
+ * A suggestion's change, as the user takes it: what to do with it, the text itself (the JSON
+ * fragment, the sentence for the agent, what to do with the file) and a copy button — the
+ * clipboard where the browser gives one, with a visible "Copied"; where it does not (an insecure
+ * origin, a refusal), the text is selected for the user to copy. A sentence for the agent can
+ * also be put in the composer (never sent from here).
+ */
+import { useEffect, useRef, useState } from 'react';
+import { changeLead, CHANGE_HEADINGS } from '../../shared/advice-text';
+import type { Change } from '../../shared/wire';
+
+type CopyState = 'idle' | 'copied' | 'selected';
+
+/** Selects an element's text, for the user to copy by hand. */
+function selectText(element: HTMLElement): void {
+  const selection = window.getSelection();
+  if (!selection) return;
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (text: string) => void }) {
+  const [state, setState] = useState<CopyState>('idle');
+  const textRef = useRef<HTMLElement | null>(null);
+  const keep = (element: HTMLElement | null) => {
+    textRef.current = element;
+  };
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2500);
+    return () => clearTimeout(timer);
+  }, [state]);
+
+  const copy = async () => {
+    try {
+      if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(change.text);
+      setState('copied');
+    } catch {
+      if (textRef.current) selectText(textRef.current);
+      setState('selected');
+    }
+  };
+
+  const label = CHANGE_HEADINGS[change.kind] ?? change.kind;
+  return (
+    <div
+      className={`change change-${change.kind}${state === 'selected' ? ' change-selected' : ''}`}
+      role="group"
+      aria-label={`The change: ${label}`}
+    >
+      <span className="change-lead">{changeLead(change)}:</span>
+      {change.kind === 'opencode_config' ? (
+        <pre className="change-text">
+          <code ref={keep}>{change.text}</code>
+        </pre>
+      ) : (
+        <blockquote className="change-text" ref={keep}>
+          {change.text}
+        </blockquote>
+      )}
+      <span className="change-actions">
+        <button type="button" className="link" onClick={() => void copy()}>
+          {state === 'copied' ? 'Copied' : 'Copy'}
+        </button>
+        {change.kind === 'ask_agent' && onDraft && (
+          <button type="button" className="link" onClick={() => onDraft(change.text)}>
+            Ask the agent
+          </button>
+        )}
+        <span className="change-status" role="status">
+          {state === 'copied'
+            ? 'Copied to the clipboard.'
+            : state === 'selected'
+              ? 'The clipboard is not available here: the text is selected, copy it with Ctrl+C (⌘C).'
+              : ''}
+        </span>
+      </span>
+    </div>
+  );
+}

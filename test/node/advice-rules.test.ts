@@ -1,0 +1,182 @@
+/**
+ * The rules behind the advice, on small inputs: the narrower read picked from a file's structure
+ * and what the model quoted (or a log's error lines); the calls left before auto-compaction, and
+ * every reason they cannot be counted; what OpenCode's configuration can turn off and in which
+ * form (a tool per agent, an MCP server the workspace declares, the edit tools only together).
+ */
+import { describe, expect, it } from 'vitest';
+import { callsLeft } from '../../src/node/core/calls-left';
+import { narrowerRead, quotedSpans } from '../../src/node/core/narrower-read';
+import { OPENCODE_ADVICE } from '../../src/node/core/opencode/advice';
+import { readOutputLines } from '../../src/node/core/opencode/read-output';
+import type { ContextWindow } from '../../src/shared/wire';
+
+const lines = (text: string) => text.split('\n').map((t, i) => ({ n: i + 1, text: t }));
+
+describe('the narrower read', () => {
+  const markdown = [
+    '# Runbook',
+    'Intro line.',
+    '',
+    '## Disk',
+    'Check io_util first.',
+    '',
+    '## Hot regions',
+    'Run `pd-ctl hot read` and compare hot_degree.',
+    'A region above 3000 is hot.',
+    '',
+    '## Leaders',
+    'Transfer leaders with care.',
+  ].join('\n');
+
+  it('is the section that holds most of what the model quoted, with the most specific quote as the pattern', () => {
+    const read = narrowerRead(
+      lines(markdown),
+      quotedSpans('The runbook says `pd-ctl hot read` and `above 3000 is hot`.'),
+    );
+    expect(read.range).toEqual({ from: 7, to: 10, what: 'the section that holds most of what you quoted from it' });
+    expect(read.pattern).toMatchObject({ text: 'pd-ctl hot read', lines: 1 });
+    expect(read.totalLines).toBe(12);
+  });
+
+  it('takes a log’s entries by their repeated header, and splits a quote at its elisions', () => {
+    const log = ['# Time: 1', '# Digest: aaaa1111', 'SELECT 1;', '# Time: 2', '# Digest: bbbb2222ffff', 'SELECT 2;'];
+    const read = narrowerRead(lines(log.join('\n')), ['bbbb2222…ffff']);
+    expect(read.range).toMatchObject({ from: 4, to: 6 });
+    expect(read.range!.what).toMatch(/^the entry /);
+    expect(read.pattern?.text).toBe('bbbb2222');
+  });
+
+  it('without a quote the file holds, is a search for a log’s error lines, when they are few', () => {
+    const log = lines(['INFO ok', 'INFO ok', 'ERROR region 7 unavailable', 'INFO ok', 'INFO ok'].join('\n'));
+    expect(narrowerRead(log, ['nothing of it'])).toEqual({
+      totalLines: 5,
+      pattern: { text: 'ERROR', lines: 1, what: 'its error lines' },
+    });
+    // Nothing to go by: no range, no pattern (the sentence then asks for a search).
+    expect(narrowerRead(lines('a\nb\nc'), [])).toEqual({ totalLines: 3 });
+  });
+
+  it('reads the lines from OpenCode’s read output, and the file’s length from its last line', () => {
+    const output =
+      '<path>/w/x.log</path>\n<type>file</type>\n<content>\n1: first\n2: second\n\n(Showing lines 1-2 of 713. Use offset=3 to continue.)\n</content>';
+    expect(readOutputLines(output)).toEqual({
+      lines: [
+        { n: 1, text: 'first' },
+        { n: 2, text: 'second' },
+      ],
+      total: 713,
+    });
+    expect(readOutputLines('no read here')).toBeNull();
+  });
+
+  it('quotes the model’s code spans, not its fenced blocks', () => {
+    expect(quotedSpans('Use `a.b` here.\n```sql\nSELECT `x`;\n```\nand `c d`.')).toEqual(['a.b', 'c d']);
+  });
+});
+
+describe('the calls left before OpenCode compacts', () => {
+  const window: ContextWindow = {
+    contextSize: 200_000,
+    reservedOutput: 32_000,
+    usable: 168_000,
+    autoCompactAt: 168_000,
+    basis: 'assumed',
+  };
+  const p = (call: number, promptTokens: number, events: string[] = []) => ({ call, promptTokens, events });
+
+  it('go by the growth over the last five steps, a fall (compaction, pruning) left out', () => {
+    const timeline = [
+      p(1, 10_000),
+      p(2, 60_000),
+      p(3, 20_000, ['compaction']),
+      p(4, 21_000),
+      p(6, 23_000),
+      p(7, 22_000, ['pruning']),
+      p(8, 24_000),
+    ];
+    // Steps, newest first: 7→8 (+2,000 over 1 call), 6→7 left out, 4→6 (+2,000 over 2), 3→4 (+1,000), 2→3 left out, 1→2 (+50,000).
+    const left = callsLeft(timeline, window, 24_000, 'OpenCode');
+    expect(left.basis).toEqual({ perCall: Math.round(55_000 / 5), calls: 5, fromCall: 1, toCall: 8 });
+    expect(left.callsLeft).toBe(Math.floor(144_000 / 11_000));
+    // Only the last five steps count.
+    const prompts = [1000, 6000, 11000, 16000, 21000, 26000, 26100, 26200, 26300, 26400, 26500];
+    const long = prompts.map((tokens, i) => p(i + 1, tokens));
+    expect(callsLeft(long, window, 26_500, 'OpenCode').basis).toEqual({
+      perCall: 100,
+      calls: 5,
+      fromCall: 6,
+      toCall: 11,
+    });
+  });
+
+  it('cannot be said without a window, with auto-compaction off, from one call, or without growth', () => {
+    expect(callsLeft([p(1, 100), p(2, 200)], null, 200, 'OpenCode')).toEqual({
+      callsLeft: null,
+      because: "OpenCode's auto-compaction point is not known for this model, so the calls left cannot be counted",
+    });
+    expect(callsLeft([p(1, 100), p(2, 200)], { ...window, autoCompactAt: null }, 200, 'OpenCode').because).toMatch(
+      /^auto-compaction is off/,
+    );
+    expect(callsLeft([p(1, 100)], window, 100, 'OpenCode').because).toBe(
+      'only one model call was measured: a growth rate needs two',
+    );
+    expect(callsLeft([p(1, 100), p(2, 100)], window, 100, 'OpenCode').because).toBe(
+      'the prompt did not grow over the last 1 measured call',
+    );
+    expect(callsLeft([p(1, 900), p(2, 100, ['compaction'])], window, 100, 'OpenCode').because).toMatch(/only fell/);
+    // Past the point already: none left.
+    expect(callsLeft([p(1, 160_000), p(2, 170_000)], window, 170_000, 'OpenCode').callsLeft).toBe(0);
+  });
+});
+
+describe('what OpenCode’s configuration turns off', () => {
+  const base = { agent: 'build', sent: ['bash', 'read', 'task', 'edit', 'write'], mcp: [], config: { models: {} } };
+
+  it('denies each tool for the agent by name; the edit tools only together, the MCP resource tools never', () => {
+    const change = OPENCODE_ADVICE.unusedTools({ ...base, tools: ['task', 'write'] });
+    expect(JSON.parse(change.text)).toEqual({ agent: { build: { permission: { task: 'deny' } } } });
+    expect(change.tools).toEqual(['task']);
+    expect(change.kept).toEqual([{ tool: 'write', why: 'it shares the edit permission with edit, which was called' }]);
+    // The skill tool stays: OpenCode sends the skill catalog only with it.
+    expect(OPENCODE_ADVICE.unusedTools({ ...base, tools: ['skill'] }).kept.map((k) => k.tool)).toEqual(['skill']);
+    const both = OPENCODE_ADVICE.unusedTools({ ...base, tools: ['edit', 'write'] });
+    expect(JSON.parse(both.text)).toEqual({ agent: { build: { permission: { edit: 'deny' } } } });
+    expect(both.tools).toEqual(['edit', 'write']);
+    const resources = OPENCODE_ADVICE.unusedTools({
+      ...base,
+      tools: [],
+      mcp: [{ server: 'docs', tools: ['docs_search', 'read_mcp_resource'], whole: false }],
+    });
+    expect(resources.tools).toEqual(['docs_search']);
+    expect(resources.kept.map((k) => k.tool)).toEqual(['read_mcp_resource']);
+  });
+
+  it('turns off an MCP server the workspace declares, whole; one it does not (given over ACP) by its tools', () => {
+    const mcp = [
+      { server: 'incident-tools', tools: ['incident-tools_a', 'incident-tools_b'], whole: true },
+      { server: 'investibook', tools: ['investibook_context_report'], whole: true },
+    ];
+    const change = OPENCODE_ADVICE.unusedTools({
+      ...base,
+      tools: [],
+      mcp,
+      config: { models: {}, mcpServers: ['incident-tools'] },
+    });
+    expect(JSON.parse(change.text)).toEqual({
+      agent: { build: { permission: { investibook_context_report: 'deny' } } },
+      mcp: { 'incident-tools': { enabled: false } },
+    });
+    expect(change.servers).toEqual(['incident-tools']);
+    expect(change.tools).toEqual(['investibook_context_report', 'incident-tools_a', 'incident-tools_b']);
+  });
+
+  it('without an agent, turns off for every agent; a skill by its name', () => {
+    expect(JSON.parse(OPENCODE_ADVICE.unusedTools({ ...base, agent: null, tools: ['task'] }).text)).toEqual({
+      permission: { task: 'deny' },
+    });
+    expect(JSON.parse(OPENCODE_ADVICE.unusedSkill({ agent: 'plan', skill: 'x-y' }).text)).toEqual({
+      agent: { plan: { permission: { skill: { 'x-y': 'deny' } } } },
+    });
+  });
+});
