@@ -24,7 +24,7 @@ import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
 import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
-import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
+import { itemId, percentOf, round4, sum, totalOnWire } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
@@ -69,13 +69,7 @@ export function buildReport(input: ReportInput): ContextReport {
     sessionId: input.sessionId,
     generatedAt: input.generatedAt,
     snapshotId: input.snapshotId,
-    actual: usage && {
-      contextUsed: usage.contextUsed,
-      contextSize: usage.contextSize,
-      percent: percentOfWindow(usage),
-      recordedAt: new Date(usage.recordedAt).toISOString(),
-      source: usage.source ?? 'acp',
-    },
+    actual: usage && totalOnWire(usage),
     estimate: estimateOf(input, counted, used),
     providerTokens: providerTokensOf(input),
     calibration: calibrationBlock(input, unattributed),

@@ -18,7 +18,7 @@ import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
-import { latestTotal, percentOfWindow } from '../usage';
+import { latestTotal, totalOnWire } from '../usage';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
 import { jsonBody } from './json-body';
@@ -167,13 +167,7 @@ export function workspaceRoutes(
       sessionId === null ? null : await store.snapshot((read) => latestTotal(read, workspace.id, sessionId));
     const body: Usage = {
       sessionId,
-      latest: latest && {
-        contextUsed: latest.contextUsed,
-        contextSize: latest.contextSize,
-        percent: percentOfWindow(latest),
-        recordedAt: new Date(latest.recordedAt).toISOString(),
-        source: latest.source ?? 'acp',
-      },
+      latest: latest && totalOnWire(latest),
     };
     return c.json(body);
   });
