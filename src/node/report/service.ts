@@ -164,13 +164,24 @@ export class ReportService {
   private async contextOnce(request: ReportRequest, texts: ContextInput['texts'] | undefined, also: readonly string[]) {
     const services = this.services();
     const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
+    // The folder is read before the snapshot (it is no part of the database's), so that no read
+    // transaction waits on the file system; again inside only if the root or the runtime moved.
+    const folders = new Map<string, ContextInput['workspace']>();
+    const folderOf = (workspace: WorkspaceRow, runtime: AgentRuntime) => {
+      const root = this.store.resolveRoot(workspace.root_path);
+      const key = `${root}\u0000${runtime.id}`;
+      let folder = folders.get(key);
+      if (!folder) folders.set(key, (folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout)));
+      return folder;
+    };
+    const known = await this.store.getWorkspace(request.workspaceId);
+    if (known) folderOf(known, this.chosenRuntime(known) ?? opencodeRuntime);
     const input = await this.store.snapshot(async (r) => {
       const workspace = await r.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
       const sessionId = await this.session(r, workspace.id, request.sessionId);
       services.runtime = await this.runtimeOf(r, workspace, sessionId);
-      const root = this.store.resolveRoot(workspace.root_path);
-      const folder = readWorkspace(new WorkspaceReader(root, this.options), services.runtime.layout);
+      const folder = folderOf(workspace, services.runtime);
       const session = await this.readSession(r, workspace.id, sessionId, services);
       const input: ContextInput = {
         ...session,
@@ -208,10 +219,16 @@ export class ReportService {
     };
   }
 
+  /** The runtime the options name, if they do. */
+  private chosenRuntime(workspace: WorkspaceRow): AgentRuntime | null {
+    const chosen = this.options.runtime;
+    return chosen ? (typeof chosen === 'function' ? chosen(workspace) : chosen) : null;
+  }
+
   /** The runtime the options name, else the one the session's rows say wrote them. */
   private async runtimeOf(r: ReadSnapshot, workspace: WorkspaceRow, sessionId: string | null): Promise<AgentRuntime> {
-    const chosen = this.options.runtime;
-    if (chosen) return typeof chosen === 'function' ? chosen(workspace) : chosen;
+    const chosen = this.chosenRuntime(workspace);
+    if (chosen) return chosen;
     return runtimeOfRows(sessionId === null ? [] : await r.messageRuntimes(workspace.id, sessionId), sessionId);
   }
 
