@@ -174,17 +174,23 @@ function asInputError(error: unknown): unknown {
   return error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
 }
 
-/** One line on a terminal's stderr, rewritten in place at most a few times a second. */
+/**
+ * One line on a terminal's stderr, rewritten in place at most a few times a second — and at once when the
+ * phase or the file changes, so a quick file still says it was written.
+ */
 function progressLine(io: Io): { update: Progress; clear: () => void } {
   let last = 0;
+  let lastStep = '';
   let shown = false;
   const sizes = new Map<string, number>();
   const mb = (n: number) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
   return {
     update: (phase, source, bytes) => {
       const now = Date.now();
-      if (now - last < 250) return;
+      const step = `${phase}\0${source.path}`;
+      if (step === lastStep && now - last < 250) return;
       last = now;
+      lastStep = step;
       let size = sizes.get(source.path);
       if (size === undefined) sizes.set(source.path, (size = statSync(source.path).size));
       io.err(`\r\u001b[2K${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
