@@ -32,7 +32,7 @@ describe('what to do, in the web report', () => {
     // The room left, and how many calls that is at the recent growth; what the cache saved.
     const h = report.verdict!.headroom!;
     expect(verdict).toHaveTextContent(
-      `Room ${h.left.toLocaleString('en-US')} tokens before OpenCode compacts — ${callsLeftText(h)}`,
+      `Room ${h.left.toLocaleString('en-US')} tokens left before OpenCode compacts — ${callsLeftText(h)}`,
     );
     expect(callsLeftText(h)).toMatch(
       /^about [\d,]+ more model calls at \+[\d,]+ tokens a call \(the growth over calls 25–31, 6 calls\)$/,

@@ -8,7 +8,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import * as messagesApi from '../../src/api/messages';
 import { fmt } from '../../src/shared/format';
-import { fmtCost } from '../../src/shared/report-figures';
+import { fmtCost, roomText } from '../../src/shared/report-figures';
 import { contextReportSchema, SOURCE_LABELS, type ContextReport } from '../../src/shared/wire';
 import pendingReport from '../fixtures/report-pending.json';
 import { fixtures } from './msw/handlers';
@@ -82,7 +82,7 @@ describe('/debug', () => {
     );
     expect(verdict).toHaveTextContent(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
     expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
-    expect(verdict).toHaveTextContent(`Room ${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
+    expect(verdict).toHaveTextContent(`Room ${roomText(v.headroom!)}`);
     expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
     // The session's cost, its calls being priced (never the agent's own figure beside it).
     expect(report.cost?.total).not.toBeNull();
@@ -108,11 +108,16 @@ describe('/debug', () => {
     expect(total).toHaveTextContent(`Total${used}100.0%`);
     // Estimates are details, not a second figure in the table.
     expect(table).not.toHaveTextContent('≈');
-    // The legend follows the bar, the runtime's hatched segment included.
+    // The legend follows the bar: one entry per row of the table, with the table's share —
+    // OpenCode's own prompt and tools are a part of Agent/runtime instructions, not an entry apart.
     const legend = within(region).getByRole('list', { name: 'Legend, in the bar’s order' });
     expect(within(legend).getAllByRole('button')[0]).toHaveTextContent(/^Evidence/);
-    expect(legend).toHaveTextContent('OpenCode’s own prompt and tools (measured)');
-    // Its shares add up like the bar: the runtime's part and the rest of its source, never both in full.
+    expect(legend).not.toHaveTextContent('OpenCode’s own prompt');
+    expect(legend).not.toHaveTextContent('the rest');
+    const runtimeRow = report.sources.find((s) => s.id === 'agent_instructions')!;
+    expect(within(legend).getByRole('button', { name: /^Agent\/runtime instructions/ })).toHaveTextContent(
+      `Agent/runtime instructions ${runtimeRow.percentOfUsed!.toFixed(1)}%`,
+    );
     const shares = [...legend.querySelectorAll('.legend-share')].map((el) => el.textContent ?? '');
     expect(shares.every((share) => /^\d+(\.\d)?%$/.test(share))).toBe(true);
     const sum = shares.reduce((n, share) => n + Number.parseFloat(share), 0);
@@ -188,7 +193,8 @@ describe('/debug', () => {
     await runDebug(user);
     const region = await reportRegion();
     await user.click(within(region).getByRole('button', { name: 'Evidence' }));
-    expect(within(region).getAllByText('read 2 of 2').length).toBeGreaterThan(0);
+    expect(within(region).getAllByText('read again: 2 of 2').length).toBeGreaterThan(0);
+    expect(within(region).getAllByText('read 1 of 2').length).toBeGreaterThan(0);
     expect(within(region).getByText(/Read more than once:/)).toBeInTheDocument();
   });
 

@@ -12,6 +12,7 @@ import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'r
 import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
+import { costColumnNote } from '../../shared/report-figures';
 import type { ContextReport, ReportItem } from '../../shared/wire';
 import { RelativeTime } from '../relative-time';
 import { FinePrint } from './fine-print';
@@ -165,6 +166,7 @@ function ReportBody(
   };
 
   const win = model.window;
+  const costNote = costColumnNote(report);
   return (
     <section
       className="context-report"
@@ -261,6 +263,7 @@ function ReportBody(
       <PendingLine model={model} />
 
       <h3 className="table-title">By source</h3>
+      {costNote && <p className="table-note muted">{costNote}</p>}
       <SourceTable
         model={model}
         change={change}

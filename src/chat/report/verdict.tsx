@@ -4,9 +4,9 @@
  * left and how many calls that is, the cache-read share and what the cache saved, the cost —
  * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
  */
-import { callsLeftParts, suggestionFrees } from '../../shared/advice-text';
+import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
-import { actionSuggestion, agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
+import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
@@ -33,7 +33,7 @@ export function Verdict({
       : null;
   const reportedCost = agentCost(report);
   const saved = report.cost?.cacheSavings;
-  const calls = v.headroom ? callsLeftParts(v.headroom) : null;
+  const room = v.headroom ? roomParts(v.headroom) : null;
   return (
     <section className="verdict" aria-label="In short">
       {v.biggestSource && (
@@ -72,16 +72,10 @@ export function Verdict({
       <ul className="verdict-facts">
         {v.headroom && (
           <li>
-            <span className="fact-name">Room</span>{' '}
-            {v.headroom.left > 0 ? (
-              <>
-                {fmt(v.headroom.left)} tokens before OpenCode compacts
-                {calls && ` — ${calls.text}`}
-                {calls?.basis && <span className="wide-only"> ({calls.basis})</span>}
-              </>
-            ) : (
-              'none: OpenCode compacts after the next call'
-            )}
+            {/* The room sentence every view prints (roomParts); a phone leaves its basis out. */}
+            {v.headroom.left > 0 && <span className="fact-name">Room </span>}
+            {room!.text}
+            {room!.basis && <span className="wide-only"> ({room!.basis})</span>}
           </li>
         )}
         {v.cacheReadPercent !== null && (
