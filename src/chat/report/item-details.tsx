@@ -7,6 +7,7 @@
 import { fmt, fmtPct } from '../../shared/format';
 import { fmtCost, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
 import type { ContextReport, ReportItem, RuntimePart } from '../../shared/wire';
+import { WrapPoints } from '../wrap-points';
 
 /**
  * The runtime item's parts, in the order the request reads; or, without recorded parts, why —
@@ -56,7 +57,9 @@ export function RuntimeParts({ report }: { report: ContextReport }) {
           {parts.map((part, i) => (
             <tr key={`${part.kind}-${part.name ?? i}`}>
               <th scope="row">
-                <span className="item-label">{part.label}</span>
+                <span className="item-label">
+                  <WrapPoints text={part.label} />
+                </span>
                 <PartNote part={part} />
               </th>
               <td className="num">{fmt(part.tokens)}</td>

@@ -11,6 +11,7 @@ import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 import { RuntimeParts, SubagentSummary } from './item-details';
 import { itemShare, shareText, type ReportModel } from './report-model';
 import { itemTokens, repeatMark } from '../../shared/report-figures';
+import { WrapPoints } from '../wrap-points';
 
 const FIRST = 25;
 const STEP = 100;
@@ -75,7 +76,9 @@ export function ItemsTable({
                   scope="row"
                   title={`${item.label}\n${item.sourceRef}\n≈${fmt(item.estimatedTokens)} estimated · ${fmtBytes(item.bytes)}`}
                 >
-                  <span className="item-label">{item.label}</span>
+                  <span className="item-label">
+                    <WrapPoints text={item.label} />
+                  </span>
                   <span className="item-tools">
                     {repeatMark(item) && (
                       <span className={`badge${item.duplicate!.ordinal > 1 ? ' badge-warn' : ''}`}>

@@ -13,6 +13,7 @@ import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
 import { plural, signed, type ReportChange, type ReportModel, type Row, type SourceChange } from './report-model';
 import { colorVar } from './source-style';
+import { WrapPoints } from '../wrap-points';
 
 const BASIS: Record<string, string> = {
   measured: 'as the provider counted it',
@@ -92,7 +93,9 @@ export function SourceTable(props: {
                       style={colorVar(row.color)}
                       aria-hidden="true"
                     />
-                    <span className="source-label">{row.label}</span>
+                    <span className="source-label">
+                      <WrapPoints text={row.label} />
+                    </span>
                   </button>
                 </th>
                 <td className="num">

@@ -8,6 +8,7 @@ import { suggestionFrees } from '../../shared/advice-text';
 import { numbersInText } from '../../shared/report-figures';
 import type { ContextReport } from '../../shared/wire';
 import { ChangeBlock } from './change-block';
+import { WrapPoints } from '../wrap-points';
 
 export function Suggestions({
   report,
@@ -29,7 +30,9 @@ export function Suggestions({
           const target = s.itemIds.at(-1);
           return (
             <li key={`${s.kind}-${s.title}`} className={`suggestion suggestion-${s.severity}`}>
-              <span className="suggestion-title">{s.title}</span>
+              <span className="suggestion-title">
+                <WrapPoints text={s.title} />
+              </span>
               <span className="suggestion-frees">{suggestionFrees(report, s.frees)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
               {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}

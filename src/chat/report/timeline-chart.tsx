@@ -14,6 +14,7 @@ import { RelativeTime } from '../relative-time';
 import { signed, type ReportModel } from './report-model';
 import { colorVar, pctOf } from './source-style';
 import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './timeline-model';
+import { WrapPoints } from '../wrap-points';
 
 const W = 1000;
 const H = 300;
@@ -237,7 +238,7 @@ export function TimelineChart({
                 <span className="swatch" style={colorVar(model.colorOf(a.source))} aria-hidden="true" />
                 <span className="added-label">
                   {delta !== null && delta < 0 ? '' : '+ '}
-                  {a.label}
+                  <WrapPoints text={a.label} />
                 </span>
                 <span className="num">{fmt(a.tokens)}</span>
               </li>

@@ -10,6 +10,7 @@ import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '
 import { ChangeBlock } from './change-block';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
+import { WrapPoints } from '../wrap-points';
 
 export function Verdict({
   model,
@@ -45,8 +46,11 @@ export function Verdict({
       )}
       {v.biggestItem && (
         <p>
-          Largest item: <span className="verdict-item">{v.biggestItem.label}</span> — {fmt(v.biggestItem.tokens)} tokens
-          ({fmtPct(v.biggestItem.percentOfUsed)}).{' '}
+          Largest item:{' '}
+          <span className="verdict-item">
+            <WrapPoints text={v.biggestItem.label} />
+          </span>{' '}
+          — {fmt(v.biggestItem.tokens)} tokens ({fmtPct(v.biggestItem.percentOfUsed)}).{' '}
           {listed.has(v.biggestItem.id) && (
             <button type="button" className="link" onClick={() => onShow(v.biggestItem!.id)}>
               Show the text
