@@ -8,7 +8,7 @@
  * opens as a drawer over it.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
@@ -19,6 +19,7 @@ import { FinePrint } from './fine-print';
 import type { ContentTarget } from './item-content-panel';
 import { revealButtonId, type Revealed } from './items-table';
 import { PendingLine } from './pending-line';
+import { useAsOfCall } from './as-of-history';
 import { ReaderDrawer } from './reader-drawer';
 import { reportToMarkdown } from './report-markdown';
 import { buildReportModel, diffReports, plural, shareText, signed, type ReportModel } from './report-model';
@@ -42,6 +43,8 @@ export interface ContextReportViewProps {
   sessionTitle?: string | null;
   /** Another session's report (a subagent's, its parent's), as a new output. */
   onOpenSession?: (sessionId: string) => void;
+  /** The report's own name in the browser's history (its transcript entry): the call it is shown as of. */
+  historyKey: string;
 }
 
 /**
@@ -50,7 +53,8 @@ export interface ContextReportViewProps {
  */
 export function ContextReportView(props: ContextReportViewProps) {
   const current = props.report;
-  const [call, setCall] = useState<number | null>(null);
+  // A step in the browser's history: Back returns to the current context, Forward to the call.
+  const [call, setCall] = useAsOfCall(props.historyKey);
   const asOf = useQuery({
     ...contextQueries.asOf(current.workspaceId, current.sessionId, call ?? 0),
     enabled: call !== null,
@@ -66,10 +70,14 @@ export function ContextReportView(props: ContextReportViewProps) {
           state: asOf.isError ? ('error' as const) : asOf.data ? ('ready' as const) : ('loading' as const),
           message: asOf.error instanceof Error ? asOf.error.message : null,
         };
+  // The timeline always shows every call of the current context, drawn from its report: choosing
+  // a call changes the report above it, never the chart under the pointer.
+  const currentModel = useMemo(() => buildReportModel(current), [current]);
   return (
     <ReportBody
       {...props}
       report={report}
+      timelineModel={currentModel}
       timelinePoints={current.timeline ?? null}
       choosing={choosing}
       onChooseCall={setCall}
@@ -87,6 +95,7 @@ interface Choosing {
 
 function ReportBody(
   props: ContextReportViewProps & {
+    timelineModel: ReportModel;
     timelinePoints: ContextReport['timeline'] | null;
     choosing: Choosing | null;
     onChooseCall: (call: number | null) => void;
@@ -164,6 +173,23 @@ function ReportBody(
       setCopied(`Could not copy ${what}: the browser refused clipboard access`);
     }
   };
+
+  // A call chosen on the chart: the report above it changes (loading, then as of that call), and
+  // the chart stays where it was on the screen, under the pointer that chose it.
+  const timelineBox = useRef<HTMLDivElement>(null);
+  const pinnedAt = useRef<number | null>(null);
+  const chooseCall = (call: number | null) => {
+    pinnedAt.current = timelineBox.current?.getBoundingClientRect().top ?? null;
+    props.onChooseCall(call);
+  };
+  useLayoutEffect(() => {
+    const box = timelineBox.current;
+    if (pinnedAt.current === null || !box) return;
+    const list = box.closest('[aria-label="Messages"]');
+    const moved = box.getBoundingClientRect().top - pinnedAt.current;
+    if (list && moved !== 0) list.scrollTop += moved;
+    if (choosing?.state !== 'loading') pinnedAt.current = null;
+  });
 
   const win = model.window;
   const costNote = costColumnNote(report);
@@ -280,12 +306,14 @@ function ReportBody(
       <ReportFootnotes model={model} change={change} />
 
       {timeline && timeline.length > 0 && (
-        <TimelineChart
-          model={model}
-          points={timeline}
-          shownCall={choosing?.call ?? null}
-          onShowCall={props.onChooseCall}
-        />
+        <div ref={timelineBox}>
+          <TimelineChart
+            model={props.timelineModel}
+            points={timeline}
+            shownCall={choosing?.call ?? null}
+            onShowCall={chooseCall}
+          />
+        </div>
       )}
       {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
       <FinePrint model={model} />

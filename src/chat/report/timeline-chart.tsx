@@ -6,7 +6,7 @@
  * the same, and the readout under it says what that step added; Enter, a click or the readout's
  * button shows the whole report as of that call. A table is the text alternative.
  */
-import { useId, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { fmt } from '../../shared/format';
 import { coverageText, timelineCoverage } from '../../shared/report-figures';
 import type { TimelinePoint } from '../../shared/wire';
@@ -38,12 +38,21 @@ export function TimelineChart({
     return at >= 0 ? at : points.length - 1;
   });
   const [tableOpen, setTableOpen] = useState(false);
+  // The call shown changes with the browser's history too (Back, Forward): the readout follows it.
+  useEffect(() => {
+    const at = shownCall === null ? points.length - 1 : points.findIndex((p) => p.call === shownCall);
+    if (at >= 0) setSelected(at);
+  }, [shownCall, points]);
+  // Where the pointer last was: a move event with no move (the page scrolled or changed under a
+  // still pointer) does not pick another call.
+  const pointerAt = useRef<{ x: number; y: number } | null>(null);
   const geometry = useMemo(() => layout(points, model), [points, model]);
   const jumps = useMemo(() => biggestJumps(points), [points]);
   const index = Math.min(Math.max(0, selected), points.length - 1);
   const point = points[index]!;
   const delta = index === 0 ? null : point.promptTokens - points[index - 1]!.promptTokens;
   const coverage = timelineCoverage({ ...model.report, timeline: [...points] });
+  const asOfIndex = shownCall === null ? -1 : points.findIndex((p) => p.call === shownCall);
 
   const last = points.length - 1;
   const clamp = (i: number) => Math.min(last, Math.max(0, i));
@@ -64,17 +73,7 @@ export function TimelineChart({
     else return;
     event.preventDefault();
   };
-  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
-    const rect = event.currentTarget.getBoundingClientRect();
-    if (rect.width === 0) return;
-    const x = ((event.clientX - rect.left) / rect.width) * W;
-    let best = 0;
-    geometry.xs.forEach((px, i) => {
-      if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
-    });
-    setSelected(best);
-  };
-
+  /** The index of the call under the pointer: the nearest point by x. */
   const nearest = (clientX: number, box: HTMLElement) => {
     const rect = box.getBoundingClientRect();
     const x = rect.width === 0 ? 0 : ((clientX - rect.left) / rect.width) * W;
@@ -82,7 +81,13 @@ export function TimelineChart({
     geometry.xs.forEach((px, i) => {
       if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
     });
-    return points[best]!.call;
+    return best;
+  };
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    const was = pointerAt.current;
+    pointerAt.current = { x: event.clientX, y: event.clientY };
+    if (event.type === 'pointermove' && was && was.x === event.clientX && was.y === event.clientY) return;
+    setSelected(nearest(event.clientX, event.currentTarget));
   };
 
   const describe = (p: TimelinePoint, i: number) => {
@@ -138,7 +143,10 @@ export function TimelineChart({
             // A mouse click chooses the call; a tap only moves the readout (its button chooses).
             const type = (event.nativeEvent as { pointerType?: string }).pointerType;
             if (!onShowCall || event.detail === 0 || type === 'touch' || type === 'pen') return;
-            onShowCall(nearest(event.clientX, event.currentTarget));
+            // Exactly the call under the pointer: the readout and the report agree on it.
+            const at = nearest(event.clientX, event.currentTarget);
+            setSelected(at);
+            onShowCall(points[at]!.call);
           }}
         >
           {geometry.ticks.map((t) => (
@@ -168,6 +176,13 @@ export function TimelineChart({
                 ))}
               </span>
             ) : null,
+          )}
+          {asOfIndex >= 0 && (
+            <span className="as-of-mark" style={{ left: pctOf(geometry.xs[asOfIndex]!, W) }}>
+              <span className="as-of-flag" style={{ transform: flagShift(geometry.xs[asOfIndex]! / W) }}>
+                as of call {points[asOfIndex]!.call}
+              </span>
+            </span>
           )}
           <span className="cursor" style={{ left: pctOf(geometry.xs[index]!, W) }}>
             <span className="cursor-dot" style={{ bottom: pctOf(point.promptTokens, geometry.top) }} />
@@ -304,6 +319,10 @@ export function TimelineChart({
     </section>
   );
 }
+
+/** The as-of flag sits centred on its mark, or inside the plot near either edge. */
+const flagShift = (at: number) =>
+  at < 0.08 ? 'translateX(-2px)' : at > 0.92 ? 'translateX(calc(-100% + 2px))' : 'translateX(-50%)';
 
 const plural = (n: number, one: string) => `${fmt(n)} ${n === 1 ? one : `${one}s`}`;
 

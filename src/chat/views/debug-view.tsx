@@ -91,6 +91,7 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       onDraft={actions.draft}
       sessionTitle={sessionTitle}
       onOpenSession={(sessionId) => actions.run(`/debug ${sessionId}`)}
+      historyKey={entry.id}
     />
   );
 }
