@@ -37,6 +37,8 @@ export const sessionSummarySchema = z.object({
   /** The session's latest ACP total and window (null: none reported yet). */
   contextUsed: z.optional(z.nullable(z.int())),
   contextSize: z.optional(z.nullable(z.int())),
+  /** A subagent's session: the session whose `task` call made it (the switcher lists it under that one). */
+  parentSessionId: z.optional(z.string()),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -35,7 +35,7 @@ const visibleText = (root: HTMLElement): string =>
     .flatMap((el) => [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent))
     .join(' ');
 
-const reportRegion = () => screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
+const reportRegion = () => screen.findByRole('region', { name: /^Context breakdown/ }, { timeout: 3000 });
 
 describe('the fixtures', () => {
   it('are real reports that validate against the shared schema', () => {
@@ -75,7 +75,7 @@ describe('/debug', () => {
       `free ${fmt(168_000 - report.actual!.contextUsed)} before auto-compaction at 168,000`,
     );
     // The verdict first: the biggest source and item, what to do, the room left, cache and cost.
-    const verdict = within(region).getByRole('region', { name: 'In short' });
+    const verdict = within(region).getByRole('region', { name: /^In short/ });
     const v = report.verdict!;
     expect(verdict).toHaveTextContent(
       `${v.biggestSource!.label} holds ${v.biggestSource!.percentOfUsed!.toFixed(1)}% of the context (${fmt(v.biggestSource!.tokens)} tokens)`,
@@ -149,7 +149,7 @@ describe('/debug', () => {
     await waitForHistory();
     await runDebug(user);
     const region = await reportRegion();
-    await waitFor(() => expect(within(region).getByRole('heading', { name: 'Context breakdown' })).toHaveFocus());
+    await waitFor(() => expect(within(region).getByRole('heading', { name: /^Context breakdown/ })).toHaveFocus());
   });
 
   it('draws the timeline: keyboard reachable, what each call added, the biggest jumps, a table', async () => {
@@ -275,7 +275,7 @@ describe('/debug', () => {
     act(() => storeResetFns.forEach((reset) => reset()));
     renderApp();
     await waitForHistory();
-    expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: /^Context breakdown/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('article', { name: 'Your command (only visible to you)' })).not.toBeInTheDocument();
     expect(
       within(screen.getByRole('region', { name: 'Messages' })).getByText(/INC-4821 just paged/),
@@ -334,7 +334,7 @@ describe('/debug', () => {
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(grown)));
     await runDebug(user);
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
-    const latest = screen.getByRole('region', { name: 'Context breakdown' });
+    const latest = screen.getByRole('region', { name: /^Context breakdown/ });
     expect(within(latest).getByRole('columnheader', { name: 'Change' })).toBeInTheDocument();
     const rows = within(latest).getAllByRole('rowheader');
     const evidenceRow = rows.find((r) => r.textContent === 'Evidence')!.closest('tr')!;
@@ -352,7 +352,7 @@ describe('/debug', () => {
     expect(within(latest).getByText(/new: Read evidence: new.log/)).toBeInTheDocument();
     // The older report is folded to one line and can be shown again.
     await user.click(screen.getByRole('button', { name: 'Show this report' }));
-    expect(screen.getAllByRole('region', { name: 'Context breakdown' })).toHaveLength(2);
+    expect(screen.getAllByRole('region', { name: /^Context breakdown/ })).toHaveLength(2);
   });
 
   it('compares items only, never tokens, when a report was scaled in proportion', async () => {
@@ -366,7 +366,7 @@ describe('/debug', () => {
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(scaled)));
     await runDebug(user);
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
-    const latest = screen.getByRole('region', { name: 'Context breakdown' });
+    const latest = screen.getByRole('region', { name: /^Context breakdown/ });
     expect(
       within(latest)
         .getByText(/Since the previous \/debug/)
@@ -407,7 +407,7 @@ describe('/debug', () => {
     await user.click(within(region).getByRole('button', { name: 'Refresh' }));
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
     expect(requests.slice(before)).toEqual([{ method: 'GET', path: DEBUG_PATH }]);
-    expect(screen.getByRole('region', { name: 'Context breakdown' })).not.toHaveTextContent(/Outdated/);
+    expect(screen.getByRole('region', { name: /^Context breakdown/ })).not.toHaveTextContent(/Outdated/);
   });
 
   it('keeps a source of 200 items to a bounded number of rendered rows', async () => {
@@ -441,7 +441,7 @@ describe('/debug', () => {
     const article = screen.getByRole('article', { name: 'Context report (only visible to you)' });
     await reportRegion();
     await user.click(within(article).getByRole('button', { name: 'Dismiss' }));
-    expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: /^Context breakdown/ })).not.toBeInTheDocument();
   });
 
   it('passes a session id argument through', async () => {

@@ -20,6 +20,7 @@ import type { ContentTarget } from './item-content-panel';
 import { revealButtonId, type Revealed } from './items-table';
 import { PendingLine } from './pending-line';
 import { useAsOfCall } from './as-of-history';
+import { ReportNameContext } from './report-name';
 import { ReaderDrawer } from './reader-drawer';
 import { reportToMarkdown } from './report-markdown';
 import { buildReportModel, diffReports, plural, shareText, signed, type ReportModel } from './report-model';
@@ -45,6 +46,8 @@ export interface ContextReportViewProps {
   onOpenSession?: (sessionId: string) => void;
   /** The report's own name in the browser's history (its transcript entry): the call it is shown as of. */
   historyKey: string;
+  /** What tells this report from another on the page (an earlier report of the same session says when it was made). */
+  regionName?: string | undefined;
 }
 
 /**
@@ -193,134 +196,147 @@ function ReportBody(
 
   const win = model.window;
   const costNote = costColumnNote(report);
+  // Its regions' names: this report's session (a subagent's says so) and the call it is as of.
+  const which = [
+    props.regionName ?? sessionTitle ?? (report.sessionId ? `session ${report.sessionId}` : 'no session'),
+    report.parentSessionId ? 'a subagent’s session' : null,
+    report.asOf && choosing ? `as of call ${report.asOf.call}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return (
-    <section
-      className="context-report"
-      aria-labelledby={`${idPrefix}-title`}
-      ref={section}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && revealed) {
-          event.preventDefault();
-          closeReveal();
-        }
-      }}
-    >
-      <header className={`report-summary${outdated ? ' is-outdated' : ''}`}>
-        <div className="summary-main">
-          <h2 id={`${idPrefix}-title`} ref={heading} tabIndex={-1}>
-            Context breakdown
-          </h2>
-          <p className="summary-figure">
-            {model.estimatesOnly ? (
-              <strong>≈{fmt(model.total)} tokens · no usage reported yet — estimates only</strong>
-            ) : (
-              <>
+    <ReportNameContext.Provider value={which}>
+      <section
+        className="context-report"
+        aria-labelledby={`${idPrefix}-title ${idPrefix}-which`}
+        ref={section}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && revealed) {
+            event.preventDefault();
+            closeReveal();
+          }
+        }}
+      >
+        <header className={`report-summary${outdated ? ' is-outdated' : ''}`}>
+          <div className="summary-main">
+            <h2 id={`${idPrefix}-title`} ref={heading} tabIndex={-1}>
+              Context breakdown
+            </h2>
+            <span id={`${idPrefix}-which`} className="visually-hidden">
+              — {which}
+            </span>
+            <p className="summary-figure">
+              {model.estimatesOnly ? (
+                <strong>≈{fmt(model.total)} tokens · no usage reported yet — estimates only</strong>
+              ) : (
+                <>
+                  <strong>
+                    {fmt(model.total)} / {fmt(win?.contextSize ?? report.actual?.contextSize)} tokens
+                  </strong>
+                  {win && (
+                    <span className="muted">
+                      {' '}
+                      · {shareText(model.total, win.contextSize)}
+                      <span className="wide-only"> of the window</span>
+                    </span>
+                  )}
+                </>
+              )}
+            </p>
+          </div>
+          <div className="summary-actions">
+            <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
+              Refresh
+            </button>
+            <button type="button" aria-haspopup="dialog" onClick={() => setReader({ source: null })}>
+              Open reader
+            </button>
+            <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
+              <span className="wide-only">Copy </span>JSON
+            </button>
+            <button type="button" aria-label="Copy Markdown" onClick={() => void copy('Markdown')}>
+              <span className="wide-only">Copy </span>Markdown
+            </button>
+          </div>
+          {choosing && (
+            <p className="as-of-banner" role="status">
+              {choosing.state === 'ready' ? (
                 <strong>
-                  {fmt(model.total)} / {fmt(win?.contextSize ?? report.actual?.contextSize)} tokens
+                  As of call {choosing.call} of {choosing.of} — read-only
                 </strong>
-                {win && (
-                  <span className="muted">
-                    {' '}
-                    · {shareText(model.total, win.contextSize)}
-                    <span className="wide-only"> of the window</span>
-                  </span>
-                )}
-              </>
+              ) : choosing.state === 'loading' ? (
+                <span>Loading the report as of call {choosing.call}…</span>
+              ) : (
+                <span>
+                  The report as of call {choosing.call} could not be loaded: {choosing.message}
+                </span>
+              )}{' '}
+              <button type="button" className="link" onClick={() => props.onChooseCall(null)}>
+                Back to the current context
+              </button>
+            </p>
+          )}
+          <p role="status" className="summary-status">
+            {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
+            {copied && <span className="copy-status">{copied}</span>}
+          </p>
+        </header>
+
+        <p className="report-meta muted">
+          Made <RelativeTime at={report.generatedAt} />
+          {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
+        </p>
+        {report.parentSessionId && (
+          <p className="report-meta subagent-parent">
+            A subagent’s session, made by a task call of session {report.parentSessionId}
+            {report.asOf && !choosing
+              ? `: it has no total of its own, so this is as of its last measured call`
+              : ''}.{' '}
+            {props.onOpenSession && (
+              <button type="button" className="link" onClick={() => props.onOpenSession!(report.parentSessionId!)}>
+                Open the parent’s report
+              </button>
             )}
           </p>
-        </div>
-        <div className="summary-actions">
-          <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
-            Refresh
-          </button>
-          <button type="button" aria-haspopup="dialog" onClick={() => setReader({ source: null })}>
-            Open reader
-          </button>
-          <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
-            <span className="wide-only">Copy </span>JSON
-          </button>
-          <button type="button" aria-label="Copy Markdown" onClick={() => void copy('Markdown')}>
-            <span className="wide-only">Copy </span>Markdown
-          </button>
-        </div>
-        {choosing && (
-          <p className="as-of-banner" role="status">
-            {choosing.state === 'ready' ? (
-              <strong>
-                As of call {choosing.call} of {choosing.of} — read-only
-              </strong>
-            ) : choosing.state === 'loading' ? (
-              <span>Loading the report as of call {choosing.call}…</span>
-            ) : (
-              <span>
-                The report as of call {choosing.call} could not be loaded: {choosing.message}
-              </span>
-            )}{' '}
-            <button type="button" className="link" onClick={() => props.onChooseCall(null)}>
-              Back to the current context
-            </button>
-          </p>
         )}
-        <p role="status" className="summary-status">
-          {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
-          {copied && <span className="copy-status">{copied}</span>}
-        </p>
-      </header>
+        <Verdict model={model} onShow={showItem} onDraft={onDraft} />
+        <WindowBar model={model} onFocus={focusSource} />
+        <PendingLine model={model} />
 
-      <p className="report-meta muted">
-        Made <RelativeTime at={report.generatedAt} />
-        {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
-      </p>
-      {report.parentSessionId && (
-        <p className="report-meta subagent-parent">
-          A subagent’s session, made by a task call of session {report.parentSessionId}
-          {report.asOf && !choosing
-            ? `: it has no total of its own, so this is as of its last measured call`
-            : ''}.{' '}
-          {props.onOpenSession && (
-            <button type="button" className="link" onClick={() => props.onOpenSession!(report.parentSessionId!)}>
-              Open the parent’s report
-            </button>
-          )}
-        </p>
-      )}
-      <Verdict model={model} onShow={showItem} onDraft={onDraft} />
-      <WindowBar model={model} onFocus={focusSource} />
-      <PendingLine model={model} />
+        <h3 className="table-title">By source</h3>
+        {costNote && <p className="table-note muted">{costNote}</p>}
+        <SourceTable
+          model={model}
+          change={change}
+          idPrefix={idPrefix}
+          target={target}
+          open={open}
+          onToggle={toggle}
+          revealed={revealed}
+          onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
+          onCloseReveal={closeReveal}
+          onOpenReader={(source) => setReader({ source })}
+          {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
+        />
+        <ReportFootnotes model={model} change={change} />
 
-      <h3 className="table-title">By source</h3>
-      {costNote && <p className="table-note muted">{costNote}</p>}
-      <SourceTable
-        model={model}
-        change={change}
-        idPrefix={idPrefix}
-        target={target}
-        open={open}
-        onToggle={toggle}
-        revealed={revealed}
-        onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
-        onCloseReveal={closeReveal}
-        onOpenReader={(source) => setReader({ source })}
-        {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
-      />
-      <ReportFootnotes model={model} change={change} />
-
-      {timeline && timeline.length > 0 && (
-        <div ref={timelineBox}>
-          <TimelineChart
-            model={props.timelineModel}
-            points={timeline}
-            shownCall={choosing?.call ?? null}
-            onShowCall={chooseCall}
-          />
-        </div>
-      )}
-      {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
-      <FinePrint model={model} />
-      {reader && (
-        <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
-      )}
-    </section>
+        {timeline && timeline.length > 0 && (
+          <div ref={timelineBox}>
+            <TimelineChart
+              model={props.timelineModel}
+              points={timeline}
+              shownCall={choosing?.call ?? null}
+              onShowCall={chooseCall}
+            />
+          </div>
+        )}
+        {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
+        <FinePrint model={model} />
+        {reader && (
+          <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
+        )}
+      </section>
+    </ReportNameContext.Provider>
   );
 }
 

@@ -6,7 +6,7 @@
  * the same, and the readout under it says what that step added; Enter, a click or the readout's
  * button shows the whole report as of that call. A table is the text alternative.
  */
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useId, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { fmt } from '../../shared/format';
 import { coverageText, timelineCoverage } from '../../shared/report-figures';
 import type { TimelinePoint } from '../../shared/wire';
@@ -15,6 +15,7 @@ import { signed, type ReportModel } from './report-model';
 import { colorVar, pctOf } from './source-style';
 import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './timeline-model';
 import { WrapPoints } from '../wrap-points';
+import { useReportName } from './report-name';
 
 const W = 1000;
 const H = 300;
@@ -33,16 +34,20 @@ export function TimelineChart({
   onShowCall?: (call: number | null) => void;
 }) {
   const id = useId();
+  const name = useReportName();
   const [selected, setSelected] = useState(() => {
     const at = shownCall === null ? -1 : points.findIndex((p) => p.call === shownCall);
     return at >= 0 ? at : points.length - 1;
   });
   const [tableOpen, setTableOpen] = useState(false);
-  // The call shown changes with the browser's history too (Back, Forward): the readout follows it.
-  useEffect(() => {
+  // The call shown changes with the browser's history too (Back, Forward): the readout follows it
+  // (adjusted while rendering, as React's docs do for state that follows a prop).
+  const [followed, setFollowed] = useState(shownCall);
+  if (followed !== shownCall) {
+    setFollowed(shownCall);
     const at = shownCall === null ? points.length - 1 : points.findIndex((p) => p.call === shownCall);
     if (at >= 0) setSelected(at);
-  }, [shownCall, points]);
+  }
   // Where the pointer last was: a move event with no move (the page scrolled or changed under a
   // still pointer) does not pick another call.
   const pointerAt = useRef<{ x: number; y: number } | null>(null);
@@ -103,8 +108,8 @@ export function TimelineChart({
   const eventsShown = [...new Set(points.flatMap((p) => p.events))];
 
   return (
-    <section className="timeline" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>How the context grew</h3>
+    <section className="timeline" aria-label={`How the context grew${name}`}>
+      <h3>How the context grew</h3>
       <p className="section-note" id={`${id}-note`}>
         The prompt of every model call as the provider counted it, by source
         {coverage ? ` (${coverageText(coverage)})` : ''}.{' '}

@@ -8,6 +8,7 @@ import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
 import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
+import { useReportName } from './report-name';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
 import { WrapPoints } from '../wrap-points';
@@ -22,6 +23,7 @@ export function Verdict({
   onDraft: (text: string) => void;
 }) {
   const { report } = model;
+  const name = useReportName();
   const v = report.verdict;
   if (!v) return null;
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
@@ -36,7 +38,7 @@ export function Verdict({
   const saved = report.cost?.cacheSavings;
   const room = v.headroom ? roomParts(v.headroom) : null;
   return (
-    <section className="verdict" aria-label="In short">
+    <section className="verdict" aria-label={`In short${name}`}>
       {v.biggestSource && (
         <p className="verdict-main">
           <span className="swatch" style={colorVar(model.colorOf(v.biggestSource.id))} aria-hidden="true" />

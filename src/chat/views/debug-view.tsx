@@ -92,6 +92,12 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       sessionTitle={sessionTitle}
       onOpenSession={(sessionId) => actions.run(`/debug ${sessionId}`)}
       historyKey={entry.id}
+      // An earlier report of the session, opened again beside the newer one: named apart from it.
+      regionName={
+        newer
+          ? `${sessionTitle ?? report.sessionId ?? 'no session'}, the earlier report made ${report.generatedAt.slice(11, 19)} UTC`
+          : undefined
+      }
     />
   );
 }

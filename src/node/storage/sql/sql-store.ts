@@ -86,6 +86,11 @@ export class SqlReads implements ReadSnapshot {
     if (this.namesNothing(workspaceId, sessionId)) return [];
     return this.run.read(() => this.queries.sessionRuntime(this.target, workspaceId, sessionId));
   }
+
+  async sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]> {
+    if (this.namesNothing(workspaceId)) return [];
+    return this.run.read(() => this.queries.sessionParents(this.target, workspaceId));
+  }
 }
 
 /** A BLOB in a JSON column (another writer's) as the text it holds, so every backend can take it. */
