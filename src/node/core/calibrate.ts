@@ -355,7 +355,7 @@ class Walk {
   /** Segments of each message already in view. */
   private readonly segmentsIn = new Map<number, number>();
   private callNumber = 0;
-  private readonly changes: { at: number; what: string }[];
+  private readonly changes: { at: number; what: string; reason?: string }[];
   private readonly itemsByKey = new Map<string, Item>();
 
   constructor(
@@ -493,7 +493,7 @@ class Walk {
     }
     const since = this.previous?.call.time ?? Number.NEGATIVE_INFINITY;
     const changed = this.changes.find((c) => c.at > since && c.at <= call.time);
-    return changed ? `${changed.what} changed on disk` : null;
+    return changed ? (changed.reason ?? `${changed.what} changed on disk`) : null;
   }
 
   /** Assigns costs for a measured call. */

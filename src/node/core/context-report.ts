@@ -178,7 +178,11 @@ export async function contextReport(input: ContextInput, services: ContextServic
   const memo = services.memo ?? new Map<string, unknown>();
   const stamps = new Map(input.messages.map((m) => [m.id, m.stamp]));
   const digest = sessionDigest(input, runtime);
-  const snapshotId = `snap_${digest.slice(0, 24)}`;
+  // The snapshot pins item texts and reader pages: a set of definitions recorded after a turn
+  // (its row reserved at the turn's end) only fills in the runtime's parts, so their text is not
+  // part of it — the report shown at the turn's end keeps its reader once they land.
+  const records = input.runtimeRecords?.map((row) => ({ ...row, definitions: null }));
+  const snapshotId = `snap_${sessionDigest({ ...input, ...(records ? { runtimeRecords: records } : {}) }, runtime).slice(0, 24)}`;
   const rows = new Rows(input, stamps);
 
   let session = memo.get(`${SESSION}\u0000${digest}`) as Session | undefined;
@@ -441,7 +445,7 @@ async function makeSession(
     items: done.map((a) => a.items),
     alwaysLoaded: always,
     usage,
-    changes: runtimeFileChanges(workspace),
+    changes: [...(runtime.definitionChanges?.(input.runtimeRecords ?? []) ?? []), ...runtimeFileChanges(workspace)],
     reasoningCopies: done.map((a) => a.reasoningCopies),
     ...(asOfNumber !== undefined ? { asOfCall: asOfNumber } : {}),
   });
@@ -540,9 +544,14 @@ function runtimeSplit(
   const reference = calls.filter((c) => !c.compaction)[calibration.reference.call - 1];
   const call = { agent: reference?.agent ?? null, model: reference?.model ?? null };
   const { runtime } = services;
+  const at = reference?.time;
   if (!runtime.runtimeParts)
     return { reason: `${runtime.name} records no definitions of its own prompt: it stays one measured block` };
-  const estimate = runtime.runtimeParts(input.runtimeRecords ?? [], call, estimator);
+  const estimate = runtime.runtimeParts(
+    input.runtimeRecords ?? [],
+    { ...call, ...(at !== undefined ? { at } : {}) },
+    estimator,
+  );
   return splitRuntime(calibration.runtimeOverhead ?? 0, estimate, called, call);
 }
 
