@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the context report at three sizes, measured against a floor in the same run
- * on the same data, for both estimators; then the web bundle and the report's render cost in
- * Chromium. Prints Markdown tables (docs/benchmarks.md keeps the latest).
+ * on the same data, for both estimators; the import of a ~200 MB export against reading it whole
+ * (bench/import.ts); then the web bundle and the report's render cost in Chromium. Prints Markdown tables (docs/benchmarks.md keeps the latest).
  */
 import { serve } from '@hono/node-server';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,6 +19,7 @@ import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
 import { floor } from './floor';
+import { benchImport } from './import';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
 import { measureFirstDebug, measureRender } from './render';
 
@@ -172,6 +173,7 @@ async function maybePostgres(): Promise<PostgresServer | false> {
 }
 
 async function main() {
+  if (process.argv.includes('--import')) return importSection();
   const rows: Row[] = [];
   const pgRows: PgRow[] = [];
   let postgres: PostgresServer | false | undefined;
@@ -267,6 +269,8 @@ async function main() {
     postgres.stop();
   } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-packages.sh installs it)');
 
+  importSection();
+
   const web = bundle();
   console.log('\n## Web\n');
   console.log(
@@ -286,6 +290,17 @@ async function main() {
   console.log(
     `- a report of 9 sources × 200 items in Chromium: shown ${ms(render.reportShownMs)} ms after Enter (fetch, lazy chunk, render); longest main-thread task while it appears: ${ms(render.longestWhileShowingMs)} ms (Long Tasks API reports only tasks over 50 ms: 0 means none); then every source expanded and scrolled to its 200th item: ${render.longTasks} tasks over 50 ms, longest measured ${ms(render.longestTaskMs)} ms`,
   );
+}
+
+/** The streaming import of a ~200 MB export (bench/import.ts); `npm run bench -- --import` runs it alone. */
+function importSection(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-import-'));
+  try {
+    console.log('\n## Import (investibook import, a fresh process each)\n');
+    for (const line of benchImport(dir)) console.log(line);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();

@@ -12,6 +12,7 @@ import type { CommandRegistry } from '../commands';
 import type { Workspace } from '../shared/wire';
 import { Composer, type ComposerHandle } from './composer';
 import { preloadMarkdown } from './lazy-markdown';
+import { noLiveAgentText } from './session-origin';
 import { SessionSwitcher } from './session-switcher';
 import { WorkspaceRoot } from './workspace-root';
 import { ContextMeter } from './context-meter';
@@ -92,6 +93,7 @@ export function ChatPanel({ workspace, registry }: Props) {
     agent.turns.some((t) => t.sessionId === sessionId);
   const focusComposer = useCallback(() => composer.current?.focus(), []);
   const latestHere = agent.turns.findLast((t) => t.sessionId === sessionId) ?? null;
+  const origin = workspace.sessions.find((s) => s.id === sessionId)?.origin;
 
   return (
     <WorkspaceRoot.Provider value={workspace.root}>
@@ -103,6 +105,11 @@ export function ChatPanel({ workspace, registry }: Props) {
           </div>
           <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
         </header>
+        {origin && (
+          <p className="session-origin-note" role="note">
+            {noLiveAgentText(origin, agent.status?.configured === true)}
+          </p>
+        )}
         <section
           className="message-list"
           aria-label="Messages"

@@ -1,6 +1,7 @@
 /**
- * The header's context meter: the agent's last reported total (ACP usage_update), used / size and percent. It is
- * also the way in to the breakdown: pressing it runs /debug.
+ * The header's context meter: the agent's last reported total (ACP usage_update), used / size and percent — or,
+ * for a session no agent reported on (imported from an OpenCode export), its last model call's prompt as the
+ * provider counted it, which it says. It is also the way in to the breakdown: pressing it runs /debug.
  */
 import { useQuery } from '@tanstack/react-query';
 import { isApiError } from '../api/http';
@@ -30,6 +31,7 @@ export function ContextMeter({
         Context: no usage reported yet
       </button>
     );
+  const provider = latest.source === 'provider';
   const percent = latest.contextSize ? (latest.contextUsed / latest.contextSize) * 100 : latest.percent;
   const pctText = latest.contextSize
     ? shareText(latest.contextUsed, latest.contextSize)
@@ -41,12 +43,17 @@ export function ContextMeter({
       type="button"
       className="context-meter"
       onClick={onOpen}
-      title={`As the agent last reported it, ${absoluteTime(Date.parse(latest.recordedAt))} — press to see what fills it (/debug)`}
+      title={`${
+        provider
+          ? "The last model call's prompt as the provider counted it (no agent total was recorded for this session)"
+          : 'As the agent last reported it'
+      }, ${absoluteTime(Date.parse(latest.recordedAt))} — press to see what fills it (/debug)`}
     >
       <span className="meter-text">
         Context {fmt(latest.contextUsed)}
         {latest.contextSize ? ` / ${fmt(latest.contextSize)}` : ''}
         {pctText ? <span className="meter-percent"> · {pctText}</span> : null}
+        {provider ? <span className="meter-source"> · provider&rsquo;s count of the last call</span> : null}
         <span className="visually-hidden"> — show what fills it</span>
       </span>
       {percent !== null && (

@@ -1,6 +1,6 @@
 /**
- * The workspace's conversations, most recent first — each by its title, when it was last active
- * and how much context it used — and the one shown. A subagent's session (one a `task` call
+ * The workspace's conversations, most recent first — each by its title, when it was last active,
+ * how much context it used and, for an imported one, where it came from — and the one shown. A subagent's session (one a `task` call
  * made) is listed under the conversation that made it, never as a conversation of its own.
  * Picking one opens it in the chat.
  */
@@ -8,6 +8,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { fmt } from '../shared/format';
 import type { SessionSummary, Workspace } from '../shared/wire';
 import { RelativeTime } from './relative-time';
+import { originText } from './session-origin';
 import { NEW_SESSION_TITLE, sessionTitleOf } from './session-title';
 
 export function SessionSwitcher({
@@ -142,6 +143,7 @@ function SessionButton({
         {' · '}
         {fmt(s.messageCount)} {s.messageCount === 1 ? 'message' : 'messages'}
       </span>
+      {s.origin && <span className="session-origin muted">{originText(s.origin)}</span>}
     </button>
   );
 }

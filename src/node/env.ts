@@ -142,6 +142,8 @@ export const envSchema = z.object({
   }),
   // Scripts: scripts/record-opencode.ts keeps every request in this folder.
   INVESTIBOOK_RECORD_REQUESTS: text(),
+  // investibook import --from-opencode: the user's own OpenCode (default: `opencode` on PATH).
+  INVESTIBOOK_OPENCODE: word(),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -153,6 +155,7 @@ export const cliEnvSchema = envSchema.pick({
   INVESTIBOOK_DATA_DIR: true,
   INVESTIBOOK_TOKEN: true,
   INVESTIBOOK_TOKENIZER_THREADS: true,
+  INVESTIBOOK_OPENCODE: true,
 });
 export type CliEnv = z.output<typeof cliEnvSchema>;
 

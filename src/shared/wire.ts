@@ -37,7 +37,26 @@ export const sessionSummarySchema = z.object({
   /** The session's latest ACP total and window (null: none reported yet). */
   contextUsed: z.optional(z.nullable(z.int())),
   contextSize: z.optional(z.nullable(z.int())),
-  /** A subagent's session: the session whose `task` call made it (the switcher lists it under that one). */
+  /**
+   * Where the session came from when it did not run through this server's agent (investibook
+   * import): 'opencode_export', a file `opencode export` printed; 'opencode', the user's own
+   * OpenCode asked. Absent: the session ran here.
+   */
+  origin: z.optional(
+    z.object({
+      kind: z.string(),
+      /** When it was first imported, and when an import last changed it (epoch ms). */
+      importedAt: z.number(),
+      updatedAt: z.number(),
+      /** OpenCode's title of the session, and the session whose task call made it (a subagent's). */
+      title: z.nullable(z.string()),
+      parentSessionId: z.nullable(z.string()),
+    }),
+  ),
+  /**
+   * A subagent's session: the session whose `task` call made it (the switcher lists it under that
+   * one), as the bridge recorded it or the import found it.
+   */
   parentSessionId: z.optional(z.string()),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -101,15 +120,24 @@ export type AppendMessageRequest = z.infer<typeof appendMessageRequestSchema>;
 
 export const appendMessageResponseSchema = z.object({ message: chatMessageSchema });
 
+/** Where a total comes from: the agent's ACP usage_update, or the provider's count of a model call. */
+export const TOTAL_SOURCES = ['acp', 'provider'] as const;
+export type TotalSource = (typeof TOTAL_SOURCES)[number];
+
 export const usageSchema = z.object({
   sessionId: z.nullable(z.string()),
-  /** null: no ACP usage_update recorded for the session yet. */
+  /**
+   * The session's latest total: its last ACP usage_update, else (none recorded: a session
+   * imported from an OpenCode export) its last measured model call's prompt as the provider
+   * counted it (`source`); null while neither exists.
+   */
   latest: z.nullable(
     z.object({
       contextUsed: z.number(),
       contextSize: z.nullable(z.number()),
       percent: z.nullable(z.number()),
       recordedAt: z.string(),
+      source: z.optional(z.enum(TOTAL_SOURCES)),
     }),
   ),
 });
@@ -563,7 +591,12 @@ export const contextReportSchema = z.object({
       contextSize: z.nullable(z.int()),
       percent: z.nullable(z.number()),
       recordedAt: z.string(),
-      source: z.literal('acp'),
+      /**
+       * Where the total comes from: 'acp', the agent's last ACP usage_update; 'provider', the
+       * prompt of the session's last measured model call as the provider counted it (no ACP
+       * total was recorded: a session imported from an OpenCode export, a subagent's).
+       */
+      source: z.enum(TOTAL_SOURCES),
     }),
   ),
   estimate: z.object({

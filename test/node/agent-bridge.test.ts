@@ -264,8 +264,10 @@ describe('more workspaces than agents', () => {
       const one = await prompt(WS, 'hang here');
       const two = await prompt('ws_two', 'hang there');
       expect([one.status, two.status]).toEqual([200, 200]);
-      await until(() => bridge.status(WS).running.length === 1 && bridge.status('ws_two').running.length === 1);
-      await until(() => bridge.processId(WS) !== undefined && bridge.processId('ws_two') !== undefined);
+      // Both sessions opened (their prompts moved from the provisional session to the agent's).
+      const opened = (workspace: string) =>
+        bridge.status(workspace).running.some((r) => !r.sessionId.startsWith('turn_'));
+      await until(() => opened(WS) && opened('ws_two'));
       const rowsBefore = await fx.store.contentRows();
       const busy = await prompt('ws_three', 'anyone free?');
       expect(busy.status).toBe(503);

@@ -287,8 +287,15 @@ describe('prompt content', () => {
       },
     ]);
     const r = await report();
-    expect(labels(r, 'assistant_reasoning')).toEqual(['Reasoning: Think about store 4']);
-    expect(labels(r, 'conversation')).toEqual(['Assistant reply: Answer']);
+    // No ACP total: the total is the call's own prompt (contract §8), so what it produced is
+    // added since that call — listed apart, counted all the same.
+    const held = (id: SourceId) => [
+      ...labels(r, id),
+      ...(r.pending?.items ?? []).filter((i) => i.source === id).map((i) => i.label),
+    ];
+    expect(r.actual).toMatchObject({ source: 'provider', contextUsed: 1 });
+    expect(held('assistant_reasoning')).toEqual(['Reasoning: Think about store 4']);
+    expect(held('conversation')).toEqual(['Assistant reply: Answer']);
     expect(r.excluded.find((e) => e.label.startsWith('Bookkeeping'))?.count).toBe(6);
     // OpenCode's input leaves the cache out: the prompt was 10 + 90 + 4 tokens, 90 of them read from cache.
     expect(r.providerTokens).toMatchObject({

@@ -1,6 +1,6 @@
 /**
  * The report on real sessions that users published (test/fixtures/public, with their provenance
- * in sources.json): Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
+ * in sources.json), each imported by `investibook import` as a user would: Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
  * generations, DeepSeek, GLM, a model served through Ollama (548 calls, no cost, no cache), a
  * model switch, compactions. There is no recorded request to compare with, so the report is held
  * to what the providers' own counts allow:
@@ -14,14 +14,17 @@
  * - hidden reasoning is measured apart, and what each provider does with reasoning is what the
  *   counts show (kept within a turn, dropped at a new user message, received back or not).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { run } from '../../src/node/cli/main';
 import type * as timeline from '../../src/node/core/timeline';
-import { acpUsageRow } from '../../src/node/usage';
+import { ReportService } from '../../src/node/report/service';
+import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
-import { createFixture, insertMessageRow, insertUsageRow, reportOf, WS, type Fixture } from '../support/fixtures';
+import { captureIo } from '../support/cli';
+import { WS } from '../support/fixtures';
 
 // Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
 // with an event kept first), and growth compares only between consecutive calls.
@@ -37,29 +40,36 @@ const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
   kept: string;
 }[];
 
-let fx: Fixture | undefined;
-afterEach(() => fx?.cleanup());
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
-/** A public export as the bridge would store it, with an ACP total of its last measured call. */
+/**
+ * A public export as `investibook import` stores it (the command itself, in-process): OpenCode's
+ * rows and nothing else, so the total is the last measured call's prompt as the provider counted it.
+ */
 async function reportOfExport(file: string): Promise<ContextReport> {
-  const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;
-  const f = await createFixture();
-  fx = f;
-  let last = 0;
-  for (const row of messageRows(exported)) {
-    insertMessageRow(f.raw, { ...row, workspaceId: WS, sessionId: 'ses_public' });
-    last = Math.max(last, row.timeUpdated);
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-public-'));
+  dirs.push(dir);
+  const root = join(dir, 'ws');
+  mkdirSync(root);
+  const io = captureIo(dir);
+  const code = await run(['import', join(DIR, file), '--db', join(dir, 'x.db'), '--root', root, '--workspace', WS], io);
+  expect(io.stderr()).toBe('');
+  expect(code).toBe(0);
+  const store = await openSqlite(join(dir, 'x.db'), { readOnly: true });
+  try {
+    const report = await new ReportService(store).report({ workspaceId: WS, items: 'all' });
+    expect(contextReportSchema.safeParse(report).success).toBe(true);
+    expect(report.actual).toMatchObject({
+      source: 'provider',
+      contextUsed: report.calibration!.reference!.promptTokens,
+    });
+    return report;
+  } finally {
+    await store.close();
   }
-  const measured = exported.messages
-    .filter((m) => m.info.role === 'assistant' && !m.info.summary)
-    .map((m) => m.info.tokens as { input: number; cache: { read: number; write: number } } | undefined)
-    .filter((t) => t && t.input + t.cache.read + t.cache.write > 0)
-    .at(-1)!;
-  const used = measured.input + measured.cache.read + measured.cache.write;
-  insertUsageRow(f.raw, acpUsageRow(WS, 'ses_public', { used, size: 400_000, cost: null }, last + 1));
-  const report = await reportOf(f, { items: 'all' });
-  expect(contextReportSchema.safeParse(report).success).toBe(true);
-  return report;
 }
 
 /** What the rows may give as the reason the runtime was measured (again). */

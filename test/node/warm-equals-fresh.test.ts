@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReportCache } from '../../src/node/report/report-cache';
+import type { ContextReport } from '../../src/shared/wire';
 import { part } from '../../src/shared/opencode/build';
 import { assistant, CORE_ROOT as root, coreResult, user, type CoreInput } from '../support/core';
 
@@ -170,6 +171,14 @@ describe('warm equals fresh', () => {
     );
   });
 
+  /**
+   * The source of the item a label names, in the sources or added since the last model call
+   * (without an ACP total the total is the last call's prompt: what came after it is listed apart).
+   */
+  const sourceOf = (report: ContextReport, label: (label: string) => boolean) =>
+    report.sources.find((s) => s.items.some((i) => label(i.label)))?.id ??
+    report.pending?.items.find((i) => label(i.label))?.source;
+
   it('files a read under Agent instructions as soon as opencode.json lists the file, memo or not', async () => {
     const memo = new ReportCache();
     const state: State = {
@@ -184,7 +193,7 @@ describe('warm equals fresh', () => {
     apply(state, { kind: 'turn', question: 'q', steps: [{ kind: 'read', path: 'docs/rules.md', body: 'the rules' }] });
     const sourceOfRead = async () => {
       const { report } = await coreResult({ ...inputOf(state, false), memo });
-      return report.sources.find((s) => s.items.some((i) => /^Read .*docs\/rules\.md/.test(i.label)))?.id;
+      return sourceOf(report, (label) => /^Read .*docs\/rules\.md/.test(label));
     };
     expect(await sourceOfRead()).toBe('unknown_tool_payload');
     apply(state, { kind: 'instructions', paths: ['AGENTS.md', 'docs/rules.md'] });
@@ -209,7 +218,7 @@ describe('warm equals fresh', () => {
     });
     const shellSource = async () => {
       const { report } = await coreResult({ ...inputOf(state, false), memo });
-      return report.sources.find((s) => s.items.some((i) => i.label.startsWith('Shell:')))?.id;
+      return sourceOf(report, (label) => label.startsWith('Shell:'));
     };
     expect(await shellSource()).toBe('evidence');
     apply(state, { kind: 'size', path: 'meta/cluster.json', size: 5000 });

@@ -253,11 +253,45 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
-      'reads no runtime from a database made without its table (another writer made the tables of contract §1 only)',
+      "keeps where an imported session came from: one row per session, its first import's time kept, the rest updated",
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        const row = (extra: Partial<Parameters<Store['putSessionOrigin']>[0]> = {}) => ({
+          workspace_id: 'w1',
+          session_id: 'ses_child',
+          kind: 'opencode_export',
+          parent_session_id: 'ses_parent',
+          title: 'A title ü',
+          directory: '/home/x/incident',
+          agent_version: '1.18.33',
+          imported_at: 10,
+          updated_at: 10,
+          ...extra,
+        });
+        await store.putSessionOrigin(row());
+        await store.putSessionOrigin(row({ imported_at: 99, updated_at: 20, title: 'Renamed', kind: 'opencode' }));
+        await store.putSessionOrigin(row({ session_id: 'ses_parent', parent_session_id: null, title: null }));
+        await store.putSessionOrigin(row({ workspace_id: 'w2' }));
+        const read = await readOnly.snapshot((snap) => snap.sessionOrigins('w1'));
+        expect(
+          read.map((r) => ({ ...r, imported_at: Number(r.imported_at), updated_at: Number(r.updated_at) })),
+        ).toEqual([
+          row({ imported_at: 10, updated_at: 20, title: 'Renamed', kind: 'opencode' }),
+          row({ session_id: 'ses_parent', parent_session_id: null, title: null }),
+        ]);
+        expect(await store.sessionOrigins('w3')).toEqual([]);
+        await expect(readOnly.putSessionOrigin(row())).rejects.toMatchObject({ code: 'database_read_only' });
+      }),
+    );
+
+    it(
+      'reads no runtime and no origins from a database made without their tables (another writer made the tables of contract §1 only)',
       withStore(async ({ raw, readOnly }) => {
         await raw('DROP TABLE session_runtime');
+        await raw('DROP TABLE session_origins');
         expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([]);
+        expect(await readOnly.snapshot((snap) => snap.sessionOrigins('w1'))).toEqual([]);
         expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
       }),
     );
@@ -374,7 +408,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
       withStore(async ({ store }) => {
         await seed(store);
         const first = await store.contentRows();
-        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(7);
+        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(8);
         expect(await store.contentRows()).toEqual(first);
         await store.insertMessage(message('msg_1', 's', 1));
         expect(await store.contentRows()).not.toEqual(first);

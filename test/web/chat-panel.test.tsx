@@ -62,6 +62,53 @@ describe('ChatPanel', () => {
     expect(await screen.findByText('Context: no usage reported yet')).toBeInTheDocument();
   });
 
+  it('says where an imported session came from, that no live agent has it, and where its total came from', async () => {
+    const importedAt = Date.parse('2026-11-29T08:00:00Z');
+    const origin = {
+      kind: 'opencode_export',
+      importedAt,
+      updatedAt: importedAt,
+      title: 'TUI session',
+      parentSessionId: null,
+    };
+    server.use(
+      http.get('/api/workspace/demo', () =>
+        HttpResponse.json({
+          ...fixtures.workspace,
+          sessions: fixtures.workspace.sessions.map((s) =>
+            s.id === fixtures.workspace.defaultSessionId ? { ...s, origin } : s,
+          ),
+        }),
+      ),
+      http.get('/api/workspace/demo/usage', () =>
+        HttpResponse.json({
+          sessionId: fixtures.workspace.defaultSessionId,
+          latest: {
+            contextUsed: 36845,
+            contextSize: null,
+            percent: null,
+            recordedAt: '2026-11-28T02:29:16.000Z',
+            source: 'provider',
+          },
+        }),
+      ),
+    );
+    const { user } = renderApp();
+    await waitForHistory();
+    expect(screen.getByRole('note')).toHaveTextContent(
+      /^Imported from an OpenCode export, 29 Nov 2026\. There is no live agent for this session: it ran elsewhere/,
+    );
+    const meter = await screen.findByRole('button', { name: /^Context 36,845/ });
+    expect(meter).toHaveTextContent(/^Context 36,845 · provider’s count of the last call/);
+    expect(meter).toHaveAttribute(
+      'title',
+      expect.stringMatching(/^The last model call's prompt as the provider counted it/),
+    );
+    await user.click(screen.getByRole('button', { name: /2 conversations/ }));
+    const list = screen.getByRole('list', { name: 'Conversations in this workspace' });
+    expect(within(list).getAllByText('Imported from an OpenCode export, 29 Nov 2026')).toHaveLength(1);
+  });
+
   it('POSTs plain text through appendMessagesToAPI, shows it, and says no agent is attached', async () => {
     const { user } = renderApp();
     await waitForHistory();

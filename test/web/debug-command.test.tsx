@@ -124,6 +124,26 @@ describe('/debug', () => {
     expect(Math.abs(sum - 100)).toBeLessThanOrEqual(0.05 * shares.length);
   });
 
+  for (const source of ['acp', 'provider'] as const) {
+    it(`says where the total came from (${source})`, async () => {
+      const shown = { ...report, actual: { ...report.actual!, source } };
+      server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(shown)));
+      const { user } = renderApp();
+      await waitForHistory();
+      await runDebug(user);
+      const region = await reportRegion();
+      const words =
+        source === 'acp' ? /· as the agent reported it/ : /· the last model call's prompt, as the provider counted it/;
+      const line = within(region).getByText(words);
+      expect(line).toHaveAttribute(
+        'title',
+        source === 'acp'
+          ? expect.stringMatching(/^The total is the agent's last ACP usage_update/)
+          : expect.stringMatching(/no agent total \(ACP usage_update\) was recorded for this session/),
+      );
+    });
+  }
+
   it('collapses the sources with nothing in context into one line, and still adds up', async () => {
     const sparse: ContextReport = structuredClone(report);
     const emptied = sparse.sources.filter((s) => s.id === 'attachment_metadata' || s.id === 'unknown_tool_payload');

@@ -1,6 +1,7 @@
 /** The report's view model: one order, one rounding, the window and its threshold, change. */
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, diffReports, isRemainder, REMAINDER_PREFIX } from '../../src/chat/report/report-model';
+import { reportToMarkdown } from '../../src/chat/report/report-markdown';
 import { biggestJumps, niceTicks, timelineSeries } from '../../src/chat/report/timeline-model';
 import { shareText } from '../../src/chat/share-text';
 import { contextReportSchema, type ContextReport, type ContextWindow, type TimelinePoint } from '../../src/shared/wire';
@@ -155,5 +156,18 @@ describe('diffReports', () => {
     expect(change.comparable).toBe(false);
     expect(change.totalDelta).toBeNull();
     expect([...change.bySource.values()].every((c) => c.delta === null)).toBe(true);
+  });
+});
+
+describe('the Markdown copy', () => {
+  it('says where the total came from', () => {
+    const acp = contextReportSchema.parse(fixtures.report);
+    expect(reportToMarkdown(buildReportModel(acp))).toMatch(
+      /\*\*Context used:\*\* [\d,]+ of [\d,]+ tokens \([\d.]+%\) · as the agent reported it/,
+    );
+    const provider = { ...acp, actual: { ...acp.actual!, source: 'provider' as const } };
+    expect(reportToMarkdown(buildReportModel(provider))).toMatch(
+      /\*\*Context used:\*\* .* · the last model call's prompt, as the provider counted it/,
+    );
   });
 });

@@ -13,6 +13,7 @@ import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
 import { costColumnNote } from '../../shared/report-figures';
+import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import type { ContextReport, ReportItem } from '../../shared/wire';
 import { RelativeTime } from '../relative-time';
 import { FinePrint } from './fine-print';
@@ -240,6 +241,14 @@ function ReportBody(
                       <span className="wide-only"> of the window</span>
                     </span>
                   )}
+                  {/* The agent's own total is the usual case: on a phone the fine print says so; a provider's count always shows. */}
+                  <span
+                    className={`muted total-source${report.actual?.source === 'acp' && !report.asOf ? ' wide-only' : ''}`}
+                    title={totalSourceSentence(report) ?? undefined}
+                  >
+                    {' '}
+                    · {totalSourceShort(report)}
+                  </span>
                 </>
               )}
             </p>

@@ -6,6 +6,7 @@
  */
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import { numbersInText, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
+import { totalSourceSentence } from '../../shared/total-source';
 import type { ReportModel } from './report-model';
 import { ASSUMED } from './window-bar';
 
@@ -80,8 +81,10 @@ function Calibration({ model }: { model: ReportModel }) {
               ? `Measured: ${fmt(c.calls)} model calls with provider counts; each call’s growth is shared by what it added.`
               : 'Estimates only: the agent has not reported a total yet.'}
           {c?.reference &&
+            report.actual?.source !== 'provider' &&
             ` The total is call ${c.reference.call}’s prompt (${fmt(c.reference.promptTokens)} tokens)${c.reference.matchesUsage ? ', matching the agent’s total' : ', which differs from the agent’s total'}.`}
           {c?.totalIsCompaction && ' That call was a compaction: the history sent to be summarised.'}
+          {report.actual?.source === 'provider' && !report.asOf && ` ${totalSourceSentence(report)}`}
         </dd>
       </div>
       <div>

@@ -3,6 +3,7 @@
  * then the figures the view and the CLI show (src/shared/report-figures.ts) — the same rows, the
  * same rounded percentages, a Total that is the sum of its column — and the caveats last.
  */
+import { totalSourceShort } from '../../shared/total-source';
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
@@ -55,7 +56,7 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     );
   out.push(
     report.actual
-      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'}`
+      ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'} · ${totalSourceShort(report)}`
       : `**Context used:** no usage reported yet — ≈${fmt(model.total)} estimated tokens`,
   );
   const verdict = verdictLines(report);

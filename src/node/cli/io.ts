@@ -4,6 +4,10 @@ export interface Io {
   err: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Standard input (`investibook import -`); default: the process's. */
+  stdin?: NodeJS.ReadableStream;
+  /** Whether stderr is a terminal: only then does a long import show its progress. */
+  errIsTTY?: boolean;
 }
 
 export const defaultIo: Io = {
@@ -11,4 +15,6 @@ export const defaultIo: Io = {
   err: (text) => process.stderr.write(text),
   cwd: process.cwd(),
   env: process.env,
+  stdin: process.stdin,
+  errIsTTY: process.stderr.isTTY === true,
 };

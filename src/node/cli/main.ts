@@ -17,7 +17,8 @@ import { chooseDatabase } from './database';
 import { exitCodeFor } from './exit';
 import { defaultIo, type Io } from './io';
 import { renderItemContent, renderReport, renderTimeline } from './render-table';
-import { apiSource, localSource } from './report-source';
+import { addImportCommand } from './import-command';
+import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
 
 export type { Io };
 
@@ -36,6 +37,8 @@ interface ContextOptions {
   api?: string;
   token?: string;
   dataDir?: string;
+  export?: string;
+  root?: string;
 }
 
 function program(io: Io, env: CliEnv): Command {
@@ -108,6 +111,8 @@ function program(io: Io, env: CliEnv): Command {
     )
     .option('--api <url>', 'ask a running server instead of reading the database')
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
+    .option('--export <file>', 'report straight from a file `opencode export SESSION_ID` printed, with no database')
+    .option('--root <dir>', 'with --export: the workspace folder (default: the export’s own, when it is here)')
     .exitOverride()
     .action(async (workspaceId: string | undefined, options: ContextOptions) => {
       const items = parseItems(options.items);
@@ -118,6 +123,16 @@ function program(io: Io, env: CliEnv): Command {
         estimator: parseEstimator(options.estimator),
         call: parseCall(options.call),
       };
+      if (options.export !== undefined) {
+        if (workspaceId || options.db || options.databaseUrl || options.api)
+          throw usageError('--export reads its own sessions: leave out WORKSPACE_ID, --db, --database-url and --api');
+        const { withExportSource } = await import('../import/export-report');
+        await withExportSource(options.export, { root: options.root }, io, (source, id) =>
+          show(io, source, { ...request, workspaceId: id }, options, items, null),
+        );
+        return;
+      }
+      if (options.root !== undefined) throw usageError('--root only makes sense with --export');
       const token = options.token ?? env.INVESTIBOOK_TOKEN;
       if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
       if (!options.api && options.token) throw usageError('--token only makes sense with --api');
@@ -126,30 +141,39 @@ function program(io: Io, env: CliEnv): Command {
       const source = options.api
         ? apiSource(options.api, token!, io.cwd)
         : localSource(database!.location, io.cwd, dataDir ? resolve(io.cwd, dataDir) : undefined);
-      if (options.item !== undefined) {
-        const content = await source.item({
-          ...request,
-          itemId: options.item,
-          snapshotId: options.snapshot,
-          page: parsePage(options.page),
-        });
-        io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
-        return;
-      }
-      const report = await source.report(request);
-      if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-      else if (options.timeline) io.out(renderTimeline(report));
-      else {
-        const from = database && database.how !== 'default' && database.how !== '--db' ? database : null;
-        io.out(
-          renderReport(report, { items: items ?? 5, database: from ? `${redact(from.location)} (${from.how})` : null }),
-        );
-      }
+      const from = database && database.how !== 'default' && database.how !== '--db' ? database : null;
+      await show(io, source, request, options, items, from ? `${redact(from.location)} (${from.how})` : null);
     });
 
   addMcpCommand(root, io, env, { local: localSource, api: apiSource });
+  addImportCommand(root, io, env);
 
   return root;
+}
+
+/** An item's text, or the report as JSON, a timeline or a table. */
+async function show(
+  io: Io,
+  source: ReportSource,
+  request: SourceRequest,
+  options: ContextOptions,
+  items: ReturnType<typeof parseItems>,
+  database: string | null,
+): Promise<void> {
+  if (options.item !== undefined) {
+    const content = await source.item({
+      ...request,
+      itemId: options.item,
+      snapshotId: options.snapshot,
+      page: parsePage(options.page),
+    });
+    io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
+    return;
+  }
+  const report = await source.report(request);
+  if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else if (options.timeline) io.out(renderTimeline(report));
+  else io.out(renderReport(report, { items: items ?? 5, database }));
 }
 
 export async function run(argv: string[], io: Io = defaultIo): Promise<number> {

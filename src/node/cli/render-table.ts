@@ -1,4 +1,5 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
+import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import Table from 'cli-table3';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
@@ -42,7 +43,7 @@ export function renderReport(
   const approx = figures.estimatesOnly ? '≈' : '';
   lines.push(
     actual
-      ? `Context: ${fmt(actual.contextUsed)} / ${fmt(actual.contextSize)} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${report.asOf ? `that call's prompt, as the provider counted it` : `as the agent reported it at ${utcStamp(actual.recordedAt)}`}`
+      ? `Context: ${fmt(actual.contextUsed)}${actual.contextSize === null ? '' : ` / ${fmt(actual.contextSize)}`} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${totalSourceShort(report)}${report.asOf ? '' : ` at ${utcStamp(actual.recordedAt)}`}`
       : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
   );
   if (report.asOf)
@@ -292,7 +293,8 @@ function methodLines(report: ContextReport): string[] {
         ` · ${fmtPct(p.cacheReadSharePercent)} read from cache`,
     );
   }
-  if (report.actual) lines.push(`The total is the agent's last ACP usage_update (${report.actual.recordedAt}).`);
+  const source = totalSourceSentence(report);
+  if (source) lines.push(source);
   return lines;
 }
 

@@ -111,7 +111,7 @@ export function buildReport(input: ReportInput): ContextReport {
       contextSize: usage.contextSize,
       percent: percentOfWindow(usage),
       recordedAt: new Date(usage.recordedAt).toISOString(),
-      source: 'acp',
+      source: usage.source ?? 'acp',
     },
     estimate: {
       method: methodOf(input),
@@ -570,7 +570,11 @@ function notes(input: ReportInput): string[] {
         `${fmt(calibration.left.tokens)} tokens of the total have left the context since that call (${calibration.left.reason === 'pruned' ? input.runtime.words.pruned : calibration.left.reason === 'compacted' ? 'compacted into a summary' : 'pruned and compacted'}); they are counted as unattributed, not in any source.`,
       );
     if (calibration.pending.length > 0)
-      out.push("Content added after the last model call (shown apart) is not in the agent's total yet.");
+      out.push(
+        input.usage?.source === 'provider'
+          ? 'Content added after the last model call (shown apart) is not in its prompt: no model call has counted it.'
+          : "Content added after the last model call (shown apart) is not in the agent's total yet.",
+      );
   } else if (calibration.scaledBecause === 'contradicting') {
     out.push(
       "Scaled: no model call's prompt equals the agent's total, and the total is not newer than the calls — the rows contradict it — so the total is shared out in proportion to the estimates.",

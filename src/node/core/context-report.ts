@@ -316,14 +316,21 @@ async function makeSession(
   // A subagent's session has no ACP total of its own: it is described as of its last measured call.
   const asOfNumber = input.asOfCall ?? (input.usage === null && input.parent ? lastMeasured(shape.calls) : undefined);
   const asOf = asOfNumber === undefined ? null : asOfCall(shape.calls, asOfNumber);
+  // Without an ACP total (a session imported from an export), the total is the last measured
+  // call's prompt as the provider counted it (contract §8), and the report says so.
+  const lastNumber = asOf || input.usage ? undefined : lastMeasured(shape.calls);
+  const lastCall = lastNumber === undefined ? null : asOfCall(shape.calls, lastNumber);
   // As of an earlier call, its measured prompt is the total the report describes.
   const usage: UsageInput | null = asOf
     ? {
         contextUsed: asOf.prompt!,
         contextSize: input.usage?.contextSize ?? input.parent?.contextSize ?? null,
         recordedAt: asOf.time,
+        ...(input.usage ? {} : { source: 'provider' as const }),
       }
-    : input.usage;
+    : lastCall
+      ? { contextUsed: lastCall.prompt!, contextSize: null, recordedAt: lastCall.time, source: 'provider' }
+      : input.usage;
   const live = new Set(runtime.liveWindow(headers));
   const firstCall = shape.calls.length > 0 ? Math.min(...shape.calls.map((c) => c.message)) : -1;
   const good = headers.map((_, i) => live.has(i) || firstCall < 0 || i < firstCall);

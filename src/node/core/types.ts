@@ -26,6 +26,11 @@ export interface UsageInput {
   contextUsed: number;
   contextSize: number | null;
   recordedAt: number;
+  /**
+   * Where the total comes from: 'acp' (default), the agent's usage_update; 'provider', a model
+   * call's prompt as the provider counted it (no ACP total: an imported session, a subagent's).
+   */
+  source?: 'acp' | 'provider';
   /** The session's cost so far, as the agent reported it (cumulative), when it did. */
   cost?: { amount: number; currency: string } | null;
 }

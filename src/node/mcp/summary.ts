@@ -27,7 +27,7 @@ import {
   verdictLines,
 } from '../../shared/report-figures';
 import { changeLead, suggestionFrees } from '../../shared/advice-text';
-import { changeSchema, freesSchema, type ContextReport } from '../../shared/wire';
+import { changeSchema, freesSchema, TOTAL_SOURCES, type ContextReport } from '../../shared/wire';
 
 /** Items listed by default, largest first, across every source. */
 export const SUMMARY_ITEMS = 8;
@@ -38,9 +38,16 @@ export const contextSummarySchema = z.object({
   workspaceId: z.string(),
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
-  /** The agent's last reported usage; null while there is none (every figure is then an estimate). */
+  /** The report's total; null while there is none (every figure is then an estimate). */
   context: z.nullable(
-    z.object({ used: z.int(), size: z.nullable(z.int()), percent: nullableNumber, recordedAt: z.string() }),
+    z.object({
+      used: z.int(),
+      size: z.nullable(z.int()),
+      percent: nullableNumber,
+      recordedAt: z.string(),
+      /** 'acp': the agent's last usage_update; 'provider': the last model call's prompt (no ACP total). */
+      source: z.optional(z.enum(TOTAL_SOURCES)),
+    }),
   ),
   estimatesOnly: z.boolean(),
   /** The verdict's sentences, in the order the CLI prints them. */
@@ -145,7 +152,13 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
     sessionId: report.sessionId,
     generatedAt: report.generatedAt,
     context: actual
-      ? { used: actual.contextUsed, size: actual.contextSize, percent: actual.percent, recordedAt: actual.recordedAt }
+      ? {
+          used: actual.contextUsed,
+          size: actual.contextSize,
+          percent: actual.percent,
+          recordedAt: actual.recordedAt,
+          source: actual.source,
+        }
       : null,
     estimatesOnly: figures.estimatesOnly,
     verdict: verdict
@@ -240,7 +253,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
       ? `Context report · workspace ${summary.workspaceId} · no session yet: only what every request carries (instructions, the skill catalog) is counted`
       : `Context report · workspace ${summary.workspaceId} · session ${summary.sessionId}`,
     summary.context
-      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet.`
+      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, ${summary.context.source === 'provider' ? `the last model call's prompt as the provider counted it (${summary.context.recordedAt}): no agent total was recorded for this session` : `as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet`}.`
       : 'Context: no usage reported for this session yet — every figure below is an estimate.',
   );
   if (summary.verdict.length) lines.push('', ...summary.verdict);

@@ -186,7 +186,11 @@ export class ReportService {
           definitions: row.definitions === null ? null : columnText(row.definitions).text,
         }));
         // A subagent's session: it shares its parent's window, and has no ACP total of its own.
-        const parentId = runtime.find((x) => x.parentSessionId)?.parentSessionId ?? null;
+        // The bridge records the parent with the runtime; an import with where the session came from.
+        const parentId =
+          runtime.find((x) => x.parentSessionId)?.parentSessionId ??
+          (await r.sessionOrigins(workspace.id, sessionId))[0]?.parent_session_id ??
+          null;
         const parent = parentId
           ? {
               sessionId: parentId,

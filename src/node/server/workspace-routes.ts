@@ -18,7 +18,7 @@ import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
-import { latestAcpUsage, percentOfWindow } from '../usage';
+import { latestTotal, percentOfWindow } from '../usage';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
 import { jsonBody } from './json-body';
@@ -81,16 +81,33 @@ export function workspaceRoutes(
       const parents = new Map(
         (await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]),
       );
+      const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
       const summaries = await Promise.all(
         sessions.map(async (s, index) => {
-          const summary = { id: s.session_id, messageCount: s.message_count, lastActiveAt: s.last_active };
+          const origin = origins.get(s.session_id);
+          const summary = {
+            id: s.session_id,
+            messageCount: s.message_count,
+            lastActiveAt: s.last_active,
+            ...(origin
+              ? {
+                  origin: {
+                    kind: origin.kind,
+                    importedAt: Number(origin.imported_at),
+                    updatedAt: Number(origin.updated_at),
+                    title: origin.title,
+                    parentSessionId: origin.parent_session_id,
+                  },
+                }
+              : {}),
+          };
           // The switcher names the most recent sessions; older ones are listed by time alone.
           if (index >= NAMED_SESSIONS) return summary;
           const [title, usage] = await Promise.all([
             sessionTitle(read, workspace.id, s.session_id),
-            latestAcpUsage(read, workspace.id, s.session_id),
+            latestTotal(read, workspace.id, s.session_id),
           ]);
-          const parent = parents.get(s.session_id);
+          const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
           return {
             ...summary,
             title,
@@ -152,7 +169,8 @@ export function workspaceRoutes(
   routes.get('/usage', async (c) => {
     const workspace = c.get('workspace');
     const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'), live);
-    const latest = sessionId === null ? null : await latestAcpUsage(store, workspace.id, sessionId);
+    const latest =
+      sessionId === null ? null : await store.snapshot((read) => latestTotal(read, workspace.id, sessionId));
     const body: Usage = {
       sessionId,
       latest: latest && {
@@ -160,6 +178,7 @@ export function workspaceRoutes(
         contextSize: latest.contextSize,
         percent: percentOfWindow(latest),
         recordedAt: new Date(latest.recordedAt).toISOString(),
+        source: latest.source ?? 'acp',
       },
     };
     return c.json(body);

@@ -99,6 +99,29 @@ export const TABLES = {
     ],
     primaryKey: ['workspace_id', 'session_id', 'runtime_key'],
   },
+  /**
+   * Where a session came from when it did not run through investibook's own agent bridge: an
+   * `opencode export` file, or the user's own OpenCode asked (`investibook import`). Its parent
+   * (a subagent's session) as the export's `info.parentID` names it; OpenCode's title, folder and
+   * version; when it was first imported and when an import last changed it. Not in contract §1:
+   * the rows of the session are OpenCode's own, in messages_v2, and this is investibook's note.
+   */
+  session_origins: {
+    name: 'session_origins',
+    columns: [
+      text('workspace_id'),
+      text('session_id'),
+      // 'opencode_export' (a file or standard input) or 'opencode' (import --from-opencode).
+      text('kind'),
+      text('parent_session_id', true),
+      text('title', true),
+      text('directory', true),
+      text('agent_version', true),
+      integer('imported_at'),
+      integer('updated_at'),
+    ],
+    primaryKey: ['workspace_id', 'session_id'],
+  },
 } satisfies Record<string, Table>;
 
 export type TableName = keyof typeof TABLES;
@@ -112,6 +135,7 @@ export const TABLE_ORDER: readonly TableName[] = [
   'messages_v2',
   'interaction_token_usage',
   'session_runtime',
+  'session_origins',
 ];
 
 /** The tables of contract §1: the first schema version made exactly these. */
@@ -171,6 +195,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // The runtime's own definitions, recorded with the session where the agent ran.
   { name: '0004_session_runtime', steps: [{ kind: 'table', table: TABLES.session_runtime }] },
+  // Where an imported session came from (investibook import).
+  { name: '0005_session_origins', steps: [{ kind: 'table', table: TABLES.session_origins }] },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -95,6 +95,20 @@ export interface NewSessionRuntime {
   definitions: unknown;
 }
 
+/** Where a session came from when it did not run through the bridge (investibook import). */
+export interface SessionOriginRow {
+  workspace_id: string;
+  session_id: string;
+  /** 'opencode_export' (a file or standard input) or 'opencode' (import --from-opencode). */
+  kind: string;
+  parent_session_id: string | null;
+  title: string | null;
+  directory: string | null;
+  agent_version: string | null;
+  imported_at: number;
+  updated_at: number;
+}
+
 /** Reads that must agree with each other: one snapshot of the database. */
 export interface ReadSnapshot {
   getWorkspace(id: string): Promise<WorkspaceRow | null>;
@@ -114,6 +128,8 @@ export interface ReadSnapshot {
   sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]>;
   /** Every subagent's session of a workspace with the session that made it (no definitions read). */
   sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]>;
+  /** Where the workspace's imported sessions came from (none for the bridge's own); one session's with `sessionId`. */
+  sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]>;
 }
 
 export interface Store extends ReadSnapshot {
@@ -128,6 +144,8 @@ export interface Store extends ReadSnapshot {
   workspaceForMember(workspaceId: string, userId: string): Promise<WorkspaceRow | null>;
   workspacesForMember(userId: string): Promise<WorkspaceRow[]>;
   listWorkspaces(): Promise<WorkspaceRow[]>;
+  /** Every user, by id (the import names who may see a workspace it creates). */
+  listUsers(): Promise<{ id: string; name: string }[]>;
   listMessages(workspaceId: string, sessionId: string): Promise<MessageRow[]>;
 
   /** One consistent read: every query inside sees the same database state. */
@@ -144,6 +162,8 @@ export interface Store extends ReadSnapshot {
   insertUsage(usage: NewUsage): Promise<void>;
   /** Records (or records again) what the runtime was for a session, by its key. */
   putSessionRuntime(row: NewSessionRuntime): Promise<void>;
+  /** Records (or records again) where an imported session came from. */
+  putSessionOrigin(row: SessionOriginRow): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
   insertWorkspace(row: WorkspaceRow): Promise<void>;

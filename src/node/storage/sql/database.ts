@@ -5,6 +5,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { TableName } from '../schema';
+import type { SessionOriginRow } from '../store';
 
 type Json = ColumnType<unknown, string, string>;
 
@@ -41,6 +42,7 @@ export interface Database {
     recorded_at: number;
     definitions: Json;
   };
+  session_origins: SessionOriginRow;
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.

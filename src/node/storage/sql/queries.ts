@@ -10,6 +10,7 @@ import type {
   NewMessage,
   NewSessionRuntime,
   NewUsage,
+  SessionOriginRow,
   SessionRow,
   SessionRuntimeRow,
   UsageRow,
@@ -81,6 +82,10 @@ export class Queries {
       .where('id', '=', id)
       .executeTakeFirst();
     return row ?? null;
+  }
+
+  listUsers(db: Db): Promise<{ id: string; name: string }[]> {
+    return db.selectFrom('users').select(['id', 'name']).orderBy('id').execute();
   }
 
   listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
@@ -258,6 +263,18 @@ export class Queries {
     );
   }
 
+  async sessionOrigins(db: Db, workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
+    // Not in contract §1: a database without the table has imported nothing.
+    if (!(await this.hasTable(db, 'session_origins'))) return [];
+    return db
+      .selectFrom('session_origins')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .$if(sessionId !== undefined, (q) => q.where('session_id', '=', sessionId!))
+      .orderBy('session_id')
+      .execute();
+  }
+
   private selectMessages(db: Db) {
     const { jsonText } = this.dialect;
     return db
@@ -351,6 +368,23 @@ export class Queries {
           parent_session_id: eb.ref('excluded.parent_session_id'),
           recorded_at: eb.ref('excluded.recorded_at'),
           definitions: eb.ref('excluded.definitions'),
+        })),
+      )
+      .execute();
+  }
+
+  async putSessionOrigin(db: Db, r: SessionOriginRow): Promise<void> {
+    await db
+      .insertInto('session_origins')
+      .values(r)
+      .onConflict((conflict) =>
+        conflict.columns(['workspace_id', 'session_id']).doUpdateSet((eb) => ({
+          kind: eb.ref('excluded.kind'),
+          parent_session_id: eb.ref('excluded.parent_session_id'),
+          title: eb.ref('excluded.title'),
+          directory: eb.ref('excluded.directory'),
+          agent_version: eb.ref('excluded.agent_version'),
+          updated_at: eb.ref('excluded.updated_at'),
         })),
       )
       .execute();

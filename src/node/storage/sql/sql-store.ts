@@ -13,6 +13,7 @@ import {
   type NewSessionRuntime,
   type NewUsage,
   type ReadSnapshot,
+  type SessionOriginRow,
   type SessionRow,
   type SessionRuntimeRow,
   type Store,
@@ -91,6 +92,11 @@ export class SqlReads implements ReadSnapshot {
     if (this.namesNothing(workspaceId)) return [];
     return this.run.read(() => this.queries.sessionParents(this.target, workspaceId));
   }
+
+  async sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
+    if (this.namesNothing(workspaceId, sessionId ?? '')) return [];
+    return this.run.read(() => this.queries.sessionOrigins(this.target, workspaceId, sessionId));
+  }
 }
 
 /** A BLOB in a JSON column (another writer's) as the text it holds, so every backend can take it. */
@@ -150,6 +156,10 @@ export abstract class SqlStore extends SqlReads implements Store {
     return this.run.read(() => this.queries.workspacesForMember(this.target, userId));
   }
 
+  listUsers(): Promise<{ id: string; name: string }[]> {
+    return this.run.read(() => this.queries.listUsers(this.target));
+  }
+
   listWorkspaces(): Promise<WorkspaceRow[]> {
     return this.run.read(() => this.queries.listWorkspaces(this.target));
   }
@@ -187,6 +197,20 @@ export abstract class SqlStore extends SqlReads implements Store {
     await this.run.write(() => this.queries.putSessionRuntime(this.target, row));
   }
 
+  async putSessionOrigin(row: SessionOriginRow): Promise<void> {
+    this.storable(
+      'the session origin',
+      row.workspace_id,
+      row.session_id,
+      row.kind,
+      row.parent_session_id,
+      row.title,
+      row.directory,
+      row.agent_version,
+    );
+    await this.run.write(() => this.queries.putSessionOrigin(this.target, row));
+  }
+
   async insertUser(id: string, name: string): Promise<void> {
     this.storable('the user', id, name);
     await this.run.write(() => this.queries.insertUser(this.target, id, name));
@@ -215,6 +239,8 @@ export abstract class SqlStore extends SqlReads implements Store {
 
   async *tableRows(table: TableName, batchSize = 1000): AsyncIterable<Record<string, unknown>[]> {
     const { primaryKey } = TABLES[table] as Table;
+    // A table a newer schema added, in a database opened read-only before it was migrated: no rows.
+    if (!(await this.run.read(() => this.queries.hasTable(this.target, table)))) return;
     let after: unknown[] | null = null;
     for (;;) {
       const from = after;

@@ -1,0 +1,19 @@
+/**
+ * Where an imported session came from, in the chat's words: "Imported from an OpenCode export,
+ * 28 Nov 2026". The session switcher lists it; the chat says there is no live agent for it.
+ */
+import type { SessionSummary } from '../shared/wire';
+
+type Origin = NonNullable<SessionSummary['origin']>;
+
+const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+export function originText(origin: Origin): string {
+  const from = origin.kind === 'opencode' ? 'Imported from OpenCode' : 'Imported from an OpenCode export';
+  return `${from}, ${DATE.format(new Date(origin.importedAt))}`;
+}
+
+/** What the chat says above an imported session's messages. */
+export function noLiveAgentText(origin: Origin, agentAttached: boolean): string {
+  return `${originText(origin)}${origin.parentSessionId ? ` (a subagent's session of ${origin.parentSessionId})` : ''}. There is no live agent for this session: it ran elsewhere, so the agent cannot continue it${agentAttached ? ' — a message you send starts a new conversation' : ''}. /debug reports on it as it was.`;
+}

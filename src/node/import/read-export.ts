@@ -1,0 +1,243 @@
+/**
+ * Reads what `opencode export SESSION_ID` printed, streaming: one session's `info` and one
+ * message at a time, so a 200 MB export never sits in memory whole (stream-json's tokenizer
+ * and assembler; docs/benchmarks.md). A file may hold several exports one after another
+ * (`for id in …; do opencode export $id; done > all.json`); gzip is read as such; a BOM and
+ * the "Exporting session: …" line older OpenCode versions printed before the JSON are skipped.
+ *
+ * Whatever is not an export is refused with one sentence naming the file and where: not JSON,
+ * JSON of another shape, a file that ends in the middle (truncated). Message and part contents
+ * are never judged here: unknown part types from another OpenCode version are kept as they are.
+ */
+import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import Assembler from 'stream-json/assembler.js';
+import { jsonParser, type Token } from 'stream-json/core/parser.js';
+import { getManyValues, isMany, none } from 'stream-chain/defs.js';
+import { isObject } from '../../shared/opencode/format';
+import type { ExportedMessage, SessionExport } from '../agent/opencode-export';
+
+/** The input is not an OpenCode export (or not all of one): the CLI answers exit 2. */
+export class ExportInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExportInputError';
+  }
+}
+
+export type ExportEvent =
+  | { kind: 'info'; index: number; info: SessionExport['info'] }
+  | { kind: 'message'; index: number; position: number; message: ExportedMessage }
+  | { kind: 'end'; index: number; messages: number };
+
+export interface ReadOptions {
+  /** For people: the file's name in every error. */
+  name: string;
+  /** Called as the file is read: bytes read so far (of the file as stored, compressed or not). */
+  progress?: (bytesRead: number) => void;
+}
+
+const GZIP = [0x1f, 0x8b];
+const LEADING_LINE = /^Exporting session[^\n]*\n/;
+/** How much of the start is held back to find the whole "Exporting session" line. */
+const LEADING_MAX = 4096;
+
+/** Whether a file starts as gzip does. */
+export function isGzip(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === GZIP[0] && head[1] === GZIP[1];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The text of a file, decoded as UTF-8 (gunzipped first when it is gzip), chunk by chunk. */
+async function* textOf(path: string, options: ReadOptions): AsyncGenerator<string> {
+  const file = createReadStream(path, { highWaterMark: 1 << 20 });
+  const source = isGzip(path) ? file.pipe(createGunzip()) : file;
+  file.on('error', (error) => source.destroy(error));
+  const decoder = new StringDecoder('utf8');
+  try {
+    // Pulled a chunk at a time (no 'data' listener: a flowing stream would read ahead of a slow
+    // writer and hold the whole file); the bytes read so far are the file stream's own count.
+    for await (const chunk of source) {
+      options.progress?.(file.bytesRead);
+      yield decoder.write(chunk as Buffer);
+    }
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ExportInputError(
+      /unexpected end/i.test(why)
+        ? `${options.name} is gzip that ends too early (truncated?)`
+        : `${options.name} could not be read: ${why}`,
+    );
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+/** Text without a BOM and the line OpenCode printed before the JSON. */
+async function* withoutPreamble(chunks: AsyncGenerator<string>): AsyncGenerator<string> {
+  let head = '';
+  let started = false;
+  for await (const chunk of chunks) {
+    if (started) {
+      yield chunk;
+      continue;
+    }
+    head += chunk;
+    if (head.length < LEADING_MAX && !head.includes('\n') && !/^\s*[[{]/.test(head.replace(/^\uFEFF/, ''))) continue;
+    started = true;
+    yield head.replace(/^\uFEFF/, '').replace(LEADING_LINE, '');
+  }
+  if (!started && head) yield head.replace(/^\uFEFF/, '').replace(LEADING_LINE, '');
+}
+
+const kindOf = (token: Token): string =>
+  token.name === 'startArray'
+    ? 'a list'
+    : token.name === 'stringValue'
+      ? 'a string'
+      : token.name === 'numberValue'
+        ? 'a number'
+        : token.name === 'nullValue'
+          ? 'null'
+          : 'true or false';
+
+/**
+ * The exports of a file, as events: each export's info (once), its messages in order, its end.
+ * Throws ExportInputError for anything that is not a whole export.
+ */
+export async function* readExports(path: string, options: ReadOptions): AsyncGenerator<ExportEvent> {
+  const { name } = options;
+  const notExport = (why: string) => new ExportInputError(`${name} is not an OpenCode session export: ${why}`);
+  const parser = jsonParser({ jsonStreaming: true, streamValues: false });
+  let index = -1;
+  let depth = 0; // 0 between exports, 1 inside one, 2 inside its messages
+  let key: string | null = null;
+  let skipping = 0;
+  let assembling: { asm: Assembler; what: 'info' | 'message' } | null = null;
+  let info: SessionExport['info'] | null = null;
+  let position = 0;
+  let sawMessages = false;
+  let chars = 0;
+  const out: ExportEvent[] = [];
+
+  const consume = (token: Token) => {
+    if (assembling) {
+      assembling.asm.consume(token);
+      if (!assembling.asm.done) return;
+      const value = assembling.asm.current;
+      if (assembling.what === 'info') {
+        if (!isObject(value) || typeof value.id !== 'string' || value.id === '')
+          throw notExport(`export ${index + 1} has no session id (info.id)`);
+        info = value as SessionExport['info'];
+        out.push({ kind: 'info', index, info });
+      } else {
+        out.push({ kind: 'message', index, position, message: checkMessage(value, position, info, notExport) });
+        position++;
+      }
+      assembling = null;
+      return;
+    }
+    if (skipping > 0) {
+      if (token.name === 'startObject' || token.name === 'startArray') skipping++;
+      else if (token.name === 'endObject' || token.name === 'endArray') skipping--;
+      return;
+    }
+    const starts = token.name === 'startObject' || token.name === 'startArray';
+    if (depth === 0) {
+      if (token.name !== 'startObject')
+        throw notExport(`it holds ${kindOf(token)}, not an object with info and messages`);
+      index++;
+      depth = 1;
+      info = null;
+      position = 0;
+      sawMessages = false;
+      return;
+    }
+    if (depth === 1) {
+      if (token.name === 'keyValue') {
+        key = token.value;
+        return;
+      }
+      if (token.name === 'endObject') {
+        if (!info) throw notExport(`export ${index + 1} has no info object`);
+        if (!sawMessages) throw notExport(`export ${index + 1} has no messages list`);
+        out.push({ kind: 'end', index, messages: position });
+        depth = 0;
+        return;
+      }
+      if (key === 'info') {
+        if (token.name !== 'startObject') throw notExport(`its info is ${kindOf(token)}, not an object`);
+        assembling = { asm: new Assembler(), what: 'info' };
+        assembling.asm.consume(token);
+      } else if (key === 'messages') {
+        if (token.name !== 'startArray') throw notExport(`its messages are ${kindOf(token)}, not a list`);
+        sawMessages = true;
+        depth = 2;
+      } else if (starts) skipping = 1;
+      return;
+    }
+    // depth 2: the messages list
+    if (token.name === 'endArray') {
+      depth = 1;
+      return;
+    }
+    if (token.name !== 'startObject') throw notExport(`message ${position + 1} is ${kindOf(token)}, not an object`);
+    assembling = { asm: new Assembler(), what: 'message' };
+    assembling.asm.consume(token);
+  };
+
+  const feed = (result: unknown) => {
+    if (isMany(result)) for (const token of getManyValues(result) as Token[]) consume(token);
+  };
+  const midway = () => depth > 0 || assembling !== null || skipping > 0;
+  const parseError = (error: unknown): never => {
+    if (error instanceof ExportInputError) throw error;
+    const why = error instanceof Error ? error.message.replace(/^Parser (cannot parse input: |has )/, '') : '';
+    if (index < 0 && !midway()) throw new ExportInputError(`${name} is not JSON (${why || 'unexpected text'})`);
+    throw new ExportInputError(`${name} is not valid JSON after ${chars.toLocaleString('en-US')} characters: ${why}`);
+  };
+
+  for await (const text of withoutPreamble(textOf(path, options))) {
+    try {
+      feed(parser(text));
+    } catch (error) {
+      parseError(error);
+    }
+    chars += text.length;
+    yield* out.splice(0);
+  }
+  try {
+    feed(parser(none as unknown as string));
+  } catch (error) {
+    if (midway()) throw new ExportInputError(`${name} ends in the middle of an export (truncated?)`);
+    parseError(error);
+  }
+  yield* out.splice(0);
+  if (midway()) throw new ExportInputError(`${name} ends in the middle of an export (truncated?)`);
+  if (index < 0) throw new ExportInputError(`${name} is empty: no export in it`);
+}
+
+function checkMessage(
+  value: unknown,
+  position: number,
+  info: SessionExport['info'] | null,
+  notExport: (why: string) => ExportInputError,
+): ExportedMessage {
+  const where = `message ${position + 1}`;
+  if (!isObject(value) || !isObject(value.info) || typeof value.info.id !== 'string' || value.info.id === '')
+    throw notExport(`${where} has no info.id`);
+  if (!Array.isArray(value.parts)) throw notExport(`${where} (${value.info.id}) has no parts list`);
+  const session = value.info.sessionID;
+  if (info && typeof session === 'string' && session !== info.id)
+    throw notExport(`${where} (${value.info.id}) belongs to session ${session}, not to ${info.id}`);
+  for (const [k, part] of value.parts.entries()) {
+    if (!isObject(part)) throw notExport(`part ${k + 1} of ${where} (${value.info.id}) is not an object`);
+  }
+  return value as unknown as ExportedMessage;
+}

@@ -1,0 +1,198 @@
+/**
+ * The `import` command's work (contract §8), loaded only when the command runs:
+ *
+ *   investibook import FILE... [--workspace ID] [--root DIR] [--user ID] [--db PATH | --database-url URL]
+ *   investibook import --from-opencode [DIR] [--session ID] [...]
+ *
+ * Files are checked whole before the database is opened (a bad file leaves it as it was, and a
+ * database that did not exist is not created); then every session is written in one
+ * transaction. `-` is standard input, kept in a private temporary file for the two passes.
+ */
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { chooseDatabase } from '../cli/database';
+import type { Io } from '../cli/io';
+import type { CliEnv } from '../env';
+import { AppError, usageError } from '../errors';
+import { ensureFolder } from '../fs-safe';
+import { isDatabaseUrl, openStore, redact } from '../storage/open';
+import { fromOpencode } from './from-opencode';
+import {
+  scanSources,
+  writeSessions,
+  type ImportSource,
+  type OriginKind,
+  type Progress,
+  type ScannedExport,
+  type SessionResult,
+} from './import-sessions';
+import { ExportInputError } from './read-export';
+import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
+
+export interface ImportOptions {
+  workspace?: string;
+  root?: string;
+  user?: string;
+  db?: string;
+  databaseUrl?: string;
+  fromOpencode?: string | boolean;
+  session?: string;
+  opencode?: string;
+}
+
+export async function runImport(files: string[], options: ImportOptions, io: Io, env: CliEnv): Promise<void> {
+  if (options.fromOpencode === undefined && files.length === 0)
+    throw usageError(
+      'import needs FILE... (what `opencode export SESSION_ID` printed; - for standard input) or --from-opencode [DIR]',
+    );
+  if (options.fromOpencode !== undefined && files.length > 0)
+    throw usageError('give FILE... or --from-opencode [DIR], not both');
+  if (options.session && options.fromOpencode === undefined)
+    throw usageError('--session only makes sense with --from-opencode (a file names its own session)');
+  const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
+  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user };
+  const work = mkdtempSync(join(tmpdir(), 'investibook-import-'));
+  try {
+    if (options.fromOpencode !== undefined) {
+      const dir = resolve(io.cwd, typeof options.fromOpencode === 'string' ? options.fromOpencode : '.');
+      const found = await fromOpencode({
+        dir: checkedRoot(dir),
+        session: options.session,
+        binary: options.opencode ?? env.INVESTIBOOK_OPENCODE ?? 'opencode',
+        env: io.env,
+        work,
+        log: (line) => io.err(`${line}\n`),
+      });
+      await importSources(found, { ...request, root: request.root ?? checkedRoot(dir) }, 'opencode', options, io, env);
+      return;
+    }
+    const sources: ImportSource[] = [];
+    for (const file of files) sources.push(await sourceOf(file, io, work));
+    await importSources(sources, request, 'opencode_export', options, io, env);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function importSources(
+  sources: ImportSource[],
+  request: WorkspaceRequest,
+  kind: OriginKind,
+  options: ImportOptions,
+  io: Io,
+  env: CliEnv,
+): Promise<void> {
+  const progress = io.errIsTTY ? progressLine(io) : undefined;
+  let scanned: ScannedExport[];
+  try {
+    scanned = await scanSources(sources, progress?.update);
+  } catch (error) {
+    throw asInputError(error);
+  } finally {
+    progress?.clear();
+  }
+  const { location } = chooseDatabase(options, env, io.cwd);
+  const sqlite = !isDatabaseUrl(location);
+  // A database that is not there yet has no workspace: every session needs a folder first.
+  if (sqlite && !existsSync(location) && !request.workspaceId) {
+    for (const s of scanned) rootFor({ sessionId: s.info.id, parentId: null, directory: directoryOf(s) }, request);
+  }
+  if (sqlite) ensureFolder(dirname(location));
+  const store = await openStore({ location });
+  let results: SessionResult[];
+  try {
+    results = await writeSessions(store, scanned, {
+      ...request,
+      kind,
+      now: Date.now(),
+      ...(progress ? { progress: progress.update } : {}),
+    });
+  } catch (error) {
+    throw asInputError(error);
+  } finally {
+    progress?.clear();
+    await store.close();
+  }
+  report(results, sqlite ? location : redact(location), io);
+}
+
+const directoryOf = (s: ScannedExport): string | null =>
+  typeof s.info.directory === 'string' && s.info.directory ? s.info.directory : null;
+
+function report(results: readonly SessionResult[], database: string, io: Io): void {
+  const made = new Set<string>();
+  for (const r of results) {
+    if (r.createdWorkspace && !made.has(r.workspaceId)) {
+      made.add(r.workspaceId);
+      io.out(
+        `Created workspace ${r.workspaceId}${r.member ? ` (member: ${r.member})` : ' (no member: only the CLI sees it; give --user ID to let a user see it in the web app)'}\n`,
+      );
+    }
+    const counts = [
+      `${r.added} new`,
+      ...(r.replaced ? [`${r.replaced} updated`] : []),
+      ...(r.unchanged ? [`${r.unchanged} unchanged`] : []),
+      ...(r.newerKept ? [`${r.newerKept} kept (the database's are newer)`] : []),
+    ];
+    io.out(
+      `${r.added + r.replaced === 0 ? 'Already imported' : 'Imported'} session ${r.sessionId} into workspace ${r.workspaceId} from ${r.source}: ${counts.join(', ')} message${r.added + r.replaced + r.unchanged + r.newerKept === 1 ? '' : 's'}\n`,
+    );
+  }
+  const last = results.at(-1);
+  if (last)
+    io.out(
+      `Database: ${database}\nReport: investibook debug context ${last.workspaceId} --session ${last.sessionId}\n`,
+    );
+}
+
+function checkedRoot(path: string): string {
+  const here = folderHere(path);
+  if (!here) throw usageError(`${path} is not a folder on this machine`);
+  return here;
+}
+
+async function sourceOf(file: string, io: Io, work: string): Promise<ImportSource> {
+  if (file === '-') {
+    const path = join(work, 'stdin.json');
+    await pipeline(io.stdin ?? process.stdin, createWriteStream(path, { mode: 0o600 }));
+    return { path, name: 'standard input' };
+  }
+  const path = resolve(io.cwd, file);
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    throw usageError(`${file}: no such file`);
+  }
+  if (!stats.isFile()) throw usageError(`${file} is not a file`);
+  return { path, name: file };
+}
+
+function asInputError(error: unknown): unknown {
+  return error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
+}
+
+/** One line on a terminal's stderr, rewritten in place at most a few times a second. */
+function progressLine(io: Io): { update: Progress; clear: () => void } {
+  let last = 0;
+  let shown = false;
+  const sizes = new Map<string, number>();
+  const mb = (n: number) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
+  return {
+    update: (phase, source, bytes) => {
+      const now = Date.now();
+      if (now - last < 250) return;
+      last = now;
+      let size = sizes.get(source.path);
+      if (size === undefined) sizes.set(source.path, (size = statSync(source.path).size));
+      io.err(`\r\u001b[2K${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
+      shown = true;
+    },
+    clear: () => {
+      if (shown) io.err('\r\u001b[2K');
+      shown = false;
+    },
+  };
+}
