@@ -258,6 +258,14 @@ export function storeContract(name: string, harness: StoreHarness): void {
         expect(kept.note.startsWith('ü ')).toBe(true);
         expect(await store.sessionRuntime('w1', 'ses_none')).toEqual([]);
         expect(await store.sessionRuntime('w1', 'ses_child\u0000')).toEqual([]);
+        // The subagents' sessions of a workspace and their parents, once each, without the definitions.
+        expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([
+          { session_id: 'ses_child', parent_session_id: 'ses_parent' },
+          { session_id: 'ses_other', parent_session_id: 'ses_parent' },
+        ]);
+        expect(await store.sessionParents('w2')).toEqual([
+          { session_id: 'ses_child', parent_session_id: 'ses_parent' },
+        ]);
         await expect(readOnly.putSessionRuntime(row('x'))).rejects.toMatchObject({ code: 'database_read_only' });
         await expect(
           store.transaction(async (tx) => {
@@ -309,6 +317,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
         await raw('DROP TABLE session_runtime');
         await raw('DROP TABLE session_origins');
         expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
+        expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionOrigins('w1'))).toEqual([]);
         expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
       }),

@@ -31,6 +31,6 @@ export async function openReport() {
   const app = renderApp();
   await waitForHistory();
   await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' });
+  const region = await screen.findByRole('region', { name: /^Context breakdown/ });
   return { ...app, region };
 }

@@ -134,7 +134,7 @@ export function runtimeSwitch(
   previousKey: string | null,
   call: Pick<ModelCall, 'runtime' | 'time'>,
   previousTime: number,
-  changes: readonly { at: number; what: string }[],
+  changes: readonly { at: number; what: string; reason?: string }[],
 ): string | null {
   if (previousKey === null) return null;
   if (call.runtime !== previousKey) {
@@ -145,7 +145,7 @@ export function runtimeSwitch(
     return asked ? 'other tools or system prompt asked for' : 'tools or system prompt back to the defaults';
   }
   const changed = changes.find((c) => c.at > previousTime && c.at <= call.time);
-  return changed ? `${changed.what} changed on disk` : null;
+  return changed ? (changed.reason ?? `${changed.what} changed on disk`) : null;
 }
 
 /**

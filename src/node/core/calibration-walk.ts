@@ -127,7 +127,7 @@ export class Walk {
   /** Segments of each message already in view. */
   private readonly segmentsIn = new Map<number, number>();
   private callNumber = 0;
-  private readonly changes: { at: number; what: string }[];
+  private readonly changes: { at: number; what: string; reason?: string }[];
   private readonly itemsByKey = new Map<string, Item>();
 
   constructor(

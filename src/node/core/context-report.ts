@@ -77,7 +77,7 @@ export async function contextReport(input: ContextInput, services: ContextServic
       ...(input.asOfCall !== undefined ? { asOfCall: input.asOfCall } : {}),
       ...(subagents ? { subagents } : {}),
     };
-    session = await makeSession(input, context, services, memo, `snap_${digest.slice(0, 24)}`);
+    session = await makeSession(input, context, services, memo, snapshotIdOf(input, services.runtime));
     memo.set(`${SESSION}\u0000${digest}`, session);
   }
   const texts = input.texts
@@ -101,6 +101,16 @@ export function sessionKey(input: ContextInput, runtime: Pick<AgentRuntime, 'id'
   const { rows: _rows, generatedAt: _at, items: _items, texts: _texts, subagents, ...read } = input;
   const children = subagents && [...subagents].map(([id, child]) => [id, child && withoutRows(child)] as const);
   return structuralDigest([runtime.id, read, children ?? null]);
+}
+
+/**
+ * The snapshot pins item texts and reader pages: a set of definitions recorded after a turn (its
+ * row reserved at the turn's end) only fills in the runtime's parts, so their text is not part of
+ * it — the report shown at the turn's end keeps its reader once they land.
+ */
+function snapshotIdOf(input: ContextInput, runtime: Pick<AgentRuntime, 'id'>): string {
+  const records = input.runtimeRecords?.map((row) => ({ ...row, definitions: null }));
+  return `snap_${sessionKey({ ...input, ...(records ? { runtimeRecords: records } : {}) }, runtime).slice(0, 24)}`;
 }
 
 function withoutRows(session: SessionInput): Omit<SessionInput, 'rows'> {

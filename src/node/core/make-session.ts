@@ -114,7 +114,10 @@ export async function makeSession(
     items: analyses.map((a) => a.items),
     alwaysLoaded: always,
     usage: calls.usage,
-    changes: runtimeFileChanges(context.workspace),
+    changes: [
+      ...(runtime.definitionChanges?.(session.runtimeRecords ?? []) ?? []),
+      ...runtimeFileChanges(context.workspace),
+    ],
     reasoningCopies: analyses.map((a) => a.reasoningCopies),
     ...(calls.asOfNumber !== undefined ? { asOfCall: calls.asOfNumber } : {}),
   });
@@ -278,9 +281,14 @@ function runtimeSplit(
   const reference = calls.filter((c) => !c.compaction)[calibration.reference.call - 1];
   const call = { agent: reference?.agent ?? null, model: reference?.model ?? null };
   const { runtime } = services;
+  const at = reference?.time;
   if (!runtime.runtimeParts)
     return { reason: `${runtime.name} records no definitions of its own prompt: it stays one measured block` };
-  const estimate = runtime.runtimeParts(session.runtimeRecords ?? [], call, estimator);
+  const estimate = runtime.runtimeParts(
+    session.runtimeRecords ?? [],
+    { ...call, ...(at !== undefined ? { at } : {}) },
+    estimator,
+  );
   return splitRuntime(calibration.runtimeOverhead ?? 0, estimate, called, call);
 }
 

@@ -138,7 +138,9 @@ export interface AgentRuntime<H = unknown> {
    */
   runtimeParts?(
     records: readonly RecordedRuntime[],
-    call: { agent: string | null; model: string | null },
+    call: { agent: string | null; model: string | null; at?: number },
     estimator: Estimator,
   ): RuntimePartsEstimate;
+  /** Where the recorded definitions show the runtime's own prompt changed, and why, in words. */
+  definitionChanges?(records: readonly RecordedRuntime[]): { at: number; what: string; reason: string }[];
 }

@@ -327,7 +327,8 @@ export interface CalibrationInput {
   alwaysLoaded: readonly Item[];
   usage: UsageInput | null;
   /** Files the runtime puts in every request that changed on disk, and when (instructions, skills). */
-  changes?: readonly { at: number; what: string }[];
+  /** When the runtime's prompt may have changed: a file on disk (`what` changed), or the definitions (`reason`). */
+  changes?: readonly { at: number; what: string; reason?: string }[];
   /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
   reasoningCopies?: readonly (number | undefined)[];
   /** The context as of this main call (1-based, measured), instead of the agent's latest total. */

@@ -130,6 +130,8 @@ export interface ReadSnapshot {
   messages(ids: readonly string[]): Promise<MessageRow[]>;
   /** The runtime recorded with a session (its definitions, its parent session), by runtime key. */
   sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]>;
+  /** Every subagent's session of a workspace with the session that made it (no definitions read). */
+  sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]>;
   /** Where the workspace's imported sessions came from (none for the bridge's own); one session's with `sessionId`. */
   sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]>;
 }

@@ -15,7 +15,7 @@ import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
 import { HistoryWindow, liveWindow, targetModel } from './request-view';
-import { opencodeRuntimeParts } from './runtime-parts';
+import { definitionChanges, opencodeRuntimeParts } from './runtime-parts';
 import { contextWindow } from './window';
 import { OPENCODE_LAYOUT } from './workspace';
 import { OPENCODE_WORDS } from './words';
@@ -78,5 +78,6 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   alwaysLoaded: workspaceContributions,
   window: contextWindow,
   runtimeParts: opencodeRuntimeParts,
+  definitionChanges,
   advice: OPENCODE_ADVICE,
 };

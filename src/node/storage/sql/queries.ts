@@ -272,6 +272,21 @@ export class Queries {
       .execute();
   }
 
+  async sessionParents(db: Db, workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]> {
+    if (!(await this.hasTable(db, 'session_runtime'))) return [];
+    const rows = await db
+      .selectFrom('session_runtime')
+      .select(['session_id', 'parent_session_id'])
+      .distinct()
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_session_id', 'is not', null)
+      .orderBy('session_id')
+      .execute();
+    return rows.flatMap((r) =>
+      r.parent_session_id ? [{ session_id: r.session_id, parent_session_id: r.parent_session_id }] : [],
+    );
+  }
+
   async sessionOrigins(db: Db, workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
     // Not in contract §1: a database without the table has imported nothing.
     if (!(await this.hasTable(db, 'session_origins'))) return [];

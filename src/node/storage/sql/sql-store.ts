@@ -93,6 +93,11 @@ export class SqlReads implements ReadSnapshot {
     return this.run.read(() => this.queries.sessionRuntime(this.target, workspaceId, sessionId));
   }
 
+  async sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]> {
+    if (this.namesNothing(workspaceId)) return [];
+    return this.run.read(() => this.queries.sessionParents(this.target, workspaceId));
+  }
+
   async sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
     if (this.namesNothing(workspaceId, sessionId ?? '')) return [];
     return this.run.read(() => this.queries.sessionOrigins(this.target, workspaceId, sessionId));
