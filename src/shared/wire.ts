@@ -480,6 +480,53 @@ export const calibrationSchema = z.object({
       dropsHiddenAtTurn: z.nullable(z.boolean()),
       receivesVisible: z.nullable(z.boolean()),
       visibleCurrentTurnOnly: z.nullable(z.boolean()),
+      /**
+       * The provider's documented rule the session was walked under (by the model of most of its
+       * calls): what it answers of the four above, in words, with its source; `answers` empty and
+       * no `source` where none is documented (the counts decide).
+       */
+      rule: z.optional(
+        z.object({
+          id: z.string(),
+          provider: z.string(),
+          says: z.string(),
+          model: z.nullable(z.string()),
+          answers: z.record(z.string(), z.boolean()),
+          source: z.optional(z.object({ url: z.string(), quote: z.string() })),
+          /** The session's other models whose rule is another one (not applied). */
+          otherModels: z.array(z.string()),
+        }),
+      ),
+      /**
+       * How the counts stood to the rule: `confirmed` (calls favour it, none the other answer),
+       * `contradicted` (some calls favour the other answer, not overwhelmingly: the rule kept),
+       * `overturned` (overwhelming: the counts' answer taken), `untested` (no call had enough
+       * reasoning at stake), `no_rule` (the counts decided). Clients show an unknown one by `said`.
+       */
+      verdict: z.optional(z.string()),
+      /** The verdict in words, with the calls that contradict the rule. */
+      said: z.optional(z.string()),
+      evidence: z.optional(
+        z.object({
+          /** Calls whose counts favour the rule, and the other answer (each with ≥ `stakeAtLeast` at stake). */
+          confirming: z.int(),
+          contradicting: z.int(),
+          stakeAtLeast: z.int(),
+          /** Of the answers above, those the counts overturned and those they contradicted (kept). */
+          overturned: z.array(z.string()),
+          contradicted: z.array(z.string()),
+          /** The calls that contradict the rule (the first 20): the answer, the reasoning at stake, what each answer leaves unexplained. */
+          calls: z.array(
+            z.object({
+              call: z.int(),
+              question: z.string(),
+              stake: z.int(),
+              ruleResidual: z.int(),
+              otherResidual: z.int(),
+            }),
+          ),
+        }),
+      ),
     }),
   ),
   /** measured calls exist but contradict the total (none equals it, and it is not newer): figures scaled. */

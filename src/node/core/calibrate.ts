@@ -45,6 +45,7 @@ type Base = Pick<
   | 'notReceived'
   | 'policy'
   | 'asks'
+  | 'rule'
   | 'droppedAtTurn'
 >;
 
@@ -62,9 +63,12 @@ export function calibrate(input: CalibrationInput): Calibration {
   // As of an earlier call (`asOfCall`): that call, its view and its history.
   const asOf = input.asOfCall === undefined ? null : (main[input.asOfCall - 1] ?? null);
   const priced = sessionPrices(calls);
-  const walk = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
+  const { walk, judgement } = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
   const spent = walk.ledger?.finish();
-  const base = baseOf(walk, asOf, main.length, spent ? { ...spent, pricesFit: priced?.fit ?? null } : null);
+  const base = {
+    ...baseOf(walk, asOf, main.length, spent ? { ...spent, pricesFit: priced?.fit ?? null } : null),
+    rule: judgement,
+  };
   if (!usage || measuredCalls.length === 0) return unmeasured(base, usage ? 'scaled' : 'estimate-only');
   const last = measuredCalls.at(-1)!;
   const matching = asOf ?? [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
@@ -119,7 +123,7 @@ export function referenceCall(
   );
 }
 
-function baseOf(walk: Walk, asOf: ModelCall | null, calls: number, cost: Calibration['cost']): Base {
+function baseOf(walk: Walk, asOf: ModelCall | null, calls: number, cost: Calibration['cost']): Omit<Base, 'rule'> {
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
   const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));
   return {
