@@ -449,7 +449,30 @@ export const calibrationSchema = z.object({
    */
   runtime: z.optional(
     z.object({
-      changes: z.array(z.object({ call: z.int(), messageId: z.string(), delta: z.int(), reason: z.string() })),
+      changes: z.array(
+        z.object({
+          call: z.int(),
+          messageId: z.string(),
+          delta: z.int(),
+          reason: z.string(),
+          /**
+           * A re-measure held to what the runtime is made of: `basis` ('recorded definitions', or
+           * 'the runtime before the switch' when none were recorded), `expected` and the range
+           * [`low`, `high`] a measure must fall in to agree, what the prompt left (`measured`), and
+           * what could not agree (`unexplained`, in the unexplained row; 0 when it agreed).
+           */
+          bound: z.optional(
+            z.object({
+              measured: z.int(),
+              expected: z.int(),
+              basis: z.string(),
+              low: z.int(),
+              high: z.int(),
+              unexplained: z.int(),
+            }),
+          ),
+        }),
+      ),
       /**
        * The item in parts: from the definitions recorded for the agent and model of the call the
        * total describes (`recorded`), the parts' own estimates against the measured item; or why

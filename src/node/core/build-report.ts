@@ -370,11 +370,16 @@ function remainderRows(
     figures.left,
     'In the prompt the total describes, gone from the context since: the next request will not hold it.',
   );
+  const misses = calibration.runtimeChanges.filter((c) => c.bound && c.bound.unexplained !== 0);
+  const runtimeWords = misses.map(
+    (c) =>
+      ` At call ${c.call} (${c.reason}) the prompt left ${fmt(c.bound!.measured)} tokens for the runtime, which is made of ${fmt(c.bound!.expected)} (${c.bound!.basis}; ${fmt(c.bound!.low)}–${fmt(c.bound!.high)} would agree): the runtime keeps ${fmt(c.bound!.expected)} and the ${fmt(c.bound!.unexplained)} that cannot agree are here.`,
+  );
   row(
     'unexplained',
     'Unexplained',
     figures.unexplained,
-    'Growth of the prompts that nothing the server can see explains — no item, image, hidden reasoning or change of the runtime. Shown as such, never inside a source.',
+    `Growth of the prompts that nothing the server can see explains — no item, image, hidden reasoning or change of the runtime. Shown as such, never inside a source.${runtimeWords.join('')}`,
   );
   return rows;
 }

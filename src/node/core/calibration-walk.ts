@@ -8,7 +8,9 @@
  * one walk per policy tried, nothing shared.
  */
 import {
+  boundRuntime,
   DEFAULT_POLICY,
+  describedByDefinitions,
   emptyBySource,
   hiddenProduced,
   isInForm,
@@ -73,14 +75,6 @@ interface CallOutcome {
 /** Reasoning at stake at a call below this does not test a provider's rule (the estimates' own error). */
 export const REASONING_AT_STAKE = 500;
 
-/** The policy's field each question asks about. */
-const FIELD: Record<PolicyQuestion, 'keepsHidden' | 'dropsAtTurn' | 'receives' | 'reasoningTurnOnly'> = {
-  hidden: 'keepsHidden',
-  turn: 'dropsAtTurn',
-  reasoning: 'receives',
-  reasoningTurn: 'reasoningTurnOnly',
-};
-
 /** What a call's counts are weighed on: which questions it puts, and the reasoning at stake in each. */
 interface CallQuestions {
   canAdd: boolean;
@@ -133,8 +127,9 @@ export class Walk {
   private readonly turnOf: number[] = [];
   private readonly toolTurns = new Set<number>();
   private readonly messageOf = new Map<string, number>();
-  /** The turn of the call being measured. */
+  /** The turn of the call being measured, and the number of its turn's first measured call. */
   private currentTurn = 0;
+  private turnStart = 0;
   /** The runtime as measured for each combination of agent, model and tools: a combination met again is not measured again. */
   private readonly overheads = new Map<string, number>();
   readonly timeline: TimelinePoint[] = [];
@@ -321,6 +316,7 @@ export class Walk {
       number: this.callNumber,
       hidden: hiddenProduced(call, produced, this.input.reasoningCopies?.[call.message]),
     };
+    if (this.userSinceCall) this.turnStart = this.callNumber;
     this.addedSinceCall = new Set();
     this.prunedSinceCall = false;
     this.compactedSinceCall = false;
@@ -370,15 +366,41 @@ export class Walk {
     return null;
   }
 
-  /** The runtime measured again at a switch the rows show, the new items at their estimates. */
-  private remeasureRuntime(call: ModelCall, change: string, added: readonly Item[], left: number): void {
+  /**
+   * The runtime measured again at a switch the rows show, the new items at their estimates, and
+   * held to what it is made of: the definitions recorded for the call's agent and model, else the
+   * runtime before the switch. A measure that cannot agree leaves the runtime at what it is made
+   * of and the difference unexplained.
+   */
+  private remeasureRuntime(
+    call: ModelCall,
+    change: string,
+    added: readonly Item[],
+    left: number,
+    events: Set<TimelineEvent>,
+  ): void {
     const before = this.overhead!;
-    this.overhead = this.assignAll(runtimeBeyond(added, left));
+    const beyond = runtimeBeyond(added, left);
+    const recorded = describedByDefinitions(change) ? (this.input.runtimeExpected?.(call) ?? null) : null;
+    const bound =
+      recorded !== null
+        ? boundRuntime(beyond.overhead, recorded, 'recorded definitions')
+        : boundRuntime(beyond.overhead, before, 'the runtime before the switch');
+    let booked = 0;
+    if (bound.unexplained === 0) this.overhead = this.assignAll(beyond);
+    else {
+      for (const item of added) this.assign(item, item.tokens, 'estimated');
+      this.overhead = bound.expected;
+      booked = left - sumTokens(added) - bound.expected;
+      this.unexplained += booked;
+      events.add('unexplained');
+    }
     this.runtimeChanges.push({
       messageId: call.messageId,
       call: this.callNumber,
       delta: this.overhead - before,
       reason: change,
+      bound: { ...bound, unexplained: booked },
     });
   }
 
@@ -415,7 +437,7 @@ export class Walk {
     const carried = this.calTotal - this.calOf(fresh);
     const left = prompt - carried - this.hiddenTotal() - this.unexplained;
     if (change !== null) {
-      this.remeasureRuntime(call, change, added, left);
+      this.remeasureRuntime(call, change, added, left, events);
       events.add('overhead_change');
       return { added, basis: 'estimated', dropped };
     }
@@ -616,29 +638,36 @@ export class Walk {
   }
 
   /**
-   * The call's counts on each question the rule answers, with enough reasoning at stake: which
-   * answer leaves less of the growth unexplained, by more than half the stake.
+   * The call's counts on each question the rule answers, with enough reasoning at stake — the
+   * reasoning the two answers differ by (at a user message, what this turn produced) —: an
+   * answer is favoured when it leaves less than half the stake of the growth unexplained and the
+   * other more than half the stake beyond it. (Each answer moves the growth by the stake, so the
+   * other answer's residual is the rule's ± the stake.)
    */
   private vote(q: CallQuestions, expected: Hypothesis, residual: (option: Hypothesis) => number): void {
+    const previousHidden = q.canAdd && this.policy.keepsHidden ? this.previous!.hidden : 0;
+    const turnHidden = this.hidden.filter((h) => h.call >= this.turnStart).reduce((n, h) => n + h.tokens, 0);
     const stakes: Record<PolicyQuestion, number> = {
-      turn: q.newTurn ? q.carriedHidden + (q.canAdd && this.policy.keepsHidden ? this.previous!.hidden : 0) : 0,
+      turn: q.newTurn ? turnHidden + previousHidden : 0,
       hidden: q.canAdd && expected.keep ? this.previous!.hidden : 0,
       reasoning: q.weighsReasoning ? q.reasoningTokens : 0,
       reasoningTurn: q.weighsOld ? q.oldReasoning : 0,
     };
-    const ruleResidual = Math.abs(residual(expected));
+    // Whether the rule's answer has the stake in the prompt (the other then leaves it out).
+    const keeps: Record<PolicyQuestion, boolean> = {
+      turn: !this.policy.dropsAtTurn,
+      hidden: this.policy.keepsHidden,
+      reasoning: this.policy.receives,
+      reasoningTurn: !this.policy.reasoningTurnOnly,
+    };
+    const ruleResidual = residual(expected);
     for (const question of this.fixed) {
       const stake = stakes[question];
       if (stake < REASONING_AT_STAKE) continue;
-      const field = FIELD[question];
-      const other = this.hypothesisOf({ ...this.policy, [field]: !this.policy[field] }, q);
-      const otherResidual = Math.abs(residual(other));
+      const otherResidual = keeps[question] ? ruleResidual + stake : ruleResidual - stake;
+      const [r, o] = [Math.abs(ruleResidual), Math.abs(otherResidual)];
       const favours =
-        ruleResidual - otherResidual > stake / 2
-          ? 'other'
-          : otherResidual - ruleResidual > stake / 2
-            ? 'rule'
-            : 'neither';
+        r - o > stake / 2 && o < stake / 2 ? 'other' : o - r > stake / 2 && r < stake / 2 ? 'rule' : 'neither';
       this.votes.push({ call: this.callNumber, question, stake, ruleResidual, otherResidual, favours });
     }
   }

@@ -120,6 +120,7 @@ export async function makeSession(
     ],
     reasoningCopies: analyses.map((a) => a.reasoningCopies),
     ...(calls.asOfNumber !== undefined ? { asOfCall: calls.asOfNumber } : {}),
+    runtimeExpected: recordedRuntime(session, services, plan.context.estimator),
   });
   const split = runtimeSplit(calibration, calls.shape.calls, session, services, plan.context.estimator, {
     called: calledTools(analyses, calls.asOf),
@@ -290,6 +291,28 @@ function runtimeSplit(
     estimator,
   );
   return splitRuntime(calibration.runtimeOverhead ?? 0, estimate, called, call);
+}
+
+/**
+ * What the runtime is made of for a call, by the definitions recorded for its agent and model
+ * (their parts' estimates, framing not counted); null where none were recorded.
+ */
+function recordedRuntime(
+  session: SessionInput,
+  { runtime }: Pick<AnalysisServices, 'runtime'>,
+  estimator: Estimator,
+): ((call: ModelCall) => number | null) | undefined {
+  const records = session.runtimeRecords ?? [];
+  if (!runtime.runtimeParts || records.length === 0) return undefined;
+  return (call) => {
+    const estimate = runtime.runtimeParts!(
+      records,
+      { agent: call.agent ?? null, model: call.model ?? null, at: call.time },
+      estimator,
+    );
+    if ('reason' in estimate || estimate.parts.length === 0) return null;
+    return estimate.parts.reduce((n, p) => n + p.estimate, 0);
+  };
 }
 
 /** The main call `n` (1-based) of a session, measured; else why not. */

@@ -316,7 +316,25 @@ export interface RuntimeChange {
   delta: number;
   /** What the rows show changed: agent, model, tools, system prompt, instructions, skills. */
   reason: string;
+  /** A re-measure held to what the runtime is made of (calibration-steps.ts `boundRuntime`). */
+  bound?: RuntimeBound;
 }
+
+/** What a re-measured runtime was held to, and what of it could not agree. */
+export interface RuntimeBound {
+  /** What the call's prompt left for the runtime. */
+  measured: number;
+  /** What the runtime is made of, by `basis`, and the range a measure must fall in to agree with it. */
+  expected: number;
+  basis: 'recorded definitions' | 'the runtime before the switch';
+  low: number;
+  high: number;
+  /** Measured beyond the range, booked as unexplained (0: it agreed). */
+  unexplained: number;
+}
+
+/** What the runtime is made of for a call, where something tells (the definitions recorded for its agent and model). */
+export type RuntimeExpected = (call: ModelCall) => number | null;
 
 export interface CalibrationInput {
   /** The session's messages, calls and window, as the runtime adapter reads them. */
@@ -333,6 +351,8 @@ export interface CalibrationInput {
   reasoningCopies?: readonly (number | undefined)[];
   /** The context as of this main call (1-based, measured), instead of the agent's latest total. */
   asOfCall?: number;
+  /** What the runtime is made of for a call's agent and model, where it was recorded (the live agent). */
+  runtimeExpected?: RuntimeExpected;
 }
 
 export interface Calibration {
