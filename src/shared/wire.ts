@@ -431,8 +431,13 @@ export const calibrationSchema = z.object({
    * are scaled to the total in proportion; estimate-only: no total yet (pending).
    */
   mode: z.enum(['measured', 'scaled', 'estimate-only']),
-  /** Model calls of the session (compaction calls not counted). */
+  /**
+   * Model calls of the session whose prompt the provider counted — the calls that have a number
+   * (`?call=N`, the timeline): compaction calls, and calls that measured nothing, not counted.
+   */
   calls: z.int(),
+  /** Calls that failed or were stopped before the provider counted a prompt: no number, no point. */
+  uncountedCalls: z.optional(z.int()),
   /** The call the total describes: its prompt is the agent's total when matchesUsage. */
   reference: z.nullable(
     z.object({ messageId: z.string(), call: z.int(), promptTokens: z.int(), matchesUsage: z.boolean() }),

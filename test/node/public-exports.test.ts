@@ -56,7 +56,7 @@ afterEach(() => {
  * A public export as `investibook import` stores it (the command itself, in-process): OpenCode's
  * rows and nothing else, so the total is the last measured call's prompt as the provider counted it.
  */
-async function reportOfExport(file: string, path = join(DIR, file)): Promise<ContextReport> {
+async function reportOfExport(file: string, path = join(DIR, file), call?: number): Promise<ContextReport> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-public-'));
   dirs.push(dir);
   const root = join(dir, 'ws');
@@ -67,8 +67,13 @@ async function reportOfExport(file: string, path = join(DIR, file)): Promise<Con
   expect(code).toBe(0);
   const store = await openSqlite(join(dir, 'x.db'), { readOnly: true });
   try {
-    const report = await new ReportService(store).report({ workspaceId: WS, items: 'all' });
+    const report = await new ReportService(store).report({
+      workspaceId: WS,
+      items: 'all',
+      ...(call !== undefined ? { call } : {}),
+    });
     expect(contextReportSchema.safeParse(report).success).toBe(true);
+    if (call !== undefined) return report;
     expect(report.actual).toMatchObject({
       source: 'provider',
       contextUsed: report.calibration!.reference!.promptTokens,
@@ -334,5 +339,28 @@ describe('the provider’s rule, and the counts against it', () => {
     const unexplained = r.remainder!.find((row) => row.kind === 'unexplained')!;
     expect(unexplained.tokens).toBe(change!.bound!.unexplained);
     expect(unexplained.reason).toContain(`At call ${change!.call} (another agent)`);
+  });
+});
+
+describe('one numbering of calls', () => {
+  it('only calls that measured a prompt have a number: the timeline, the total’s call and ?call=N count the same ones', async () => {
+    // silent-panda: 60 assistant messages, 57 calls the provider counted (two aborted replies and a
+    // last one holding only its step-start counted nothing).
+    const file = 'openai-gpt-5.3-codex_dark-factory_silent-panda.json';
+    const r = await reportOfExport(file);
+    expect(r.calibration!.calls).toBe(57);
+    expect(r.timeline!.map((p) => p.call)).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
+    expect(r.calibration!.reference!.call).toBe(57);
+    // The switch is the 25th counted call, whatever the aborted replies before it.
+    const change = r.calibration!.runtime!.changes[1]!;
+    expect(change.call).toBe(25);
+    const asOf = await reportOfExport(file, join(DIR, file), change.call);
+    expect(asOf.asOf).toMatchObject({ call: 25, of: 57, messageId: change.messageId });
+    expect(asOf.actual!.contextUsed).toBe(r.timeline!.find((p) => p.call === 25)!.promptTokens);
+    await expect(reportOfExport(file, join(DIR, file), 58)).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /call 58 is out of range: this session has 57 model calls whose prompt the provider counted \(1–57\)/,
+      ),
+    });
   });
 });

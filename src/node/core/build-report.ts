@@ -195,6 +195,7 @@ function calibrationBlock(
   return {
     mode: calibration.mode,
     calls: calibration.calls,
+    ...(calibration.uncountedCalls > 0 ? { uncountedCalls: calibration.uncountedCalls } : {}),
     reference: calibration.reference,
     totalIsCompaction: calibration.totalIsCompaction,
     runtimeOverhead: calibration.runtimeOverhead,

@@ -23,6 +23,14 @@ export const DEFAULT_POLICY: ReasoningPolicy = {
   reasoningTurnOnly: false,
 };
 
+/**
+ * The calls that get a number — `?call=N`, `--call N`, the picker and the timeline all count
+ * these: the session's model calls that measured a prompt (compactions, and calls that failed
+ * or were stopped before the provider counted anything, have none). Call N is the N-th of them.
+ */
+export const numberedCalls = (calls: readonly ModelCall[]): ModelCall[] =>
+  calls.filter((c) => !c.compaction && c.prompt !== null);
+
 /** Growth this far from the estimate is not the new items' cost. */
 export function plausible(measured: number, estimated: number): boolean {
   return measured >= 0 && measured >= estimated / 2 - 64 && measured <= estimated * 2 + 64;

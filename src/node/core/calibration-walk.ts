@@ -201,9 +201,12 @@ export class Walk {
           this.addSegment(index, call.segment + 1);
           continue;
         }
-        this.callNumber++;
         this.advanceTo(call.time);
-        if (call.prompt !== null) this.measure(call);
+        // Only a call that measured a prompt has a number (numberedCalls).
+        if (call.prompt !== null) {
+          this.callNumber++;
+          this.measure(call);
+        }
         this.addSegment(index, call.segment + 1);
       }
       this.addSegment(index, Number.POSITIVE_INFINITY);

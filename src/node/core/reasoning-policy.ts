@@ -7,7 +7,7 @@
  * session's calls put, the one that fits the measured growth clearly better kept — and they
  * overturn the rule only when they contradict it overwhelmingly (`judgeRule`).
  */
-import { DEFAULT_POLICY } from './calibration-steps';
+import { DEFAULT_POLICY, numberedCalls } from './calibration-steps';
 import { Walk, type Fit } from './calibration-walk';
 import { CostLedger, type Prices } from './costs';
 import { sessionRule } from './provider-rules';
@@ -131,13 +131,9 @@ const POLICY_CALLS = 300;
 
 /** Where the POLICY_CALLS-th measured main call is: its message and number (all of them when fewer). */
 export function policyPrefix(calls: readonly ModelCall[]): { message: number; call: number } {
-  let number = 0;
-  let measured = 0;
-  for (const call of calls) {
-    if (call.compaction) continue;
-    number++;
-    if (call.prompt !== null && ++measured === POLICY_CALLS) return { message: call.message, call: number };
-  }
+  const numbered = numberedCalls(calls);
+  const last = numbered[POLICY_CALLS - 1];
+  if (last) return { message: last.message, call: POLICY_CALLS };
   return { message: Number.POSITIVE_INFINITY, call: Number.POSITIVE_INFINITY };
 }
 

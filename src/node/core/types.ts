@@ -396,7 +396,9 @@ export interface Calibration {
   /** @deprecated the runtime changes as deltas (`runtimeChanges`). */
   overheadChanges: { messageId: string; delta: number }[];
   timeline: TimelinePoint[];
+  /** Calls that measured a prompt (the numbered ones), and those that measured none. */
   calls: number;
+  uncountedCalls: number;
   /** History messages (before the latest compaction, outside its tail). */
   history: number[];
 }
