@@ -21,6 +21,8 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['test/web/**/*.test.{ts,tsx}'],
           setupFiles: ['test/web/setup.ts'],
+          // Waits are on conditions (test/web/setup.ts): only a hang runs into this.
+          testTimeout: 30_000,
         },
       },
       {

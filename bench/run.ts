@@ -18,6 +18,8 @@ import { openStore } from '../src/node/storage/open';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
+import { measureFaults } from './faults';
+import { memoKept } from './memo';
 import { floor } from './floor';
 import { benchImport } from './import';
 import { BENCH_TOKEN, BENCH_WS, generateBenchWorkspace } from './generate';
@@ -46,6 +48,7 @@ interface Row {
   apiP50: number;
   apiP95: number;
   rssMb: number;
+  memoMb: number;
 }
 
 function cold(dbPath: string, estimator: EstimatorId) {
@@ -206,6 +209,7 @@ async function main() {
           apiP50: a.p50,
           apiP95: a.p95,
           rssMb: c.rssMb,
+          memoMb: (await memoKept(generated.dbPath, BENCH_WS, estimator)).bytes / 2 ** 20,
         });
         process.stderr.write(`measured ${size} ${estimator}\n`);
       }
@@ -235,12 +239,12 @@ async function main() {
   }
 
   console.log(
-    '| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | floor process | CLI process | API p50 / p95 | peak RSS |',
+    '| live context | estimator | messages | estimated tokens | floor | cold report | warm report (p50) | floor process | CLI process | API p50 / p95 | peak RSS | memo kept |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(
-      `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${r.messages.toLocaleString('en-US')} | ${r.liveTokens.toLocaleString('en-US')} | ${ms(r.floor)} ms | ${ms(r.cold)} ms (${ratio(r.cold, r.floor)}) | ${ms(r.warm)} ms (${ratio(r.warm, r.floor)}) | ${ms(r.floorProcess)} ms | ${ms(r.cli)} ms (${ratio(r.cli, r.floorProcess)} the floor process) | ${ms(r.apiP50)} / ${ms(r.apiP95)} ms (${ratio(r.apiP50, r.floor)}) | ${r.rssMb.toFixed(0)} MB |`,
+      `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${r.messages.toLocaleString('en-US')} | ${r.liveTokens.toLocaleString('en-US')} | ${ms(r.floor)} ms | ${ms(r.cold)} ms (${ratio(r.cold, r.floor)}) | ${ms(r.warm)} ms (${ratio(r.warm, r.floor)}) | ${ms(r.floorProcess)} ms | ${ms(r.cli)} ms (${ratio(r.cli, r.floorProcess)} the floor process) | ${ms(r.apiP50)} / ${ms(r.apiP95)} ms (${ratio(r.apiP50, r.floor)}) | ${r.rssMb.toFixed(0)} MB | ${r.memoMb.toFixed(1)} MB |`,
     );
   }
 
@@ -268,6 +272,15 @@ async function main() {
     }
     postgres.stop();
   } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-packages.sh installs it)');
+
+  const faults = await measureFaults(PROJECT);
+  console.log('\n## Faults\n');
+  console.log(
+    `- a write while another process holds the write lock: 503 database_busy in ${ms(faults.busyMs)} ms (the store's busy wait, then the answer)`,
+  );
+  console.log(
+    `- the CLI on an impossible path: one line and exit 1 in ${ms(faults.cliFailureMs)} ms (Node's own start-up: ${ms(faults.nodeMs)} ms)`,
+  );
 
   importSection();
 

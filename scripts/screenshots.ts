@@ -2,8 +2,8 @@
  * Regenerates the README screenshots: starts the product on a fresh temporary demo database,
  * opens the demo chat in Chromium and runs /debug — on a desktop (light and dark: the report;
  * light: the timeline, a revealed item, the reader) and on a phone (light and dark); then a live
- * agent turn in progress, continuing the seeded session (as npm run demo:agent does), and the
- * session switcher.
+ * agent turn in progress, continuing the seeded session (as npm run demo:agent does) — it hands
+ * a check to a subagent — and the session switcher with the subagent's session under its parent.
  * Run: npx tsx scripts/screenshots.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -112,8 +112,9 @@ async function liveAgentShot(b: Browser): Promise<void> {
   const bin = await ensureOpencode((line) => console.log(line));
   const root = join(liveDir, 'workspaces', DEMO_WORKSPACE_ID);
   const script = liveDemoScript(root);
-  const slow = script.turns.find((t) => t.when === 'slow')!;
-  slow.steps[slow.steps.length - 1]!.delayMs = 6000;
+  // The delegation turn: its task call done, its reply held back a moment.
+  const delegate = script.turns.find((t) => t.when === 'subagent')!;
+  delegate.steps[delegate.steps.length - 1]!.delayMs = 6000;
   const model = await startScriptedModel({ script, smallModels: [SCRIPTED_SMALL_MODEL] });
   const env = opencodeEnv(join(liveDir, 'agent-home'));
   writeScriptedConfig(env, { baseURL: model.url });
@@ -131,10 +132,10 @@ async function liveAgentShot(b: Browser): Promise<void> {
     const page = await b.newPage({ viewport: { width: 1200, height: 1000 }, colorScheme: 'light' });
     await page.goto(`${live.url}?token=screenshot-token`);
     const input = page.getByRole('combobox', { name: 'Message' });
-    await input.fill('Tell me about the slow queries');
+    await input.fill('Ask a subagent to double-check the fix');
     await input.press('Enter');
     const reply = page.getByRole('article', { name: 'Agent (live reply)' });
-    await reply.locator('.tool-row').filter({ hasText: 'slow-query.log' }).first().waitFor({ timeout: 60_000 });
+    await reply.locator('.tool-call.tool-done').filter({ hasText: 'task' }).first().waitFor({ timeout: 90_000 });
     await page.waitForTimeout(1500);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.screenshot({ path: 'docs/images/live-agent.png' });

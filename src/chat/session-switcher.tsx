@@ -1,11 +1,14 @@
 /**
  * The workspace's conversations, most recent first — each by its title, when it was last active,
- * how much context it used and, for an imported one, where it came from — and the one shown.
+ * how much context it used and, for an imported one, where it came from — and the one shown. A subagent's session (one a `task` call
+ * made) is listed under the conversation that made it, never as a conversation of its own.
  * Picking one opens it in the chat.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
+import { workspaceQueries } from '../api/workspace';
 import { fmt } from '../shared/format';
-import type { Workspace } from '../shared/wire';
+import type { SessionSummary, Workspace } from '../shared/wire';
 import { RelativeTime } from './relative-time';
 import { originText } from './session-origin';
 import { NEW_SESSION_TITLE, sessionTitleOf } from './session-title';
@@ -20,23 +23,31 @@ export function SessionSwitcher({
   onOpen: (sessionId: string) => void;
 }) {
   const [open, setOpen] = useState(false);
+  const queryClient = useQueryClient();
   const listId = useId();
   const box = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const sessions = workspace.sessions;
   // A session the agent has only just started is not listed yet: it is still the one shown.
   const unlisted = sessionId !== null && !sessions.some((s) => s.id === sessionId);
+  const listed = new Set(sessions.map((s) => s.id));
+  const isChild = (s: SessionSummary) => s.parentSessionId !== undefined && listed.has(s.parentSessionId);
+  const conversations = sessions.filter((s) => !isChild(s));
+  const childrenOf = (id: string) => sessions.filter((s) => isChild(s) && s.parentSessionId === id);
   const title = sessionTitleOf(workspace, sessionId) ?? 'No conversation yet';
 
   useEffect(() => {
     if (!open) return;
+    // Opened, the list is asked for again: a subagent's session read back after the turn, or a
+    // conversation imported meanwhile, is there without a reload.
+    void queryClient.invalidateQueries({ queryKey: workspaceQueries.detail(workspace.id).queryKey });
     box.current?.querySelector<HTMLButtonElement>('[aria-current="true"], button')?.focus();
     const away = (event: PointerEvent) => {
       if (!box.current?.contains(event.target as Node)) setOpen(false);
     };
     document.addEventListener('pointerdown', away);
     return () => document.removeEventListener('pointerdown', away);
-  }, [open]);
+  }, [open, queryClient, workspace.id]);
 
   const close = () => {
     setOpen(false);
@@ -65,7 +76,9 @@ export function SessionSwitcher({
       >
         <span className="visually-hidden">Conversation: </span>
         <span className="session-current">{title}</span>
-        {sessions.length > 1 && <span className="session-count"> · {fmt(sessions.length)} conversations</span>}
+        {conversations.length > 1 && (
+          <span className="session-count"> · {fmt(conversations.length)} conversations</span>
+        )}
       </button>
       {open && (
         <ul id={listId} className="session-list" aria-label="Conversations in this workspace">
@@ -77,32 +90,66 @@ export function SessionSwitcher({
               </button>
             </li>
           )}
-          {sessions.map((s) => (
-            <li key={s.id}>
-              <button
-                type="button"
-                aria-current={s.id === sessionId ? 'true' : undefined}
-                onClick={() => {
-                  if (s.id !== sessionId) onOpen(s.id);
-                  close();
-                }}
-              >
-                <span className="session-title">{s.title ?? 'Untitled conversation'}</span>
-                <span className="session-facts muted">
-                  <RelativeTime at={s.lastActiveAt} />
-                  {' · '}
-                  {s.contextUsed != null
-                    ? `${fmt(s.contextUsed)}${s.contextSize ? ` / ${fmt(s.contextSize)}` : ''} tokens`
-                    : 'no usage reported'}
-                  {' · '}
-                  {fmt(s.messageCount)} {s.messageCount === 1 ? 'message' : 'messages'}
-                </span>
-                {s.origin && <span className="session-origin muted">{originText(s.origin)}</span>}
-              </button>
-            </li>
-          ))}
+          {conversations.map((s) => {
+            const children = childrenOf(s.id);
+            return (
+              <li key={s.id}>
+                <SessionButton session={s} current={sessionId} onOpen={onOpen} close={close} />
+                {children.length > 0 && (
+                  <ul className="session-children" aria-label={`Subagents of ${s.title ?? 'this conversation'}`}>
+                    {children.map((child) => (
+                      <li key={child.id}>
+                        <SessionButton session={child} current={sessionId} onOpen={onOpen} close={close} subagent />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
     </div>
+  );
+}
+
+function SessionButton({
+  session: s,
+  current,
+  onOpen,
+  close,
+  subagent = false,
+}: {
+  session: SessionSummary;
+  current: string | null;
+  onOpen: (sessionId: string) => void;
+  close: () => void;
+  subagent?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      aria-current={s.id === current ? 'true' : undefined}
+      onClick={() => {
+        if (s.id !== current) onOpen(s.id);
+        close();
+      }}
+    >
+      <span className="session-title">
+        {subagent && <span className="session-kind">Subagent: </span>}
+        {s.title ?? 'Untitled conversation'}
+      </span>
+      <span className="session-facts muted">
+        {subagent && 'made by a task call · '}
+        <RelativeTime at={s.lastActiveAt} />
+        {' · '}
+        {s.contextUsed != null
+          ? `${fmt(s.contextUsed)}${s.contextSize ? ` / ${fmt(s.contextSize)}` : ''} tokens`
+          : 'no usage reported'}
+        {' · '}
+        {fmt(s.messageCount)} {s.messageCount === 1 ? 'message' : 'messages'}
+      </span>
+      {s.origin && <span className="session-origin muted">{originText(s.origin)}</span>}
+    </button>
   );
 }

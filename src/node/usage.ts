@@ -9,7 +9,7 @@ import { columnText } from './storage/column-text';
 import type { NewUsage, ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };
-export { percentOfWindow } from './core/figures';
+export { percentOfWindow, totalOnWire } from './core/figures';
 
 export async function latestAcpUsage(
   read: Pick<ReadSnapshot, 'acpUsageNewestFirst'>,

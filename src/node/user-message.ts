@@ -4,6 +4,7 @@
  * prompt (so nothing the user typed is lost).
  */
 import { part } from '../shared/opencode/build';
+import { RUNTIME_NAME } from '../shared/opencode/runtime';
 import { createAscendingIds } from './ids';
 import type { NewMessage } from './storage/store';
 
@@ -29,7 +30,8 @@ export function userMessage(workspaceId: string, sessionId: string, text: string
  */
 export function keptPrompt(workspaceId: string, sessionId: string, text: string, now = Date.now()): NewMessage {
   const message = userMessage(workspaceId, sessionId, text, now);
-  return { ...message, info: { ...(message.info as object), investibook: { kept: 'prompt' } } };
+  // In OpenCode's shape, for OpenCode's session: its agent's copy replaces it.
+  return { ...message, info: { ...(message.info as object), investibook: { kept: 'prompt' } }, runtime: RUNTIME_NAME };
 }
 
 export function isKeptPrompt(info: unknown): boolean {

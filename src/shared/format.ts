@@ -35,17 +35,21 @@ export function fmtDelta(delta: number | null): string {
   return `${delta > 0 ? '+' : '−'}${numbers.format(Math.abs(delta))}`;
 }
 
-/** $0.00, $0.0123, €4.20: cents, or more digits for the small sums a single call costs. */
+/**
+ * Money, one rule for every view: whole amounts to the cent ($1.99, $12.40); under one unit, two
+ * significant digits ($0.50, $0.029, $0.0058, $0.00012), so a column of small sums reads alike
+ * and none rounds to $0.00; zero is $0.00.
+ */
 export function fmtCost(amount: number, currency: string): string {
-  const digits = amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2;
+  // Rounded first: $0.996 is $1.00, not $1.0.
+  const small = amount !== 0 && Math.abs(Number(amount.toPrecision(2))) < 1;
+  const options: Intl.NumberFormatOptions = small
+    ? { minimumSignificantDigits: 2, maximumSignificantDigits: 2 }
+    : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
   try {
-    return new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: 2,
-      maximumFractionDigits: digits,
-    }).format(amount);
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, ...options }).format(amount);
   } catch {
-    return `${amount.toFixed(digits)} ${currency}`;
+    // A currency code Intl does not know: the figure, then the code.
+    return `${new Intl.NumberFormat('en-US', options).format(amount)} ${currency}`;
   }
 }

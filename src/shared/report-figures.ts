@@ -6,9 +6,18 @@
  * sources apart; Totals that are the sums of their columns; one rule for the biggest jumps; the
  * verdict in words. Browser-safe and pure.
  */
-import { callsLeftText, type Headroom, suggestionFrees } from './advice-text';
+import { callsLeftParts, type Headroom, suggestionFrees } from './advice-text';
 import { fmt, fmtCost, fmtPct, percentOf } from './format';
-import type { Change, ContextReport, RemainderRow, ReportItem, ReportSource, Suggestion, TimelinePoint } from './wire';
+import type {
+  Change,
+  ContextReport,
+  RemainderRow,
+  ReportItem,
+  ReportSource,
+  RuntimePart,
+  Suggestion,
+  TimelinePoint,
+} from './wire';
 
 export { fmtCost };
 
@@ -108,7 +117,7 @@ function remainderOf(report: ContextReport): RemainderRow[] {
     ? [
         {
           kind: 'unexplained',
-          label: 'Unattributed',
+          label: 'In no source',
           tokens,
           percentOfUsed: percentOf(tokens, used),
           reason: 'In the agent’s total but in no source.',
@@ -258,10 +267,112 @@ export function actionSuggestion(report: ContextReport): Suggestion | null {
 }
 
 function headroomLine(h: Headroom): string {
-  const calls = callsLeftText(h);
-  return h.left > 0
-    ? `${fmt(h.left)} tokens left before OpenCode compacts (${fmtPct(h.percentOfUsable)} of the usable ${fmt(h.usable)} used)${calls ? `: ${calls}` : ''}.`
-    : `No room left: OpenCode compacts after the next call (${fmt(-h.left)} over the usable ${fmt(h.usable)}).`;
+  return `${roomText(h)}.`;
+}
+
+/**
+ * The room left, one sentence for every view (the web's "Room" line, the CLI, the Markdown
+ * export, the MCP text): "134,040 tokens left before OpenCode compacts — about 460 more model
+ * calls at +291 tokens a call", and the basis of the calls left apart (a phone leaves it out).
+ */
+export function roomParts(h: Headroom): { text: string; basis: string | null } {
+  if (h.left <= 0)
+    return {
+      text: `No room left: OpenCode compacts after the next call (${fmt(-h.left)} tokens over the usable ${fmt(h.usable)})`,
+      basis: null,
+    };
+  const calls = callsLeftParts(h);
+  return {
+    text: `${fmt(h.left)} tokens left before OpenCode compacts${calls ? ` — ${calls.text}` : ''}`,
+    basis: calls?.basis ?? null,
+  };
+}
+
+/** The room sentence whole: its basis in brackets. */
+export function roomText(h: Headroom): string {
+  const { text, basis } = roomParts(h);
+  return basis ? `${text} (${basis})` : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenCode's own prompt and tools: one item of one source row, in parts
+
+/** The source whose row holds the measured runtime item (Agent/runtime instructions). */
+export function runtimeSourceId(report: ContextReport): string {
+  return report.sources.find((s) => s.items.some((i) => i.runtime))?.id ?? 'agent_instructions';
+}
+
+const sourceLabelOf = (report: ContextReport, id: string): string =>
+  report.sources.find((s) => s.id === id)?.label ?? id;
+
+export interface RuntimeFigures {
+  /** The row it is part of. */
+  sourceId: string;
+  sourceLabel: string;
+  item: ReportItem;
+  /** Its figure inside that row (measured), and its share of the used context. */
+  tokens: number;
+  percentOfUsed: number | null;
+  /** Its parts in request order (Σ tokens = `tokens`), or null: one measured block. */
+  parts: RuntimePart[] | null;
+  /** Without parts: why. */
+  oneBlockBecause: string | null;
+  /** Whose definitions split it, in words: "as OpenCode's “build” agent sent them to scripted/scripted". */
+  recordedFor: string | null;
+  /** Each time the rows show it changed after the first call: the call, by how much, and why. */
+  changes: { call: number; delta: number; reason: string }[];
+}
+
+/**
+ * The runtime item as every view shows it: a part of its source's row (its tokens in that row's
+ * figure, its cost in that row's cost), split into the parts OpenCode's recorded definitions
+ * name. Null when the report has no runtime item (estimates only, another runtime).
+ */
+export function runtimeFigures(report: ContextReport): RuntimeFigures | null {
+  const source = report.sources.find((s) => s.items.some((i) => i.runtime));
+  const item = source?.items.find((i) => i.runtime);
+  if (!source || !item) return null;
+  const recorded = report.calibration?.runtime?.parts;
+  return {
+    sourceId: source.id,
+    sourceLabel: source.label,
+    item,
+    tokens: itemTokens(item, report.actual === null),
+    percentOfUsed: item.percentOfUsed,
+    parts: item.parts ?? null,
+    oneBlockBecause: item.parts ? null : recorded && !recorded.recorded ? (recorded.reason ?? null) : null,
+    recordedFor:
+      recorded?.recorded && recorded.agent
+        ? `as OpenCode’s “${recorded.agent}” agent sent them${recorded.model ? ` to ${recorded.model}` : ''}`
+        : null,
+    changes: (report.calibration?.runtime?.changes ?? [])
+      .filter((c) => c.reason !== 'first call')
+      .map((c) => ({ call: c.call, delta: c.delta, reason: c.reason })),
+  };
+}
+
+/** A part's label with what the session did with it: "Tool: task (never called)". */
+export function partLabel(part: RuntimePart): string {
+  if (part.kind === 'tool' && part.called === false) return `${part.label} (never called)`;
+  if (part.kind === 'mcp_server' && part.tools?.length) {
+    const tools = part.tools.map((t) => `${t.name}${t.called ? '' : ' (never called)'}`).join(', ');
+    return `${part.label}: ${tools}`;
+  }
+  return part.label;
+}
+
+/** "Changed at call 32: −109 tokens (tools added: investibook_context_report)". */
+export const runtimeChangeText = (change: RuntimeFigures['changes'][number]): string =>
+  `Changed at call ${fmt(change.call)}: ${change.delta >= 0 ? '+' : '−'}${fmt(Math.abs(change.delta))} tokens (${change.reason})`;
+
+// ---------------------------------------------------------------------------------------------
+// Repeated reads
+
+/** An item read again while still in context, as every view marks it: "read again: 2 of 2", "read 1 of 2". */
+export function repeatMark(item: Pick<ReportItem, 'duplicate'>): string | null {
+  const d = item.duplicate;
+  if (!d || d.reads < 2) return null;
+  return d.ordinal > 1 ? `read again: ${d.ordinal} of ${d.reads}` : `read ${d.ordinal} of ${d.reads}`;
 }
 
 /**
@@ -295,16 +406,37 @@ export interface CostRow {
   percent: number | null;
 }
 
-/** The cost rows, most expensive first, sources and rows together; their Total is the session's. */
+/**
+ * The cost rows, most expensive first, sources and rows together; their Total is the session's.
+ * OpenCode's own prompt and tools are one item of their source (Agent/runtime instructions), as
+ * in the token table: their cost is in that source's row, never a row of its own.
+ */
 export function costRows(report: ContextReport): { rows: CostRow[]; total: CostRow } | null {
   const cost = report.cost;
   if (!cost) return null;
   const share = (amount: number | null) =>
     amount === null || !cost.total ? null : Math.round((amount / cost.total) * 1000) / 10;
-  const rows: CostRow[] = [
-    ...cost.sources.map((s) => ({ ...s, percent: share(s.amount) })),
-    ...cost.rows.map((r) => ({ ...r, id: r.kind, leftAmount: null, percent: share(r.amount) })),
-  ].sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+  const home = runtimeSourceId(report);
+  const byId = new Map<string, CostRow>();
+  const add = (row: Omit<CostRow, 'percent'>) => {
+    const seen = byId.get(row.id);
+    if (!seen) return void byId.set(row.id, { ...row, percent: null });
+    byId.set(row.id, {
+      ...seen,
+      amount: seen.amount === null && row.amount === null ? null : (seen.amount ?? 0) + (row.amount ?? 0),
+      inputTokens: seen.inputTokens + row.inputTokens,
+      cacheReadTokens: seen.cacheReadTokens + row.cacheReadTokens,
+      outputTokens: seen.outputTokens + row.outputTokens,
+    });
+  };
+  for (const s of cost.sources) add(s);
+  for (const r of cost.rows) {
+    const label = r.kind === 'runtime' ? sourceLabelOf(report, home) : r.label;
+    add({ ...r, id: r.kind === 'runtime' ? home : r.kind, label, leftAmount: null });
+  }
+  const rows = [...byId.values()]
+    .map((r) => ({ ...r, percent: share(r.amount) }))
+    .sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
   const sum = (pick: (r: CostRow) => number) => rows.reduce((n, r) => n + pick(r), 0);
   return {
     rows,
@@ -323,8 +455,8 @@ export function costRows(report: ContextReport): { rows: CostRow[]; total: CostR
 
 /**
  * The cost of each row of the token table (its key: a source id, or a remainder row's), for a
- * Cost column whose sum is the session's cost: the runtime's cost is in its source's row, and
- * what has no row of tokens (compaction calls) is told beneath.
+ * Cost column whose sum is the session's cost — the cost table's rows, by the token table's keys;
+ * what has no row of tokens now (compaction calls, a source whose content left) is told beneath.
  */
 export function costCells(report: ContextReport): {
   byKey: Map<string, number>;
@@ -333,18 +465,34 @@ export function costCells(report: ContextReport): {
   outside: { label: string; amount: number }[];
 } | null {
   const cost = report.cost;
-  if (!cost || cost.total === null) return null;
+  const table = costRows(report);
+  if (!cost || !table || cost.total === null) return null;
+  const shown = new Set(reportFigures(report).rows.map((r) => r.key));
   const byKey = new Map<string, number>();
-  const put = (key: string, amount: number | null) => byKey.set(key, (byKey.get(key) ?? 0) + (amount ?? 0));
-  for (const s of cost.sources) put(s.id, s.amount);
-  const runtimeSource = report.sources.find((s) => s.items.some((i) => i.runtime))?.id ?? 'agent_instructions';
   const outside: { label: string; amount: number }[] = [];
-  for (const r of cost.rows) {
-    if (r.kind === 'runtime') put(runtimeSource, r.amount);
-    else if (r.kind === 'hidden_reasoning' || r.kind === 'unexplained') put(`${REMAINDER_PREFIX}${r.kind}`, r.amount);
-    else if (r.amount) outside.push({ label: r.label, amount: r.amount });
+  for (const row of table.rows) {
+    const key = report.sources.some((s) => s.id === row.id) ? row.id : `${REMAINDER_PREFIX}${row.id}`;
+    if (shown.has(key)) byKey.set(key, row.amount ?? 0);
+    else if (row.amount) outside.push({ label: row.label, amount: row.amount });
   }
   return { byKey, total: cost.total, currency: cost.currency, outside };
+}
+
+/** "Cost in the total with no tokens in context now", in words a person reads. */
+export function costOutsideText(report: ContextReport): string | null {
+  const cells = costCells(report);
+  if (!cells || cells.outside.length === 0) return null;
+  const list = cells.outside.map((o) => `${o.label} ${fmtCost(o.amount, cells.currency)}`).join(', ');
+  return `Also in the cost, with nothing of it in the context now: ${list}.`;
+}
+
+/** What the Cost column means, said where it is shown (a phone has no hover). */
+export function costColumnNote(report: ContextReport): string | null {
+  const cost = report.cost;
+  if (!cost || cost.total === null) return null;
+  const calls = `${fmt(cost.calls)} model call${cost.calls === 1 ? '' : 's'}`;
+  const upTo = report.asOf ? ` up to call ${fmt(report.asOf.call)}` : '';
+  return `Cost: what each row cost over the session${upTo} (${calls}, each billing its whole prompt again), not what it costs now.`;
 }
 
 /**

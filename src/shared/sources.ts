@@ -8,7 +8,6 @@
  * reasoning colours) by at least ΔE 21 (CIELAB) within each scheme, so that any two of them can
  * sit side by side in the bar and still be told apart.
  */
-import { ALL_SKILLS_DIR, SKILL_DIRS } from './opencode/runtime';
 
 export interface PathRule {
   /** A workspace folder (relative, POSIX separators): the path itself or anything under it. */
@@ -51,7 +50,7 @@ export const SOURCES = [
     id: 'skills_knowledge',
     label: 'Skills & Knowledge',
     color: { light: '#8b5cf6', dark: '#a78bfa' },
-    paths: SKILL_DIRS.map((under) => ({ under, read: (rest: string) => `Read skill file: ${rest}` })),
+    // Its folders are the agent runtime's own (its layout's skillDirs, core/runtime.ts).
   },
   {
     id: 'cluster_alert_metadata',
@@ -76,8 +75,6 @@ export const SOURCES = [
     id: 'unknown_tool_payload',
     label: 'Unknown tool payload',
     color: { light: '#8d6e63', dark: '#a1887f' },
-    // A read of a candidate skill puts text in context although the cache itself never counts.
-    paths: [{ under: ALL_SKILLS_DIR, read: (rest) => `Read candidate skill (not enabled): ${rest}` }],
   },
 ] as const satisfies readonly SourceDef[];
 

@@ -53,6 +53,11 @@ export const sessionSummarySchema = z.object({
       parentSessionId: z.nullable(z.string()),
     }),
   ),
+  /**
+   * A subagent's session: the session whose `task` call made it (the switcher lists it under that
+   * one), as the bridge recorded it or the import found it.
+   */
+  parentSessionId: z.optional(z.string()),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
 import { fmt } from '../../src/shared/format';
-import { workspaceSchema, type Workspace } from '../../src/shared/wire';
+import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import { axeViolations, overflow } from '../support/browser-checks';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
@@ -89,21 +89,17 @@ describe('the live agent in the browser', () => {
     expect(await meter.textContent()).toContain(fmt(incident.contextUsed!));
 
     const input = page.getByRole('combobox', { name: 'Message' });
+    const seededReport = contextReportSchema.parse(await api('/debug/context?items=all'));
     await input.fill('What do we know so far?');
     await input.press('Enter');
-    // The reply arrives as the agent writes it, with the tool it used, named as OpenCode names it.
+    // The reply arrives as the agent writes it — from what its context holds: the seeded
+    // conversation's finding, no file read again.
     const live = page.getByRole('article', { name: 'Agent (live reply)' });
-    const row = live.locator('.tool-call').filter({ hasText: 'evidence/evidence_summary_for_agent.txt' }).first();
-    await row.waitFor({ timeout: 60_000 });
-    expect(await row.locator('.tool-name').textContent()).toBe('read');
-    await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 60_000 });
-    // Then the saved turn takes its place in the history — the same row, the same words.
+    await live.getByText('What we know, from this conversation', { exact: false }).waitFor({ timeout: 60_000 });
     await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
-    const saved = page
-      .locator('.message-assistant .tool-call')
-      .filter({ hasText: 'evidence/evidence_summary_for_agent.txt' })
-      .last();
-    expect(await saved.locator('.tool-row').textContent()).toBe('readevidence/evidence_summary_for_agent.txtdone');
+    const saved = page.locator('.message-assistant').last();
+    expect(await saved.textContent()).toContain('missing index on merchant_limits.merchant_id');
+    expect(await saved.locator('.tool-call').count()).toBe(0);
 
     // The turn continued the seeded session: not a new one, no notice, the history still there.
     await expect.poll(async () => (await turnsSoFar()).length).toBe(1);
@@ -112,25 +108,65 @@ describe('the live agent in the browser', () => {
       sessionId: seeded.defaultSessionId,
       newSession: false,
     });
+    expect(turns[0]!.filter((e) => e.type === 'tool')).toEqual([]);
     expect(await page.getByText('New session').count()).toBe(0);
     expect(await page.getByText(/Stopped\. Summary: cause found/).count()).toBe(1);
     const used = Math.max(...turns[0]!.flatMap((e) => (e.type === 'usage' ? [e.used] : [])));
     expect(used).toBeGreaterThan(incident.contextUsed!);
     await expect.poll(() => meter.textContent()).toContain(fmt(used));
 
-    // /debug is answered locally: the grown context, the evidence the agent read, by source.
+    // The report at the turn's end, its reader pinned to its snapshot; nothing is in context twice more.
+    const atEnd = contextReportSchema.parse(await api('/debug/context?items=all'));
+    expect(atEnd.duplicates.extraReads).toBe(seededReport.duplicates.extraReads);
+    const readerAt = (snapshot: string) =>
+      fetch(`${server.origin}/api/workspace/demo/debug/context/reader?snapshot=${snapshot}&page=0`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
+    const pageAtEnd = await (await readerAt(atEnd.snapshotId)).json();
+    // The live agent's definitions, recorded in the background: its MCP tool is in the runtime's
+    // parts, and the runtime's change says why.
+    const runtimeOf = (r: ContextReport) => r.sources.flatMap((x) => x.items).find((i) => i.runtime)!;
+    let now = atEnd;
+    await expect
+      .poll(
+        async () => {
+          now = contextReportSchema.parse(await api('/debug/context?items=all'));
+          return runtimeOf(now).parts?.find((p) => p.kind === 'mcp_server')?.name;
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
+      .toBe('investibook');
+    expect(
+      runtimeOf(now)
+        .parts!.find((p) => p.kind === 'mcp_server')!
+        .tools!.map((t) => t.name),
+    ).toEqual(['investibook_context_report']);
+    const change = now.calibration!.runtime!.changes.at(-1)!;
+    expect(change.reason).toBe('tools added: investibook_context_report; MCP server investibook added');
+    // …and the report shown at the turn's end kept its reader.
+    expect(now.snapshotId).toBe(atEnd.snapshotId);
+    const again = await readerAt(atEnd.snapshotId);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(pageAtEnd);
+
+    // /debug is answered locally: the grown context; the runtime's parts and why it changed.
     await input.fill('/debug');
     await input.press('Enter');
-    const region = page.getByRole('region', { name: 'Context breakdown' });
+    const region = page.getByRole('region', { name: /^Context breakdown/ });
     await region.waitFor({ timeout: 30_000 });
     expect(await region.locator('.summary-figure').textContent()).toContain(`${fmt(used)} / 200,000 tokens`);
-    await region.getByRole('button', { name: 'Evidence', exact: true }).click();
-    await region.getByText('Read evidence summary: evidence_summary_for_agent.txt').first().waitFor();
+    await region.getByRole('button', { name: 'Agent/runtime instructions', exact: true }).click();
+    await region.getByRole('button', { name: /^Parts \(\d+\)/ }).click();
+    await region.getByText(/^MCP server: investibook \(1 tool\)/).waitFor();
+    await region
+      .getByText(/Changed at call \d+: [+−][\d,]+ tokens \(tools added: investibook_context_report/)
+      .first()
+      .waitFor();
 
     // After a reload the turn is history; the report is gone (it was never persisted).
     await page.reload();
-    await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 30_000 });
-    expect(await page.getByRole('region', { name: 'Context breakdown' }).count()).toBe(0);
+    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('region', { name: /^Context breakdown/ }).count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -168,7 +204,7 @@ describe('the live agent in the browser', () => {
     const last = list.getByRole('article', { name: 'Agent' }).last();
     await expect.poll(() => last.textContent()).toContain('Stopped by you');
     await page.reload();
-    await page.getByText('Where to look:', { exact: false }).first().waitFor({ timeout: 30_000 });
+    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor({ timeout: 30_000 });
     expect(await list.getByRole('article', { name: 'Agent' }).last().textContent()).toContain('Stopped by you');
     expect(await list.getByText(refusal).count()).toBe(1);
     await page.close();
@@ -208,4 +244,70 @@ describe('the live agent in the browser', () => {
       .toContain(fmt(warmup.contextUsed!));
     await page.close();
   });
+
+  it.each([
+    { name: 'desktop', width: 1440, height: 900 },
+    { name: 'phone', width: 390, height: 844 },
+  ])(
+    'hands a check to a subagent: its own report, the way back, and its session under its parent ($name)',
+    async (viewport) => {
+      const page = await browser.newPage({ viewport });
+      await page.goto(server.url);
+      await page.getByText(/Stopped\. Summary: cause found/).waitFor();
+      const input = page.getByRole('combobox', { name: 'Message' });
+      if (viewport.name === 'desktop') {
+        await input.fill('Ask a subagent to double-check the fix');
+        await input.press('Enter');
+        const live = page.getByRole('article', { name: 'Agent (live reply)' });
+        await live.locator('.tool-call').filter({ hasText: 'task' }).first().waitFor({ timeout: 60_000 });
+        await expect.poll(() => live.count(), { timeout: 60_000 }).toBe(0);
+        await page.getByText('The subagent confirms the fix', { exact: false }).first().waitFor();
+      }
+      // The subagent's session is read back from OpenCode in the background once the turn is
+      // saved; until then the task's item says it is not stored here.
+      const taskItem = (r: ContextReport) => r.sources.flatMap((s) => s.items).find((i) => i.subagent);
+      await expect
+        .poll(
+          async () => taskItem(contextReportSchema.parse(await api('/debug/context?items=all')))?.subagent?.stored,
+          {
+            timeout: 60_000,
+            interval: 1000,
+          },
+        )
+        .toBe(true);
+      // The task call's item names the subagent's session; its report is one click away.
+      await input.fill('/debug');
+      await input.press('Enter');
+      const parent = page.getByRole('region', { name: /^Context breakdown/ }).last();
+      await parent.waitFor({ timeout: 30_000 });
+      const report = contextReportSchema.parse(await api('/debug/context?items=all'));
+      const task = report.sources.flatMap((s) => s.items.map((i) => ({ i, s }))).find((x) => x.i.subagent)!;
+      expect(task.i.subagent).toMatchObject({ stored: true, agent: 'general', description: 'Check the index fix' });
+      await parent.getByRole('button', { name: task.s.label, exact: true }).click();
+      await parent.getByRole('button', { name: /^Open its report/ }).click();
+      const child = page.getByRole('region', { name: /^Context breakdown — .*a subagent’s session/ });
+      await child.waitFor({ timeout: 30_000 });
+      expect(await child.textContent()).toContain('A subagent’s session, made by a task call of session');
+      expect(await child.locator('.summary-figure').textContent()).toContain(`${fmt(task.i.subagent!.total!)} /`);
+      // …and back to its parent's: a newer report of the parent, the earlier one folded to a line.
+      await child.getByRole('button', { name: 'Open the parent’s report' }).click();
+      await page.locator('.superseded').first().waitFor({ timeout: 30_000 });
+      const regions = page.getByRole('region', { name: /^Context breakdown/ });
+      expect(await regions.count()).toBe(2);
+      expect(await regions.last().textContent()).not.toContain('A subagent’s session, made by a task call');
+      expect(await page.locator('.superseded').textContent()).toContain('a newer report of this session is below');
+      expect(await axeViolations(page, `parent, child and parent reports (${viewport.name})`)).toEqual([]);
+      // The session switcher lists the subagent's session under its parent, not as a conversation.
+      const toggle = page.getByRole('button', { name: /^Conversation: / });
+      await toggle.click();
+      const menu = page.getByRole('list', { name: 'Conversations in this workspace' });
+      const nested = menu.getByRole('list', { name: /^Subagents of INC-4821 just paged/ });
+      expect(await nested.getByRole('button').textContent()).toMatch(
+        /^Subagent: Subagent task: check that the index fix/,
+      );
+      expect(await menu.locator(':scope > li').count()).toBe(2);
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+      await page.close();
+    },
+  );
 });

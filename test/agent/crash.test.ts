@@ -73,7 +73,9 @@ describe('the server killed mid-turn', () => {
       if (event.type === 'tool' && event.status === 'completed') first.child.kill('SIGKILL');
     });
     expect(turn.events.some((e) => e.type === 'done' || e.type === 'saved')).toBe(false);
-    await new Promise((done) => (first.child.exitCode !== null ? done(null) : first.child.once('exit', done)));
+    // Killed by a signal, its exitCode stays null: signalCode tells it has gone (else its 'exit' may have passed).
+    const gone = () => first.child.exitCode !== null || first.child.signalCode !== null;
+    await new Promise((done) => (gone() ? done(null) : first.child.once('exit', done)));
 
     const second = await startServerProcess(dbPath, TOKEN, env);
     try {

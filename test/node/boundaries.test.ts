@@ -88,3 +88,23 @@ describe('import boundaries', () => {
     ).toEqual([]);
   });
 });
+
+describe('function length in the core', () => {
+  const longFunction = (lines: number, filler: string) =>
+    `export function long(): number {\n  let n = 0;\n${Array.from({ length: lines }, () => filler).join('\n')}\n  return n;\n}\n`;
+  const tooLong = async (filePath: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath });
+    return result!.messages.some((m) => m.ruleId === 'max-lines-per-function');
+  };
+
+  it('refuses a function over 80 lines of code in src/node/core, counting neither blank lines nor comments', async () => {
+    expect(await tooLong('src/node/core/x.ts', longFunction(80, '  n++;'))).toBe(true);
+    expect(await tooLong('src/node/core/opencode/x.ts', longFunction(80, '  n++;'))).toBe(true);
+    expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;'))).toBe(false);
+    expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;\n\n  // why'))).toBe(false);
+  });
+
+  it('leaves the rest of the program to judgement', async () => {
+    expect(await tooLong('src/node/report/x.ts', longFunction(80, '  n++;'))).toBe(false);
+  });
+});

@@ -124,27 +124,31 @@ describe('item content', () => {
     expect((await report()).snapshotId).not.toBe(r.snapshotId);
   });
 
-  it('never serves text from a message that changed after the report was read', async () => {
+  it('never serves text from a message that changed after the report was read, and reads it in one snapshot', async () => {
     const r = await report();
     const id = item(r, 'Read evidence: long.log').id;
-    // The message changes between the report's read and the read of its text.
+    // The message changes between the report and the read of its text.
+    fx.raw
+      .prepare(
+        "UPDATE messages_v2 SET parts = replace(parts, 'serverIsBusy', 'REWRITTEN'), time_updated = time_updated + 1 WHERE parts LIKE '%long.log%'",
+      )
+      .run();
     let snapshots = 0;
-    const racing: Store = Object.assign(Object.create(fx.store) as Store, {
+    const counting: Store = Object.assign(Object.create(fx.store) as Store, {
       snapshot: async <T>(work: (read: ReadSnapshot) => Promise<T>) => {
-        if (++snapshots === 2) {
-          fx.raw
-            .prepare(
-              "UPDATE messages_v2 SET parts = replace(parts, 'serverIsBusy', 'REWRITTEN'), time_updated = time_updated + 1 WHERE parts LIKE '%long.log%'",
-            )
-            .run();
-        }
+        snapshots++;
         return fx.store.snapshot(work);
       },
     });
-    const service = new ReportService(racing);
+    const service = new ReportService(counting);
     await expect(service.itemContent({ workspaceId: WS, itemId: id, snapshotId: r.snapshotId })).rejects.toMatchObject({
       code: 'context_changed',
     });
+    expect(snapshots).toBe(1);
+    const now = await service.report({ workspaceId: WS });
+    const text = await service.itemContent({ workspaceId: WS, itemId: id, snapshotId: now.snapshotId });
+    expect(text.text).toContain('REWRITTEN');
+    expect(snapshots).toBe(3);
   });
 
   it('rejects a bad page or item with an error that changes nothing', async () => {

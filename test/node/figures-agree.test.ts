@@ -14,7 +14,20 @@ import { reportToMarkdown } from '../../src/chat/report/report-markdown';
 import { run } from '../../src/node/cli/main';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
 import { fmt, fmtPct } from '../../src/shared/format';
-import { biggestJumps, fmtCost, jumpText, reportFigures } from '../../src/shared/report-figures';
+import {
+  biggestJumps,
+  costCells,
+  costRows,
+  fmtCost,
+  jumpText,
+  largestItems,
+  partLabel,
+  repeatMark,
+  reportFigures,
+  roomText,
+  runtimeFigures,
+} from '../../src/shared/report-figures';
+import { contextSummary, summaryText } from '../../src/node/mcp/summary';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 
@@ -54,6 +67,7 @@ function tableRows(text: string, firstHead: string): string[][] {
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const num = (text: string) => Number(text.replace(/[^\d]/g, ''));
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the CLI table, --json and the Markdown export', () => {
   let report: ContextReport;
@@ -78,7 +92,7 @@ describe('the CLI table, --json and the Markdown export', () => {
     expect(cliRows.slice(0, -1).map((r) => r.slice(0, 3))).toEqual(expected);
     const md = markdown
       .split('\n')
-      .filter((l) => /^\| (?!Source|---|Item|\*\*Total)/.test(l) && l.split('|').length === 5)
+      .filter((l) => /^\| (?!Source|---|Item|Part|\*\*Total)/.test(l) && l.split('|').length === 6)
       .map((l) =>
         l
           .split('|')
@@ -101,7 +115,9 @@ describe('the CLI table, --json and the Markdown export', () => {
     // The runtime item counts: the Items column holds every item of every source.
     expect(num(items!)).toBe(sum(report.sources.map((s) => s.itemCount)));
     expect(report.sources.some((s) => s.items.some((i) => i.runtime))).toBe(true);
-    expect(markdown).toContain(`| **Total** | **${fmt(report.actual!.contextUsed)}** | **100.0%** |`);
+    expect(markdown).toContain(
+      `| **Total** | **${fmt(report.actual!.contextUsed)}** | **100.0%** | **${fmtCost(report.cost!.total!, 'USD')}** |`,
+    );
   });
 
   it('print every item with its report figure and the JSON’s percentage', () => {
@@ -119,12 +135,12 @@ describe('the CLI table, --json and the Markdown export', () => {
     const mdItems = largest
       .split('\n')
       .filter((l) => l.startsWith('| ') && !l.startsWith('| Item') && !l.startsWith('|---'))
-      .map((l) => l.split('|').map((c) => c.trim()));
+      .map((l) => l.split('|').map((c) => c.trim().replace(/ _\((read again: \d+ of \d+|read \d+ of \d+)\)_$/, '')));
     expect(mdItems.length).toBe(10);
     // The demo's runtime definitions were seeded with it: its runtime item is in parts, there too.
     const runtime = items.find((i) => i.runtime)!;
     expect(runtime.parts?.reduce((n, p) => n + p.tokens, 0)).toBe(runtime.scaledTokens);
-    expect(markdown).toContain(`**${runtime.label}, in parts**`);
+    expect(markdown).toContain(`**${runtime.label}** — part of Agent/runtime instructions, in parts`);
     // (A file read twice gives two items of one label: each row is one of them, figure for figure.)
     for (const [, label, , tokens, percent] of mdItems) {
       const same = items.filter((i) => i.label === label!.replaceAll('\\|', '|'));
@@ -144,6 +160,72 @@ describe('the CLI table, --json and the Markdown export', () => {
     for (const jump of jumps) expect(timeline).toContain(`  ${jumpText(jump)}`);
     // Counts that match: the calls without a prompt size are named.
     expect(timeline).toMatch(/\(30 of 31 model calls — call 30 reported no prompt size\)/);
+  });
+
+  it('give OpenCode’s runtime one figure, one split and one cost: a part of Agent/runtime instructions', async () => {
+    const runtime = runtimeFigures(report)!;
+    expect(runtime.sourceId).toBe('agent_instructions');
+    const row = reportFigures(report).rows.find((r) => r.key === 'agent_instructions')!;
+    // One cost for the row, the runtime's included, and no row of its own anywhere.
+    const costs = costRows(report)!;
+    expect(costs.rows.map((r) => r.id)).not.toContain('runtime');
+    const cost = costs.rows.find((r) => r.id === 'agent_instructions')!;
+    const sourceOnly = report.cost!.sources.find((s) => s.id === 'agent_instructions')!.amount!;
+    const runtimeOnly = report.cost!.rows.find((r) => r.kind === 'runtime')!.amount!;
+    expect(cost.amount).toBeCloseTo(sourceOnly + runtimeOnly, 9);
+    expect(costCells(report)!.byKey.get('agent_instructions')).toBe(cost.amount);
+    const money = fmtCost(cost.amount!, 'USD');
+    const costTable = tableRows(table.slice(table.indexOf('Cost over the session')), 'Source or row');
+    expect(costTable.find((r) => r[0] === 'Agent/runtime instructions')?.[1]).toBe(money);
+    expect(costTable.map((r) => r[0])).not.toContain(runtime.item.label.replace(', measured', ''));
+    expect(markdown).toContain(
+      `| Agent/runtime instructions | ${fmt(row.tokens)} | ${fmtPct(row.percentOfUsed)} | ${money} |`,
+    );
+    const mcp = summaryText(report);
+    expect(mcp).toContain(
+      `- Agent/runtime instructions: ${fmt(row.tokens)} (${fmtPct(row.percentOfUsed)}), 4 items, ${money}`,
+    );
+    expect(mcp).toContain(
+      `  of which OpenCode’s own prompt and tools ${fmt(runtime.tokens)} (${fmtPct(runtime.percentOfUsed)}): `,
+    );
+    // Its parts, the same in the CLI, the Markdown and the MCP text: they add up to the item.
+    expect(runtime.parts!.reduce((n, p) => n + p.tokens, 0)).toBe(runtime.tokens);
+    for (const part of runtime.parts!) {
+      expect(table).toMatch(new RegExp(`│ ${escapeRe(partLabel(part))}\\s+│\\s+${fmt(part.tokens)} │`));
+      expect(markdown).toContain(`| ${partLabel(part)} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`);
+      expect(mcp).toContain(`${partLabel(part)} ${fmt(part.tokens)}`);
+    }
+    for (const jargon of ['Framing and the rest', 'the build agent on']) {
+      expect(table).not.toContain(jargon);
+      expect(markdown).not.toContain(jargon);
+      expect(mcp).not.toContain(jargon);
+    }
+  });
+
+  it('keep the web’s repeat marks, room sentence and money format in the Markdown and the MCP text', () => {
+    const again = report.sources.flatMap((s) => s.items).filter((i) => (i.duplicate?.ordinal ?? 0) > 1);
+    expect(again.length).toBeGreaterThan(0);
+    const largest = largestItems(report, 10).map(({ item }) => item);
+    const marked = largest.filter((i) => repeatMark(i));
+    expect(marked.length).toBeGreaterThan(0);
+    for (const item of marked) expect(markdown).toContain(`| ${item.label} _(${repeatMark(item)})_ |`);
+    const mcp = summaryText(report, contextSummary(report, 10));
+    for (const item of marked) expect(mcp).toContain(`. ${item.label} (${repeatMark(item)}) — `);
+    for (const item of again) expect(table).toContain(`[${repeatMark(item)}]`);
+    // One room sentence: the web's Room line (roomText) in every view.
+    const room = roomText(report.verdict!.headroom!);
+    expect(room).toMatch(
+      /^[\d,]+ tokens left before OpenCode compacts — about [\d,]+ more model calls at \+[\d,]+ tokens a call \(the growth over calls/,
+    );
+    for (const text of [table, markdown, mcp]) expect(text).toContain(`${room}.`);
+    // One money rule: two significant digits under a dollar, cents above it; never $0.00 for a cost.
+    const amounts = [...`${table}\n${markdown}\n${mcp}`.matchAll(/\$(\d+\.\d+)/g)].map((m) => m[1]!);
+    expect(amounts.length).toBeGreaterThan(20);
+    for (const amount of amounts) {
+      const value = Number(amount);
+      if (value >= 1) expect(amount).toMatch(/^\d+\.\d\d$/);
+      else expect(amount, amount).toMatch(/^0\.0*[1-9]\d$/);
+    }
   });
 
   it('lead with the verdict, and keep the methods for the fine print', () => {

@@ -11,7 +11,9 @@ describe('huge inputs', () => {
       const output = line.repeat(Math.ceil((50 * 1024 * 1024) / Buffer.byteLength(line)));
       const parts = JSON.stringify([{ id: 'prt_0', ...readTool(fx.root, 'evidence/dump.log', output) }]);
       fx.raw
-        .prepare('INSERT INTO messages_v2 VALUES (?, ?, ?, 1, 1, ?, ?)')
+        .prepare(
+          'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, 1, 1, ?, ?)',
+        )
         .run('msg_huge', WS, SESSION, '{"role":"assistant"}', parts);
       addUsage(fx, 190_000);
       const rssBefore = process.memoryUsage().rss;
@@ -33,7 +35,9 @@ describe('huge inputs', () => {
   it('reports on a 10,000-message session with every item counted and 20 shown per source', async () => {
     const fx = await createFixture({});
     try {
-      const insert = fx.raw.prepare('INSERT INTO messages_v2 VALUES (?, ?, ?, ?, ?, ?, ?)');
+      const insert = fx.raw.prepare(
+        'INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
       fx.raw.transaction(() => {
         for (let i = 0; i < 10_000; i++) {
           const id = `msg_${String(i).padStart(6, '0')}`;

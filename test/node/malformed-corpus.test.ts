@@ -161,7 +161,9 @@ const CASES: Case[] = [
     'a text time_updated',
     (fx) =>
       fx.raw
-        .prepare("INSERT INTO messages_v2 VALUES ('msg_text_time', ?, ?, 1, 'later', '{\"role\":\"user\"}', '[]')")
+        .prepare(
+          "INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_text_time', ?, ?, 1, 'later', '{\"role\":\"user\"}', '[]')",
+        )
         .run(WS, SESSION),
     null,
   ],
@@ -195,7 +197,7 @@ const CASES: Case[] = [
     (fx) =>
       fx.raw
         .prepare(
-          "INSERT INTO messages_v2 VALUES ('msg_text_created', ?, ?, 'yesterday', 5, '{\"role\":\"user\"}', '[]')",
+          "INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_text_created', ?, ?, 'yesterday', 5, '{\"role\":\"user\"}', '[]')",
         )
         .run(WS, SESSION),
     null,

@@ -155,7 +155,20 @@ describe('investibook mcp', () => {
       const bad = await mcp.call({ items: 0 }).catch((error: Error) => ({ isError: true, text: error.message }));
       expect(bad.isError).toBe(true);
       expect(bad.text).toMatch(/items/);
+      // An argument it does not take is refused, never dropped: asked for call 8, it does not
+      // answer with the current report. A JSON-RPC invalid-params error naming what it takes.
+      const refused = await mcp.call({ call: 8 }).then(
+        () => null,
+        (error: { code?: number; message: string }) => error,
+      );
+      expect(refused?.code).toBe(-32602);
+      expect(refused?.message).toMatch(/does not take "call"/);
+      expect(refused?.message).toMatch(/takes one optional argument, items \(an integer from 1 to 20/);
       expect((await mcp.call()).isError).toBeUndefined();
+      // stderr says which workspace it serves, from which database.
+      expect(mcp.stderr.join('')).toContain(
+        `serving context_report on stdio for workspace demo (folder ${root}), from the database ${dbPath} (read-only)`,
+      );
     } finally {
       await mcp.close();
     }
@@ -209,9 +222,26 @@ describe('investibook mcp', () => {
       const report = await reportHere();
       expect(call.result.content[0]!.text).toBe(summaryText(report, contextSummary(report, 2)));
       expect(call.result.structuredContent.largestItems).toHaveLength(2);
+      // Arguments it does not take: invalid params (-32602), saying what it takes; the server goes on.
+      const extra = (await request('tools/call', { name: 'context_report', arguments: { call: 8, items: 2 } })) as {
+        error?: { code: number; message: string };
+        result?: unknown;
+      };
+      expect(extra.result).toBeUndefined();
+      expect(extra.error?.code).toBe(-32602);
+      expect(extra.error?.message).toMatch(/does not take "call".*takes one optional argument, items/);
+      const wrongType = (await request('tools/call', { name: 'context_report', arguments: { items: 'all' } })) as {
+        error?: { code: number; message: string };
+      };
+      expect(wrongType.error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/items must be an integer/),
+      });
       // An unknown tool and an unknown method are answered, not fatal.
-      const unknownTool = (await request('tools/call', { name: 'nope', arguments: {} })) as Record<string, unknown>;
-      expect(JSON.stringify(unknownTool)).toMatch(/nope/);
+      const unknownTool = (await request('tools/call', { name: 'nope', arguments: {} })) as {
+        error?: { code: number; message: string };
+      };
+      expect(unknownTool.error).toMatchObject({ code: -32602, message: expect.stringMatching(/nope/) });
       const unknownMethod = (await request('resources/list', {})) as { error?: { code: number } };
       expect(unknownMethod.error?.code).toBe(-32601);
       // A line that is not JSON: a parse error with id null, and the server goes on.

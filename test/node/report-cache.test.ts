@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReportCache, stampOf } from '../../src/node/report/report-cache';
+import { approximateBytes, ReportCache, stampOf } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { addMessages, addUsage, createFixture, readTool, text, WS } from '../support/fixtures';
@@ -74,19 +74,44 @@ describe('ReportCache', () => {
     }
   });
 
-  it('keeps at most maxEntries, dropping the least recently used', () => {
-    const cache = new ReportCache(2);
-    cache.set('a', 1);
-    cache.set('b', 2);
-    expect(cache.get('a')).toBe(1); // a is now the most recently used
-    cache.set('c', 3);
+  it('keeps at most maxBytes, dropping the least recently used', () => {
+    const value = (n: number) => ({ text: 'x'.repeat(1000), n });
+    const one = approximateBytes(value(0));
+    expect(one).toBeGreaterThan(1000);
+    const cache = new ReportCache(Math.round(2.5 * one));
+    cache.set('a', value(1));
+    cache.set('b', value(2));
+    expect(cache.get('a')).toEqual(value(1)); // a is now the most recently used
+    cache.set('c', value(3));
     expect(cache.size).toBe(2);
+    expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
     expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBe(1);
-    cache.set('a', 4);
+    expect(cache.get('a')).toEqual(value(1));
+    cache.set('a', value(4));
     expect(cache.size).toBe(2);
-    expect(cache.get('a')).toBe(4);
+    expect(cache.get('a')).toEqual(value(4));
+    // A value larger than the bound is not kept at all.
+    cache.set('big', { text: 'x'.repeat(10 * one) });
+    expect(cache.get('big')).toBeUndefined();
     // A row version (PostgreSQL's xmin) tells apart two states with the same time_updated.
     expect(stampOf({ time_updated: 2, version: '901' })).not.toBe(stampOf({ time_updated: 2, version: '902' }));
+  });
+
+  it('holds for one report what it found, even when other reports push it out meanwhile', () => {
+    const cache = new ReportCache(approximateBytes({ v: 'x'.repeat(100) }) + 10);
+    cache.set('a', { v: 'x'.repeat(100) });
+    const report = cache.pinned();
+    expect(report.get('a')).toEqual({ v: 'x'.repeat(100) });
+    cache.set('b', { v: 'y'.repeat(100) }); // another report's
+    expect(cache.get('a')).toBeUndefined();
+    expect(report.get('a')).toEqual({ v: 'x'.repeat(100) });
+    expect(report.get('missing')).toBeUndefined();
+  });
+
+  it('counts a value reached twice once, and Maps, Sets and arrays by their contents', () => {
+    const shared = { text: 'z'.repeat(5000) };
+    expect(approximateBytes([shared, shared])).toBeLessThan(approximateBytes([shared, { ...shared }]));
+    expect(approximateBytes(new Map([['k', 'v'.repeat(3000)]]))).toBeGreaterThan(3000);
+    expect(approximateBytes(new Set(['s'.repeat(3000)]))).toBeGreaterThan(3000);
   });
 });

@@ -104,7 +104,9 @@ describe('the runtime item in parts', () => {
     // The CLI's table prints the same parts, with the same figures.
     const io = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--items', 'all'], io)).toBe(0);
-    expect(io.stdout()).toContain(`${item.label} in ${parts.length} parts (the build agent on scripted/scripted):`);
+    expect(io.stdout()).toContain(
+      `${item.label}, part of Agent/runtime instructions, in ${parts.length} parts (as OpenCode’s “build” agent sent them to scripted/scripted):`,
+    );
     for (const part of parts)
       expect(io.stdout()).toMatch(new RegExp(`${escape(part.label)}.*\\s${fmt(part.tokens)}\\s`));
   });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import type { SourceId } from '../../src/shared/sources';
-import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
+import { workspaceSchema, contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { familyCounting } from '../../src/node/scripted-model/server';
 import { RECORDING_CONFIG } from '../recording/workspace';
 import { captureIo } from '../support/cli';
@@ -50,6 +50,12 @@ describe('a task call and its subagent’s session', () => {
     expect(own.actual?.contextUsed).toBe(own.timeline?.at(-1)?.promptTokens);
     expect(own.actual?.contextSize).toBe(parent.actual?.contextSize);
     expect(total(own)).toBe(own.actual?.contextUsed);
+    // The workspace's list names the child's parent: the chat lists it under that conversation.
+    const listed = workspaceSchema.parse(
+      await (await app.request(`/api/workspace/${WS}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json(),
+    );
+    expect(listed.sessions.find((s) => s.id === child.sessionId)?.parentSessionId).toBe(recording.sessionId);
+    expect(listed.sessions.find((s) => s.id === recording.sessionId)?.parentSessionId).toBeUndefined();
     expect(childCalls).toBeGreaterThan(own.calibration!.calls);
     // …and that is what the scripted model counted in the child's last request.
     const truth = groundTruth(child.lastRequest!, {

@@ -125,3 +125,44 @@ export function deltaE(a: string, b: string): number {
   const [p, q] = [lab(a), lab(b)];
   return Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!, p[2]! - q[2]!);
 }
+
+/**
+ * Labels whose rendered lines break inside a word: for every element `selector` finds (visible),
+ * each line break of its text as laid out — found from where each character's box starts a new
+ * line — must fall at a space, or after a path's separator (/ _ . -), where a long file name may
+ * wrap. Returns "label: …|…" for every break that splits a word.
+ */
+export const brokenWords = (root: Locator, selector: string): Promise<string[]> =>
+  root.evaluate((element, sel) => {
+    const broken: string[] = [];
+    for (const label of element.querySelectorAll<HTMLElement>(sel)) {
+      if (!label.checkVisibility()) continue;
+      let text = '';
+      // Each laid-out character: its place in the label's text, its text node, where its box starts.
+      const boxes: { at: number; node: number; top: number; left: number }[] = [];
+      const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+      let nodeIndex = 0;
+      for (let node = walker.nextNode(); node; node = walker.nextNode(), nodeIndex++) {
+        const content = node.textContent ?? '';
+        for (let i = 0; i < content.length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const box = [...range.getClientRects()].find((r) => r.width > 0);
+          if (box) boxes.push({ at: text.length + i, node: nodeIndex, top: box.top, left: box.left });
+        }
+        text += content;
+      }
+      for (let k = 1; k < boxes.length; k++) {
+        const [before, after] = [boxes[k - 1]!, boxes[k]!];
+        // A new line: the character starts lower and to the left of the one before it.
+        if (after.top <= before.top + 2 || after.left >= before.left) continue;
+        // Where a line may end: at a space (laid out or collapsed), between two elements' texts
+        // (a label and its badge), or after a separator of a path or a phrase.
+        const between = text.slice(before.at, after.at + 1);
+        if (/\s/.test(between) || before.node !== after.node || /[/_.\-–—:,)]/.test(text[before.at]!)) continue;
+        broken.push(`${text.slice(0, after.at)}|${text.slice(after.at)}`);
+      }
+    }
+    return broken;
+  }, selector);

@@ -69,7 +69,7 @@ export function loadRecording(name: string): Recording {
 
 /** Seeds a recording into a fixture (its workspace folder must be empty). */
 export function seedRecording(
-  fx: Fixture,
+  fx: Pick<Fixture, 'root' | 'raw'>,
   recording: Recording,
   workspaceId: string,
   sessionId = recording.sessionId,

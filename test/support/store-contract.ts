@@ -78,6 +78,33 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
+      'keeps which runtime wrote each message, and says which wrote a session (a row that names none: null)',
+      withStore(async ({ raw, store }) => {
+        await seed(store);
+        const message = (id: string, sessionId: string, runtime?: string) => ({
+          id,
+          workspaceId: 'w1',
+          sessionId,
+          timeCreated: 1,
+          timeUpdated: 1,
+          info: { role: 'user' },
+          parts: [],
+          ...(runtime ? { runtime } : {}),
+        });
+        await store.insertMessage(message('msg_a', 's1', 'opencode'));
+        await store.upsertMessage(message('msg_b', 's1', 'opencode'));
+        await raw(
+          `INSERT INTO messages_v2 (id, workspace_id, session_id, time_created, time_updated, info, parts) VALUES ('msg_c', 'w1', 's2', 1, 1, '{}', '[]')`,
+        );
+        expect(await store.messageRuntimes('w1', 's1')).toEqual(['opencode']);
+        expect(await store.messageRuntimes('w1', 's2')).toEqual([null]);
+        expect(await store.messageRuntimes('w1', 'nope')).toEqual([]);
+        await store.upsertMessage(message('msg_b', 's1', 'other'));
+        expect((await store.messageRuntimes('w1', 's1')).sort()).toEqual(['opencode', 'other']);
+      }),
+    );
+
+    it(
       'finds users by token hash and workspaces by membership, never telling a foreign one from a missing one',
       withStore(async ({ store }) => {
         await seed(store);
@@ -231,6 +258,14 @@ export function storeContract(name: string, harness: StoreHarness): void {
         expect(kept.note.startsWith('ü ')).toBe(true);
         expect(await store.sessionRuntime('w1', 'ses_none')).toEqual([]);
         expect(await store.sessionRuntime('w1', 'ses_child\u0000')).toEqual([]);
+        // The subagents' sessions of a workspace and their parents, once each, without the definitions.
+        expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([
+          { session_id: 'ses_child', parent_session_id: 'ses_parent' },
+          { session_id: 'ses_other', parent_session_id: 'ses_parent' },
+        ]);
+        expect(await store.sessionParents('w2')).toEqual([
+          { session_id: 'ses_child', parent_session_id: 'ses_parent' },
+        ]);
         await expect(readOnly.putSessionRuntime(row('x'))).rejects.toMatchObject({ code: 'database_read_only' });
         await expect(
           store.transaction(async (tx) => {
@@ -282,6 +317,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
         await raw('DROP TABLE session_runtime');
         await raw('DROP TABLE session_origins');
         expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
+        expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionOrigins('w1'))).toEqual([]);
         expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
       }),

@@ -256,7 +256,7 @@ describe('ChatPanel', () => {
     expect(composer()).toHaveFocus();
     const meter = await screen.findByRole('button', { name: /^Context [\d,]+ \/ 200,000/ });
     await user.click(meter);
-    expect(await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByRole('region', { name: /^Context breakdown/ })).toBeInTheDocument();
     expect(messagesApi.appendMessagesToAPI).not.toHaveBeenCalled();
   });
 
@@ -269,5 +269,38 @@ describe('ChatPanel', () => {
     );
     renderApp();
     expect(await screen.findByRole('heading', { name: 'Workspace not found' })).toBeInTheDocument();
+  });
+
+  it('lists a subagent’s session under the conversation whose task call made it', async () => {
+    const parent = fixtures.workspace.sessions[0]!;
+    const child = {
+      id: 'ses_child0000000000000000000',
+      messageCount: 6,
+      lastActiveAt: parent.lastActiveAt + 1000,
+      title: 'Subagent task: read evidence/pd-hot-regions.txt and meta/clu…',
+      contextUsed: 9100,
+      contextSize: 200000,
+      parentSessionId: parent.id,
+    };
+    server.use(
+      http.get('/api/workspace/demo', () =>
+        HttpResponse.json({ ...fixtures.workspace, sessions: [child, ...fixtures.workspace.sessions] }),
+      ),
+    );
+    const { user } = renderApp();
+    await waitForHistory();
+    // Two conversations: the subagent's session is not one of them.
+    const toggle = await screen.findByRole('button', { name: /^Conversation:/ });
+    await waitFor(() => expect(toggle).toHaveTextContent('· 2 conversations'));
+    await user.click(toggle);
+    const menu = screen.getByRole('list', { name: 'Conversations in this workspace' });
+    const top = [...menu.children].map((li) => li.querySelector(':scope > button')!.textContent);
+    expect(top).toHaveLength(2);
+    expect(top[0]).toContain(parent.title);
+    const children = within(menu).getByRole('list', { name: `Subagents of ${parent.title}` });
+    expect(children.closest('li')).toBe(menu.children[0]);
+    expect(within(children).getByRole('button')).toHaveTextContent(
+      /^Subagent: Subagent task: read evidence\/pd-hot-regions\.txt.*made by a task call/,
+    );
   });
 });

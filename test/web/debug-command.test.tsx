@@ -8,7 +8,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import * as messagesApi from '../../src/api/messages';
 import { fmt } from '../../src/shared/format';
-import { fmtCost } from '../../src/shared/report-figures';
+import { fmtCost, roomText } from '../../src/shared/report-figures';
 import { contextReportSchema, SOURCE_LABELS, type ContextReport } from '../../src/shared/wire';
 import pendingReport from '../fixtures/report-pending.json';
 import { fixtures } from './msw/handlers';
@@ -35,7 +35,7 @@ const visibleText = (root: HTMLElement): string =>
     .flatMap((el) => [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent))
     .join(' ');
 
-const reportRegion = () => screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
+const reportRegion = () => screen.findByRole('region', { name: /^Context breakdown/ });
 
 describe('the fixtures', () => {
   it('are real reports that validate against the shared schema', () => {
@@ -75,14 +75,14 @@ describe('/debug', () => {
       `free ${fmt(168_000 - report.actual!.contextUsed)} before auto-compaction at 168,000`,
     );
     // The verdict first: the biggest source and item, what to do, the room left, cache and cost.
-    const verdict = within(region).getByRole('region', { name: 'In short' });
+    const verdict = within(region).getByRole('region', { name: /^In short/ });
     const v = report.verdict!;
     expect(verdict).toHaveTextContent(
       `${v.biggestSource!.label} holds ${v.biggestSource!.percentOfUsed!.toFixed(1)}% of the context (${fmt(v.biggestSource!.tokens)} tokens)`,
     );
     expect(verdict).toHaveTextContent(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
     expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
-    expect(verdict).toHaveTextContent(`Room ${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
+    expect(verdict).toHaveTextContent(`Room ${roomText(v.headroom!)}`);
     expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
     // The session's cost, its calls being priced (never the agent's own figure beside it).
     expect(report.cost?.total).not.toBeNull();
@@ -108,11 +108,16 @@ describe('/debug', () => {
     expect(total).toHaveTextContent(`Total${used}100.0%`);
     // Estimates are details, not a second figure in the table.
     expect(table).not.toHaveTextContent('≈');
-    // The legend follows the bar, the runtime's hatched segment included.
+    // The legend follows the bar: one entry per row of the table, with the table's share —
+    // OpenCode's own prompt and tools are a part of Agent/runtime instructions, not an entry apart.
     const legend = within(region).getByRole('list', { name: 'Legend, in the bar’s order' });
     expect(within(legend).getAllByRole('button')[0]).toHaveTextContent(/^Evidence/);
-    expect(legend).toHaveTextContent('OpenCode’s own prompt and tools (measured)');
-    // Its shares add up like the bar: the runtime's part and the rest of its source, never both in full.
+    expect(legend).not.toHaveTextContent('OpenCode’s own prompt');
+    expect(legend).not.toHaveTextContent('the rest');
+    const runtimeRow = report.sources.find((s) => s.id === 'agent_instructions')!;
+    expect(within(legend).getByRole('button', { name: /^Agent\/runtime instructions/ })).toHaveTextContent(
+      `Agent/runtime instructions ${runtimeRow.percentOfUsed!.toFixed(1)}%`,
+    );
     const shares = [...legend.querySelectorAll('.legend-share')].map((el) => el.textContent ?? '');
     expect(shares.every((share) => /^\d+(\.\d)?%$/.test(share))).toBe(true);
     const sum = shares.reduce((n, share) => n + Number.parseFloat(share), 0);
@@ -164,7 +169,7 @@ describe('/debug', () => {
     await waitForHistory();
     await runDebug(user);
     const region = await reportRegion();
-    await waitFor(() => expect(within(region).getByRole('heading', { name: 'Context breakdown' })).toHaveFocus());
+    await waitFor(() => expect(within(region).getByRole('heading', { name: /^Context breakdown/ })).toHaveFocus());
   });
 
   it('draws the timeline: keyboard reachable, what each call added, the biggest jumps, a table', async () => {
@@ -208,7 +213,8 @@ describe('/debug', () => {
     await runDebug(user);
     const region = await reportRegion();
     await user.click(within(region).getByRole('button', { name: 'Evidence' }));
-    expect(within(region).getAllByText('read 2 of 2').length).toBeGreaterThan(0);
+    expect(within(region).getAllByText('read again: 2 of 2').length).toBeGreaterThan(0);
+    expect(within(region).getAllByText('read 1 of 2').length).toBeGreaterThan(0);
     expect(within(region).getByText(/Read more than once:/)).toBeInTheDocument();
   });
 
@@ -289,7 +295,7 @@ describe('/debug', () => {
     act(() => storeResetFns.forEach((reset) => reset()));
     renderApp();
     await waitForHistory();
-    expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: /^Context breakdown/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('article', { name: 'Your command (only visible to you)' })).not.toBeInTheDocument();
     expect(
       within(screen.getByRole('region', { name: 'Messages' })).getByText(/INC-4821 just paged/),
@@ -348,7 +354,7 @@ describe('/debug', () => {
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(grown)));
     await runDebug(user);
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
-    const latest = screen.getByRole('region', { name: 'Context breakdown' });
+    const latest = screen.getByRole('region', { name: /^Context breakdown/ });
     expect(within(latest).getByRole('columnheader', { name: 'Change' })).toBeInTheDocument();
     const rows = within(latest).getAllByRole('rowheader');
     const evidenceRow = rows.find((r) => r.textContent === 'Evidence')!.closest('tr')!;
@@ -366,7 +372,7 @@ describe('/debug', () => {
     expect(within(latest).getByText(/new: Read evidence: new.log/)).toBeInTheDocument();
     // The older report is folded to one line and can be shown again.
     await user.click(screen.getByRole('button', { name: 'Show this report' }));
-    expect(screen.getAllByRole('region', { name: 'Context breakdown' })).toHaveLength(2);
+    expect(screen.getAllByRole('region', { name: /^Context breakdown/ })).toHaveLength(2);
   });
 
   it('compares items only, never tokens, when a report was scaled in proportion', async () => {
@@ -380,7 +386,7 @@ describe('/debug', () => {
     server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(scaled)));
     await runDebug(user);
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
-    const latest = screen.getByRole('region', { name: 'Context breakdown' });
+    const latest = screen.getByRole('region', { name: /^Context breakdown/ });
     expect(
       within(latest)
         .getByText(/Since the previous \/debug/)
@@ -421,7 +427,7 @@ describe('/debug', () => {
     await user.click(within(region).getByRole('button', { name: 'Refresh' }));
     await waitFor(() => expect(screen.getByText(/a newer report of this session is below/)).toBeInTheDocument());
     expect(requests.slice(before)).toEqual([{ method: 'GET', path: DEBUG_PATH }]);
-    expect(screen.getByRole('region', { name: 'Context breakdown' })).not.toHaveTextContent(/Outdated/);
+    expect(screen.getByRole('region', { name: /^Context breakdown/ })).not.toHaveTextContent(/Outdated/);
   });
 
   it('keeps a source of 200 items to a bounded number of rendered rows', async () => {
@@ -455,7 +461,7 @@ describe('/debug', () => {
     const article = screen.getByRole('article', { name: 'Context report (only visible to you)' });
     await reportRegion();
     await user.click(within(article).getByRole('button', { name: 'Dismiss' }));
-    expect(screen.queryByRole('region', { name: 'Context breakdown' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: /^Context breakdown/ })).not.toBeInTheDocument();
   });
 
   it('passes a session id argument through', async () => {

@@ -26,11 +26,11 @@ export async function expectNothingStored() {
   expect(await indexedDB.databases()).toEqual([]);
 }
 
-/** The app, the history loaded, /debug run: its report region (the first in a file loads the view's lazy chunk). */
+/** The app, the history loaded, /debug run: its report region (the first in a file loads the view's lazy chunk: waited for as long as it takes, test/web/setup.ts). */
 export async function openReport() {
   const app = renderApp();
   await waitForHistory();
   await app.user.type(composer(), '/debug{Enter}');
-  const region = await screen.findByRole('region', { name: 'Context breakdown' }, { timeout: 3000 });
+  const region = await screen.findByRole('region', { name: /^Context breakdown/ });
   return { ...app, region };
 }

@@ -88,7 +88,7 @@ describe('Reveal content', () => {
 describe('Suggestions', () => {
   it('are listed from the report, and lead to the text of the item they name', async () => {
     const { user, region } = await openReport();
-    const list = within(region).getByRole('region', { name: 'Suggestions' });
+    const list = within(region).getByRole('region', { name: /^Suggestions/ });
     for (const suggestion of report.suggestions) expect(within(list).getByText(suggestion.title)).toBeInTheDocument();
     const duplicate = report.suggestions.find((s) => s.kind === 'duplicate_read')!;
     const item = duplicate.itemIds.at(-1)!;
@@ -109,7 +109,7 @@ describe('Suggestions', () => {
     const { user, region } = await openReport();
     const before = requests.length;
     const duplicate = report.suggestions.find((s) => s.kind === 'duplicate_read')!;
-    const entry = within(within(region).getByRole('region', { name: 'Suggestions' }))
+    const entry = within(within(region).getByRole('region', { name: /^Suggestions/ }))
       .getByText(duplicate.title)
       .closest('li')!;
     await user.click(within(entry).getByRole('button', { name: 'Ask the agent' }));

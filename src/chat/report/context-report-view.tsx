@@ -8,10 +8,11 @@
  * opens as a drawer over it.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { contextQueries } from '../../api/context-report';
 import { flushSync } from 'react-dom';
 import { fmt } from '../../shared/format';
+import { costColumnNote } from '../../shared/report-figures';
 import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import type { ContextReport, ReportItem } from '../../shared/wire';
 import { RelativeTime } from '../relative-time';
@@ -19,6 +20,8 @@ import { FinePrint } from './fine-print';
 import type { ContentTarget } from './item-content-panel';
 import { revealButtonId, type Revealed } from './items-table';
 import { PendingLine } from './pending-line';
+import { useAsOfCall } from './as-of-history';
+import { ReportNameContext } from './report-name';
 import { ReaderDrawer } from './reader-drawer';
 import { reportToMarkdown } from './report-markdown';
 import { buildReportModel, diffReports, plural, shareText, signed, type ReportModel } from './report-model';
@@ -42,6 +45,10 @@ export interface ContextReportViewProps {
   sessionTitle?: string | null;
   /** Another session's report (a subagent's, its parent's), as a new output. */
   onOpenSession?: (sessionId: string) => void;
+  /** The report's own name in the browser's history (its transcript entry): the call it is shown as of. */
+  historyKey: string;
+  /** What tells this report from another on the page (an earlier report of the same session says when it was made). */
+  regionName?: string | undefined;
 }
 
 /**
@@ -50,7 +57,8 @@ export interface ContextReportViewProps {
  */
 export function ContextReportView(props: ContextReportViewProps) {
   const current = props.report;
-  const [call, setCall] = useState<number | null>(null);
+  // A step in the browser's history: Back returns to the current context, Forward to the call.
+  const [call, setCall] = useAsOfCall(props.historyKey);
   const asOf = useQuery({
     ...contextQueries.asOf(current.workspaceId, current.sessionId, call ?? 0),
     enabled: call !== null,
@@ -66,10 +74,14 @@ export function ContextReportView(props: ContextReportViewProps) {
           state: asOf.isError ? ('error' as const) : asOf.data ? ('ready' as const) : ('loading' as const),
           message: asOf.error instanceof Error ? asOf.error.message : null,
         };
+  // The timeline always shows every call of the current context, drawn from its report: choosing
+  // a call changes the report above it, never the chart under the pointer.
+  const currentModel = useMemo(() => buildReportModel(current), [current]);
   return (
     <ReportBody
       {...props}
       report={report}
+      timelineModel={currentModel}
       timelinePoints={current.timeline ?? null}
       choosing={choosing}
       onChooseCall={setCall}
@@ -87,6 +99,7 @@ interface Choosing {
 
 function ReportBody(
   props: ContextReportViewProps & {
+    timelineModel: ReportModel;
     timelinePoints: ContextReport['timeline'] | null;
     choosing: Choosing | null;
     onChooseCall: (call: number | null) => void;
@@ -165,140 +178,174 @@ function ReportBody(
     }
   };
 
+  // A call chosen on the chart: the report above it changes (loading, then as of that call), and
+  // the chart stays where it was on the screen, under the pointer that chose it.
+  const timelineBox = useRef<HTMLDivElement>(null);
+  const pinnedAt = useRef<number | null>(null);
+  const chooseCall = (call: number | null) => {
+    pinnedAt.current = timelineBox.current?.getBoundingClientRect().top ?? null;
+    props.onChooseCall(call);
+  };
+  useLayoutEffect(() => {
+    const box = timelineBox.current;
+    if (pinnedAt.current === null || !box) return;
+    const list = box.closest('[aria-label="Messages"]');
+    const moved = box.getBoundingClientRect().top - pinnedAt.current;
+    if (list && moved !== 0) list.scrollTop += moved;
+    if (choosing?.state !== 'loading') pinnedAt.current = null;
+  });
+
   const win = model.window;
+  const costNote = costColumnNote(report);
+  // Its regions' names: this report's session (a subagent's says so) and the call it is as of.
+  const which = [
+    props.regionName ?? sessionTitle ?? (report.sessionId ? `session ${report.sessionId}` : 'no session'),
+    report.parentSessionId ? 'a subagent’s session' : null,
+    report.asOf && choosing ? `as of call ${report.asOf.call}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return (
-    <section
-      className="context-report"
-      aria-labelledby={`${idPrefix}-title`}
-      ref={section}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && revealed) {
-          event.preventDefault();
-          closeReveal();
-        }
-      }}
-    >
-      <header className={`report-summary${outdated ? ' is-outdated' : ''}`}>
-        <div className="summary-main">
-          <h2 id={`${idPrefix}-title`} ref={heading} tabIndex={-1}>
-            Context breakdown
-          </h2>
-          <p className="summary-figure">
-            {model.estimatesOnly ? (
-              <strong>≈{fmt(model.total)} tokens · no usage reported yet — estimates only</strong>
-            ) : (
-              <>
-                <strong>
-                  {fmt(model.total)} / {fmt(win?.contextSize ?? report.actual?.contextSize)} tokens
-                </strong>
-                {win && (
-                  <span className="muted">
+    <ReportNameContext.Provider value={which}>
+      <section
+        className="context-report"
+        aria-labelledby={`${idPrefix}-title ${idPrefix}-which`}
+        ref={section}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && revealed) {
+            event.preventDefault();
+            closeReveal();
+          }
+        }}
+      >
+        <header className={`report-summary${outdated ? ' is-outdated' : ''}`}>
+          <div className="summary-main">
+            <h2 id={`${idPrefix}-title`} ref={heading} tabIndex={-1}>
+              Context breakdown
+            </h2>
+            <span id={`${idPrefix}-which`} className="visually-hidden">
+              — {which}
+            </span>
+            <p className="summary-figure">
+              {model.estimatesOnly ? (
+                <strong>≈{fmt(model.total)} tokens · no usage reported yet — estimates only</strong>
+              ) : (
+                <>
+                  <strong>
+                    {fmt(model.total)} / {fmt(win?.contextSize ?? report.actual?.contextSize)} tokens
+                  </strong>
+                  {win && (
+                    <span className="muted">
+                      {' '}
+                      · {shareText(model.total, win.contextSize)}
+                      <span className="wide-only"> of the window</span>
+                    </span>
+                  )}
+                  {/* The agent's own total is the usual case: on a phone the fine print says so; a provider's count always shows. */}
+                  <span
+                    className={`muted total-source${report.actual?.source === 'acp' && !report.asOf ? ' wide-only' : ''}`}
+                    title={totalSourceSentence(report) ?? undefined}
+                  >
                     {' '}
-                    · {shareText(model.total, win.contextSize)}
-                    <span className="wide-only"> of the window</span>
+                    · {totalSourceShort(report)}
                   </span>
-                )}
-                {/* The agent's own total is the usual case: on a phone the fine print says so; a provider's count always shows. */}
-                <span
-                  className={`muted total-source${report.actual?.source === 'acp' && !report.asOf ? ' wide-only' : ''}`}
-                  title={totalSourceSentence(report) ?? undefined}
-                >
-                  {' '}
-                  · {totalSourceShort(report)}
+                </>
+              )}
+            </p>
+          </div>
+          <div className="summary-actions">
+            <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
+              Refresh
+            </button>
+            <button type="button" aria-haspopup="dialog" onClick={() => setReader({ source: null })}>
+              Open reader
+            </button>
+            <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
+              <span className="wide-only">Copy </span>JSON
+            </button>
+            <button type="button" aria-label="Copy Markdown" onClick={() => void copy('Markdown')}>
+              <span className="wide-only">Copy </span>Markdown
+            </button>
+          </div>
+          {choosing && (
+            <p className="as-of-banner" role="status">
+              {choosing.state === 'ready' ? (
+                <strong>
+                  As of call {choosing.call} of {choosing.of} — read-only
+                </strong>
+              ) : choosing.state === 'loading' ? (
+                <span>Loading the report as of call {choosing.call}…</span>
+              ) : (
+                <span>
+                  The report as of call {choosing.call} could not be loaded: {choosing.message}
                 </span>
-              </>
+              )}{' '}
+              <button type="button" className="link" onClick={() => props.onChooseCall(null)}>
+                Back to the current context
+              </button>
+            </p>
+          )}
+          <p role="status" className="summary-status">
+            {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
+            {copied && <span className="copy-status">{copied}</span>}
+          </p>
+        </header>
+
+        <p className="report-meta muted">
+          Made <RelativeTime at={report.generatedAt} />
+          {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
+        </p>
+        {report.parentSessionId && (
+          <p className="report-meta subagent-parent">
+            A subagent’s session, made by a task call of session {report.parentSessionId}
+            {report.asOf && !choosing
+              ? `: it has no total of its own, so this is as of its last measured call`
+              : ''}.{' '}
+            {props.onOpenSession && (
+              <button type="button" className="link" onClick={() => props.onOpenSession!(report.parentSessionId!)}>
+                Open the parent’s report
+              </button>
             )}
           </p>
-        </div>
-        <div className="summary-actions">
-          <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
-            Refresh
-          </button>
-          <button type="button" aria-haspopup="dialog" onClick={() => setReader({ source: null })}>
-            Open reader
-          </button>
-          <button type="button" aria-label="Copy JSON" onClick={() => void copy('JSON')}>
-            <span className="wide-only">Copy </span>JSON
-          </button>
-          <button type="button" aria-label="Copy Markdown" onClick={() => void copy('Markdown')}>
-            <span className="wide-only">Copy </span>Markdown
-          </button>
-        </div>
-        {choosing && (
-          <p className="as-of-banner" role="status">
-            {choosing.state === 'ready' ? (
-              <strong>
-                As of call {choosing.call} of {choosing.of} — read-only
-              </strong>
-            ) : choosing.state === 'loading' ? (
-              <span>Loading the report as of call {choosing.call}…</span>
-            ) : (
-              <span>
-                The report as of call {choosing.call} could not be loaded: {choosing.message}
-              </span>
-            )}{' '}
-            <button type="button" className="link" onClick={() => props.onChooseCall(null)}>
-              Back to the current context
-            </button>
-          </p>
         )}
-        <p role="status" className="summary-status">
-          {outdated && <span className="outdated">Outdated: {outdated}. Refresh for the current context.</span>}
-          {copied && <span className="copy-status">{copied}</span>}
-        </p>
-      </header>
+        <Verdict model={model} onShow={showItem} onDraft={onDraft} />
+        <WindowBar model={model} onFocus={focusSource} />
+        <PendingLine model={model} />
 
-      <p className="report-meta muted">
-        Made <RelativeTime at={report.generatedAt} />
-        {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
-      </p>
-      {report.parentSessionId && (
-        <p className="report-meta subagent-parent">
-          A subagent’s session, made by a task call of session {report.parentSessionId}
-          {report.asOf && !choosing
-            ? `: it has no total of its own, so this is as of its last measured call`
-            : ''}.{' '}
-          {props.onOpenSession && (
-            <button type="button" className="link" onClick={() => props.onOpenSession!(report.parentSessionId!)}>
-              Open the parent’s report
-            </button>
-          )}
-        </p>
-      )}
-      <Verdict model={model} onShow={showItem} onDraft={onDraft} />
-      <WindowBar model={model} onFocus={focusSource} />
-      <PendingLine model={model} />
-
-      <h3 className="table-title">By source</h3>
-      <SourceTable
-        model={model}
-        change={change}
-        idPrefix={idPrefix}
-        target={target}
-        open={open}
-        onToggle={toggle}
-        revealed={revealed}
-        onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
-        onCloseReveal={closeReveal}
-        onOpenReader={(source) => setReader({ source })}
-        {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
-      />
-      <ReportFootnotes model={model} change={change} />
-
-      {timeline && timeline.length > 0 && (
-        <TimelineChart
+        <h3 className="table-title">By source</h3>
+        {costNote && <p className="table-note muted">{costNote}</p>}
+        <SourceTable
           model={model}
-          points={timeline}
-          shownCall={choosing?.call ?? null}
-          onShowCall={props.onChooseCall}
+          change={change}
+          idPrefix={idPrefix}
+          target={target}
+          open={open}
+          onToggle={toggle}
+          revealed={revealed}
+          onReveal={(item: ReportItem) => setRevealed({ itemId: item.id, label: item.label, focus: false })}
+          onCloseReveal={closeReveal}
+          onOpenReader={(source) => setReader({ source })}
+          {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
         />
-      )}
-      {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
-      <FinePrint model={model} />
-      {reader && (
-        <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
-      )}
-    </section>
+        <ReportFootnotes model={model} change={change} />
+
+        {timeline && timeline.length > 0 && (
+          <div ref={timelineBox}>
+            <TimelineChart
+              model={props.timelineModel}
+              points={timeline}
+              shownCall={choosing?.call ?? null}
+              onShowCall={chooseCall}
+            />
+          </div>
+        )}
+        {report.suggestions.length > 0 && <Suggestions report={report} onShow={showItem} onDraft={onDraft} />}
+        <FinePrint model={model} />
+        {reader && (
+          <ReaderDrawer model={model} target={target} initialSource={reader.source} onClose={() => setReader(null)} />
+        )}
+      </section>
+    </ReportNameContext.Provider>
   );
 }
 

@@ -5,7 +5,7 @@
  * only here.
  */
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
-import { numbersInText } from '../../shared/report-figures';
+import { numbersInText, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
 import { totalSourceSentence } from '../../shared/total-source';
 import type { ReportModel } from './report-model';
 import { ASSUMED } from './window-bar';
@@ -67,6 +67,7 @@ function Calibration({ model }: { model: ReportModel }) {
   const c = report.calibration;
   const p = report.providerTokens;
   const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
+  const runtimeChanges = runtimeFigures(report)?.changes ?? [];
   return (
     <dl className="facts">
       <div>
@@ -116,23 +117,31 @@ function Calibration({ model }: { model: ReportModel }) {
           <dd>
             {fmt(c.runtimeOverhead)} tokens: OpenCode’s system prompt, environment and tool schemas, which the server
             cannot see — measured as the first call’s prompt minus everything visible in it.
-            {c.overheadChanges.length > 0 && (
+            {runtimeChanges.length > 0 ? (
               <ul>
-                {c.overheadChanges.map((change) => (
-                  <li key={change.messageId}>
-                    Re-measured at {callOf(change.messageId) ? `call ${callOf(change.messageId)}` : 'a later call'}:{' '}
-                    {change.delta > 0 ? '+' : '−'}
-                    {fmt(Math.abs(change.delta))} tokens (tools or instructions changed)
-                  </li>
+                {runtimeChanges.map((change) => (
+                  <li key={change.call}>{runtimeChangeText(change)}</li>
                 ))}
               </ul>
+            ) : (
+              c.overheadChanges.length > 0 && (
+                <ul>
+                  {c.overheadChanges.map((change) => (
+                    <li key={change.messageId}>
+                      Re-measured at {callOf(change.messageId) ? `call ${callOf(change.messageId)}` : 'a later call'}:{' '}
+                      {change.delta > 0 ? '+' : '−'}
+                      {fmt(Math.abs(change.delta))} tokens (tools or instructions changed)
+                    </li>
+                  ))}
+                </ul>
+              )
             )}
           </dd>
         </div>
       )}
       {c && (
         <div>
-          <dt>Unattributed</dt>
+          <dt>In no source (unattributed)</dt>
           <dd>
             {c.unattributed.tokens === 0
               ? 'None: the sources add up to the total exactly.'

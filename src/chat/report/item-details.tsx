@@ -5,52 +5,71 @@
  * own session consumed, with the way to its own report.
  */
 import { fmt, fmtPct } from '../../shared/format';
-import { fmtCost } from '../../shared/report-figures';
+import { fmtCost, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
 import type { ContextReport, ReportItem, RuntimePart } from '../../shared/wire';
+import { WrapPoints } from '../wrap-points';
 
-/** The runtime item's parts, in the order the request reads; or, without recorded parts, why. */
-export function RuntimeParts({ item, report }: { item: ReportItem; report: ContextReport }) {
-  const parts = item.parts;
+/**
+ * The runtime item's parts, in the order the request reads; or, without recorded parts, why —
+ * and each time the rows show it changed, with the reason (runtimeFigures: the same in every view).
+ */
+export function RuntimeParts({ report }: { report: ContextReport }) {
+  const runtime = runtimeFigures(report);
+  if (!runtime) return null;
+  const changes = runtime.changes.length > 0 && (
+    <ul className="item-note runtime-changes">
+      {runtime.changes.map((change) => (
+        <li key={change.call}>{runtimeChangeText(change)}.</li>
+      ))}
+    </ul>
+  );
+  const parts = runtime.parts;
   if (!parts) {
-    const why = report.calibration?.runtime?.parts;
     return (
-      <p className="item-note muted">
-        One measured block{why && !why.recorded ? `: ${why.reason ?? 'no parts were recorded'}` : '.'}
-      </p>
+      <>
+        <p className="item-note muted">
+          One measured block{runtime.oneBlockBecause ? `: ${runtime.oneBlockBecause}` : '.'}
+        </p>
+        {changes}
+      </>
     );
   }
-  const recorded = report.calibration?.runtime?.parts;
   return (
-    <table className="parts-table">
-      <caption>
-        {item.label} in {parts.length} parts
-        {recorded?.agent ? ` (the ${recorded.agent} agent${recorded.model ? ` on ${recorded.model}` : ''})` : ''}: each
-        part’s share of the measured {fmt(item.scaledTokens ?? item.estimatedTokens)} tokens, by its own estimate
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Part</th>
-          <th scope="col" className="num">
-            Tokens
-          </th>
-          <th scope="col" className="num">
-            Share
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {parts.map((part, i) => (
-          <tr key={`${part.kind}-${part.name ?? i}`}>
-            <th scope="row">
-              <span className="item-label">{part.label}</span>
-              <PartNote part={part} />
+    <>
+      <table className="parts-table">
+        <caption>
+          {runtime.item.label}, part of {runtime.sourceLabel}, in {parts.length} parts
+          {runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}: each part’s share of the measured{' '}
+          {fmt(runtime.tokens)} tokens
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Part</th>
+            <th scope="col" className="num">
+              Tokens
             </th>
-            <td className="num">{fmt(part.tokens)}</td>
-            <td className="num">{fmtPct(part.percentOfUsed)}</td>
+            <th scope="col" className="num">
+              Share
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {parts.map((part, i) => (
+            <tr key={`${part.kind}-${part.name ?? i}`}>
+              <th scope="row">
+                <span className="item-label">
+                  <WrapPoints text={part.label} />
+                </span>
+                <PartNote part={part} />
+              </th>
+              <td className="num">{fmt(part.tokens)}</td>
+              <td className="num">{fmtPct(part.percentOfUsed)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {changes}
+    </>
   );
 }
 

@@ -10,7 +10,8 @@ import type { ReportItem, ReportSource } from '../../shared/wire';
 import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 import { RuntimeParts, SubagentSummary } from './item-details';
 import { itemShare, shareText, type ReportModel } from './report-model';
-import { itemTokens } from '../../shared/report-figures';
+import { itemTokens, repeatMark } from '../../shared/report-figures';
+import { WrapPoints } from '../wrap-points';
 
 const FIRST = 25;
 const STEP = 100;
@@ -75,11 +76,13 @@ export function ItemsTable({
                   scope="row"
                   title={`${item.label}\n${item.sourceRef}\n≈${fmt(item.estimatedTokens)} estimated · ${fmtBytes(item.bytes)}`}
                 >
-                  <span className="item-label">{item.label}</span>
+                  <span className="item-label">
+                    <WrapPoints text={item.label} />
+                  </span>
                   <span className="item-tools">
-                    {item.duplicate && (
-                      <span className={`badge${item.duplicate.ordinal > 1 ? ' badge-warn' : ''}`}>
-                        read {item.duplicate.ordinal} of {item.duplicate.reads}
+                    {repeatMark(item) && (
+                      <span className={`badge${item.duplicate!.ordinal > 1 ? ' badge-warn' : ''}`}>
+                        {repeatMark(item)}
                       </span>
                     )}
                     {item.runtime && (
@@ -113,20 +116,16 @@ export function ItemsTable({
                   )}
                 </th>
                 <td className="num">
-                  {model.estimatesOnly ? '≈' : ''}
+                  {/* ≈: an estimate (no total yet), or an estimated share of what its call added. */}
+                  {model.estimatesOnly || (model.mode === 'measured' && !item.measured) ? '≈' : ''}
                   {fmt(tokens)}
-                  {!model.estimatesOnly && model.mode === 'measured' && !item.measured && (
-                    <abbr className="basis-mark" title="Estimated: no provider count measured this item alone">
-                      est
-                    </abbr>
-                  )}
                 </td>
                 <td className="num">{itemShare(model, item)}</td>
               </tr>
               {item.runtime && partsOpen && (
                 <tr className="reveal-row parts-row">
                   <td colSpan={3}>
-                    <RuntimeParts item={item} report={model.report} />
+                    <RuntimeParts report={model.report} />
                   </td>
                 </tr>
               )}
@@ -155,6 +154,16 @@ export function ItemsTable({
             </td>
           </tr>
         )}
+        {!model.estimatesOnly &&
+          model.mode === 'measured' &&
+          source.items.slice(0, count).some((i) => !i.runtime && !i.measured) && (
+            <tr className="more-row">
+              <td colSpan={3} className="muted small">
+                ≈ an estimated share: the model call that added the item added more with it, and its measured growth was
+                shared out by estimate.
+              </td>
+            </tr>
+          )}
         {source.more.itemCount > 0 && (
           <tr className="more-row">
             <th scope="row">

@@ -14,6 +14,7 @@ import { ItemContentPanel, type ContentTarget } from './item-content-panel';
 import { Pager } from './pager';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
+import { WrapPoints } from '../wrap-points';
 
 export function ReaderDrawer({
   model,
@@ -186,7 +187,9 @@ export function ReaderDrawer({
                     >
                       <div className="reader-block-meta">
                         <span className="reader-source">{model.labelOf(block.source)}</span>
-                        <span className="reader-label">{block.label}</span>
+                        <span className="reader-label">
+                          <WrapPoints text={block.label} />
+                        </span>
                         <span className="muted num" title={`≈${fmt(block.estimatedTokens)} by the server’s estimate`}>
                           {block.tokens == null
                             ? `≈${fmt(block.estimatedTokens)} tokens · not in the total yet`

@@ -7,11 +7,19 @@ import { totalSourceShort } from '../../shared/total-source';
 import { fmt, fmtBytes, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
+  costCells,
+  costColumnNote,
+  costOutsideText,
+  fmtCost,
   itemPercent,
   itemTokens,
   jumpText,
   largestItems,
   numbersInText,
+  partLabel,
+  repeatMark,
+  runtimeChangeText,
+  runtimeFigures,
   verdictLines,
 } from '../../shared/report-figures';
 import { changeLead, suggestionFrees } from '../../shared/advice-text';
@@ -62,11 +70,22 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     }
     for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${line}`);
   }
-  out.push('', '| Source | Tokens | Share |', '|---|---:|---:|');
-  for (const row of model.rows) out.push(`| ${cell(row.label)} | ${approx}${fmt(row.tokens)} | ${row.shareText} |`);
+  // The web's table: tokens and share now, and — where the calls were priced — what each row cost
+  // over the session (its meaning said beneath, as on the web).
+  const cost = costCells(report);
+  const money = (amount: number | undefined) => (cost && amount !== undefined ? fmtCost(amount, cost.currency) : '');
+  out.push('', `| Source | Tokens | Share |${cost ? ' Cost |' : ''}`, `|---|---:|---:|${cost ? '---:|' : ''}`);
+  for (const row of model.rows)
+    out.push(
+      `| ${cell(row.label)} | ${approx}${fmt(row.tokens)} | ${row.shareText} |${cost ? ` ${money(cost.byKey.get(row.key))} |` : ''}`,
+    );
   out.push(
-    `| **Total** | **${approx}${fmt(figures.total.tokens)}** | **${figures.total.tokens > 0 ? '100.0%' : '—'}** |`,
+    `| **Total** | **${approx}${fmt(figures.total.tokens)}** | **${figures.total.tokens > 0 ? '100.0%' : '—'}** |${cost ? ` **${money(cost.total)}** |` : ''}`,
   );
+  const costNote = costColumnNote(report);
+  if (costNote) out.push('', `_${costNote}_`);
+  const outside = costOutsideText(report);
+  if (outside) out.push('', outside);
   if (model.empty.length) out.push('', `Nothing in context from ${model.empty.map((r) => r.label).join(', ')}.`);
   for (const row of model.rows) if (row.reason) out.push('', `_${row.label}:_ ${numbersInText(row.reason)}`);
   const pending = report.pending;
@@ -79,19 +98,27 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   const top = largestItems(report, 10);
   if (top.length) {
     out.push('', '**Largest items**', '', '| Item | Source | Tokens | Share |', '|---|---|---:|---:|');
-    for (const { item, source } of top)
+    for (const { item, source } of top) {
+      const mark = repeatMark(item);
       out.push(
-        `| ${cell(item.label)} | ${cell(source.label)} | ${approx}${fmt(itemTokens(item, model.estimatesOnly))} | ${fmtPct(itemPercent(item, figures))} |`,
+        `| ${cell(item.label)}${mark ? ` _(${mark})_` : ''} | ${cell(source.label)} | ${approx}${fmt(itemTokens(item, model.estimatesOnly))} | ${fmtPct(itemPercent(item, figures))} |`,
       );
+    }
   }
-  const runtime = report.sources.flatMap((s) => s.items).find((i) => i.runtime && i.parts);
+  const runtime = runtimeFigures(report);
   if (runtime?.parts) {
-    out.push('', `**${cell(runtime.label)}, in parts**`, '', '| Part | Tokens | Share |', '|---|---:|---:|');
+    out.push(
+      '',
+      `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}`,
+      '',
+      '| Part | Tokens | Share |',
+      '|---|---:|---:|',
+    );
     for (const part of runtime.parts)
-      out.push(
-        `| ${cell(part.label)}${part.kind === 'tool' && part.called === false ? ' (never called)' : ''} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`,
-      );
+      out.push(`| ${cell(partLabel(part))} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`);
   }
+  if (runtime)
+    for (const change of runtime.changes) out.push('', `_${cell(runtime.item.label)}:_ ${runtimeChangeText(change)}.`);
   for (const item of report.sources.flatMap((s) => s.items)) {
     const sub = item.subagent;
     if (sub?.stored && typeof sub.total === 'number')

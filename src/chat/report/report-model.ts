@@ -95,7 +95,7 @@ export function buildReportModel(report: ContextReport): ReportModel {
     ...figures.rows.filter((r) => r.remainder).map((r) => [r.key, r.label] as const),
   ]);
   const labelOf = (id: string) =>
-    id === UNATTRIBUTED ? 'Unattributed' : (labels.get(id) ?? (isRemainder(id) ? 'Unattributed' : sourceLabel(id)));
+    id === UNATTRIBUTED ? 'In no source' : (labels.get(id) ?? (isRemainder(id) ? 'In no source' : sourceLabel(id)));
   const colorOf = (id: string) =>
     id === `${REMAINDER_PREFIX}hidden_reasoning` ? HIDDEN : isRemainder(id) ? NEUTRAL : sourceColor(id);
   const toRow = (row: FigureRow): Row => ({

@@ -7,12 +7,13 @@
  */
 import { Fragment } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
-import { costCells, fmtCost } from '../../shared/report-figures';
+import { costCells, costOutsideText, fmtCost } from '../../shared/report-figures';
 import type { ReportItem } from '../../shared/wire';
 import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
 import { plural, signed, type ReportChange, type ReportModel, type Row, type SourceChange } from './report-model';
 import { colorVar } from './source-style';
+import { WrapPoints } from '../wrap-points';
 
 const BASIS: Record<string, string> = {
   measured: 'as the provider counted it',
@@ -41,15 +42,7 @@ export function SourceTable(props: {
   // What each row cost over the session, when the calls reported their cost.
   const cost = costCells(model.report);
   const money = (amount: number | undefined) => (amount === undefined ? '' : fmtCost(amount, cost!.currency));
-  const shownKeys = new Set(model.rows.map((r) => r.key));
-  const elsewhere = cost
-    ? [
-        ...cost.outside,
-        ...[...cost.byKey]
-          .filter(([key, amount]) => !shownKeys.has(key) && amount !== 0)
-          .map(([key, amount]) => ({ label: model.labelOf(key), amount })),
-      ]
-    : [];
+  const elsewhere = costOutsideText(model.report);
   const columns = (change ? 4 : 3) + (cost ? 1 : 0);
   return (
     <table className="report-table">
@@ -69,11 +62,7 @@ export function SourceTable(props: {
             </th>
           )}
           {cost && (
-            <th
-              scope="col"
-              className="num col-cost"
-              title="What it cost over the session: every call bills its prompt again"
-            >
+            <th scope="col" className="num col-cost">
               Cost
             </th>
           )}
@@ -104,7 +93,9 @@ export function SourceTable(props: {
                       style={colorVar(row.color)}
                       aria-hidden="true"
                     />
-                    <span className="source-label">{row.label}</span>
+                    <span className="source-label">
+                      <WrapPoints text={row.label} />
+                    </span>
                   </button>
                 </th>
                 <td className="num">
@@ -165,12 +156,9 @@ export function SourceTable(props: {
           )}
           {cost && <td className="num col-cost">{money(cost.total)}</td>}
         </tr>
-        {elsewhere.length > 0 && (
+        {elsewhere && (
           <tr className="empty-row">
-            <td colSpan={columns}>
-              Cost in the total with no tokens in context now:{' '}
-              {elsewhere.map((e) => `${e.label} ${money(e.amount)}`).join(', ')}.
-            </td>
+            <td colSpan={columns}>{elsewhere}</td>
           </tr>
         )}
         {model.empty.length > 0 && (
@@ -218,7 +206,10 @@ function SourceDetails({
       <p className="source-facts">
         {facts.join(' · ')}
         {row.runtimeTokens > 0 && (
-          <> · of which {fmt(row.runtimeTokens)} tokens are OpenCode’s own system prompt and tool schemas (measured)</>
+          <>
+            {' '}
+            · of which {fmt(row.runtimeTokens)} tokens are OpenCode’s own prompt and tools (measured; its parts below)
+          </>
         )}
       </p>
       {hasChange && change && (

@@ -8,6 +8,8 @@ import { suggestionFrees } from '../../shared/advice-text';
 import { numbersInText } from '../../shared/report-figures';
 import type { ContextReport } from '../../shared/wire';
 import { ChangeBlock } from './change-block';
+import { WrapPoints } from '../wrap-points';
+import { useReportName } from './report-name';
 
 export function Suggestions({
   report,
@@ -19,17 +21,19 @@ export function Suggestions({
   onDraft: (text: string) => void;
 }) {
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
-  const id = `suggestions-${report.snapshotId}-${report.generatedAt}`;
+  const name = useReportName();
   return (
-    <section className="suggestions" aria-labelledby={id}>
-      <h3 id={id}>Suggestions</h3>
+    <section className="suggestions" aria-label={`Suggestions${name}`}>
+      <h3>Suggestions</h3>
       <p className="muted suggestions-order">By what each frees from every later model call, largest first.</p>
       <ol>
         {report.suggestions.map((s) => {
           const target = s.itemIds.at(-1);
           return (
             <li key={`${s.kind}-${s.title}`} className={`suggestion suggestion-${s.severity}`}>
-              <span className="suggestion-title">{s.title}</span>
+              <span className="suggestion-title">
+                <WrapPoints text={s.title} />
+              </span>
               <span className="suggestion-frees">{suggestionFrees(report, s.frees)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
               {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}

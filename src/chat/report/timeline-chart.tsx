@@ -6,7 +6,7 @@
  * the same, and the readout under it says what that step added; Enter, a click or the readout's
  * button shows the whole report as of that call. A table is the text alternative.
  */
-import { useId, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useId, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { fmt } from '../../shared/format';
 import { coverageText, timelineCoverage } from '../../shared/report-figures';
 import type { TimelinePoint } from '../../shared/wire';
@@ -14,6 +14,8 @@ import { RelativeTime } from '../relative-time';
 import { signed, type ReportModel } from './report-model';
 import { colorVar, pctOf } from './source-style';
 import { biggestJumps, compact, eventLabel, niceTicks, timelineSeries } from './timeline-model';
+import { WrapPoints } from '../wrap-points';
+import { useReportName } from './report-name';
 
 const W = 1000;
 const H = 300;
@@ -32,17 +34,30 @@ export function TimelineChart({
   onShowCall?: (call: number | null) => void;
 }) {
   const id = useId();
+  const name = useReportName();
   const [selected, setSelected] = useState(() => {
     const at = shownCall === null ? -1 : points.findIndex((p) => p.call === shownCall);
     return at >= 0 ? at : points.length - 1;
   });
   const [tableOpen, setTableOpen] = useState(false);
+  // The call shown changes with the browser's history too (Back, Forward): the readout follows it
+  // (adjusted while rendering, as React's docs do for state that follows a prop).
+  const [followed, setFollowed] = useState(shownCall);
+  if (followed !== shownCall) {
+    setFollowed(shownCall);
+    const at = shownCall === null ? points.length - 1 : points.findIndex((p) => p.call === shownCall);
+    if (at >= 0) setSelected(at);
+  }
+  // Where the pointer last was: a move event with no move (the page scrolled or changed under a
+  // still pointer) does not pick another call.
+  const pointerAt = useRef<{ x: number; y: number } | null>(null);
   const geometry = useMemo(() => layout(points, model), [points, model]);
   const jumps = useMemo(() => biggestJumps(points), [points]);
   const index = Math.min(Math.max(0, selected), points.length - 1);
   const point = points[index]!;
   const delta = index === 0 ? null : point.promptTokens - points[index - 1]!.promptTokens;
   const coverage = timelineCoverage({ ...model.report, timeline: [...points] });
+  const asOfIndex = shownCall === null ? -1 : points.findIndex((p) => p.call === shownCall);
 
   const last = points.length - 1;
   const clamp = (i: number) => Math.min(last, Math.max(0, i));
@@ -63,17 +78,7 @@ export function TimelineChart({
     else return;
     event.preventDefault();
   };
-  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
-    const rect = event.currentTarget.getBoundingClientRect();
-    if (rect.width === 0) return;
-    const x = ((event.clientX - rect.left) / rect.width) * W;
-    let best = 0;
-    geometry.xs.forEach((px, i) => {
-      if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
-    });
-    setSelected(best);
-  };
-
+  /** The index of the call under the pointer: the nearest point by x. */
   const nearest = (clientX: number, box: HTMLElement) => {
     const rect = box.getBoundingClientRect();
     const x = rect.width === 0 ? 0 : ((clientX - rect.left) / rect.width) * W;
@@ -81,7 +86,13 @@ export function TimelineChart({
     geometry.xs.forEach((px, i) => {
       if (Math.abs(px - x) < Math.abs(geometry.xs[best]! - x)) best = i;
     });
-    return points[best]!.call;
+    return best;
+  };
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    const was = pointerAt.current;
+    pointerAt.current = { x: event.clientX, y: event.clientY };
+    if (event.type === 'pointermove' && was && was.x === event.clientX && was.y === event.clientY) return;
+    setSelected(nearest(event.clientX, event.currentTarget));
   };
 
   const describe = (p: TimelinePoint, i: number) => {
@@ -97,8 +108,8 @@ export function TimelineChart({
   const eventsShown = [...new Set(points.flatMap((p) => p.events))];
 
   return (
-    <section className="timeline" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>How the context grew</h3>
+    <section className="timeline" aria-label={`How the context grew${name}`}>
+      <h3>How the context grew</h3>
       <p className="section-note" id={`${id}-note`}>
         The prompt of every model call as the provider counted it, by source
         {coverage ? ` (${coverageText(coverage)})` : ''}.{' '}
@@ -137,7 +148,10 @@ export function TimelineChart({
             // A mouse click chooses the call; a tap only moves the readout (its button chooses).
             const type = (event.nativeEvent as { pointerType?: string }).pointerType;
             if (!onShowCall || event.detail === 0 || type === 'touch' || type === 'pen') return;
-            onShowCall(nearest(event.clientX, event.currentTarget));
+            // Exactly the call under the pointer: the readout and the report agree on it.
+            const at = nearest(event.clientX, event.currentTarget);
+            setSelected(at);
+            onShowCall(points[at]!.call);
           }}
         >
           {geometry.ticks.map((t) => (
@@ -167,6 +181,13 @@ export function TimelineChart({
                 ))}
               </span>
             ) : null,
+          )}
+          {asOfIndex >= 0 && (
+            <span className="as-of-mark" style={{ left: pctOf(geometry.xs[asOfIndex]!, W) }}>
+              <span className="as-of-flag" style={{ transform: flagShift(geometry.xs[asOfIndex]! / W) }}>
+                as of call {points[asOfIndex]!.call}
+              </span>
+            </span>
           )}
           <span className="cursor" style={{ left: pctOf(geometry.xs[index]!, W) }}>
             <span className="cursor-dot" style={{ bottom: pctOf(point.promptTokens, geometry.top) }} />
@@ -237,7 +258,7 @@ export function TimelineChart({
                 <span className="swatch" style={colorVar(model.colorOf(a.source))} aria-hidden="true" />
                 <span className="added-label">
                   {delta !== null && delta < 0 ? '' : '+ '}
-                  {a.label}
+                  <WrapPoints text={a.label} />
                 </span>
                 <span className="num">{fmt(a.tokens)}</span>
               </li>
@@ -303,6 +324,10 @@ export function TimelineChart({
     </section>
   );
 }
+
+/** The as-of flag sits centred on its mark, or inside the plot near either edge. */
+const flagShift = (at: number) =>
+  at < 0.08 ? 'translateX(-2px)' : at > 0.92 ? 'translateX(calc(-100% + 2px))' : 'translateX(-50%)';
 
 const plural = (n: number, one: string) => `${fmt(n)} ${n === 1 ? one : `${one}s`}`;
 

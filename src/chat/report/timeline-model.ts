@@ -51,7 +51,7 @@ export function timelineSeries(points: readonly TimelinePoint[], model: ReportMo
     Math.max(0, p.promptTokens - series.reduce((n, s) => n + (s.values[i] ?? 0), 0)),
   );
   if (residual.some((v) => v > 0))
-    series.push({ key: UNATTRIBUTED, label: 'Unattributed', color: model.colorOf(UNATTRIBUTED), values: residual });
+    series.push({ key: UNATTRIBUTED, label: 'In no source', color: model.colorOf(UNATTRIBUTED), values: residual });
   return series.filter((s) => s.values.some((v) => v > 0));
 }
 

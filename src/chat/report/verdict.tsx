@@ -4,12 +4,14 @@
  * left and how many calls that is, the cache-read share and what the cache saved, the cost —
  * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
  */
-import { callsLeftParts, suggestionFrees } from '../../shared/advice-text';
+import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
-import { actionSuggestion, agentCost, fmtCost, numbersInText } from '../../shared/report-figures';
+import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
+import { useReportName } from './report-name';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
+import { WrapPoints } from '../wrap-points';
 
 export function Verdict({
   model,
@@ -21,6 +23,7 @@ export function Verdict({
   onDraft: (text: string) => void;
 }) {
   const { report } = model;
+  const name = useReportName();
   const v = report.verdict;
   if (!v) return null;
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
@@ -33,9 +36,9 @@ export function Verdict({
       : null;
   const reportedCost = agentCost(report);
   const saved = report.cost?.cacheSavings;
-  const calls = v.headroom ? callsLeftParts(v.headroom) : null;
+  const room = v.headroom ? roomParts(v.headroom) : null;
   return (
-    <section className="verdict" aria-label="In short">
+    <section className="verdict" aria-label={`In short${name}`}>
       {v.biggestSource && (
         <p className="verdict-main">
           <span className="swatch" style={colorVar(model.colorOf(v.biggestSource.id))} aria-hidden="true" />
@@ -45,8 +48,11 @@ export function Verdict({
       )}
       {v.biggestItem && (
         <p>
-          Largest item: <span className="verdict-item">{v.biggestItem.label}</span> — {fmt(v.biggestItem.tokens)} tokens
-          ({fmtPct(v.biggestItem.percentOfUsed)}).{' '}
+          Largest item:{' '}
+          <span className="verdict-item">
+            <WrapPoints text={v.biggestItem.label} />
+          </span>{' '}
+          — {fmt(v.biggestItem.tokens)} tokens ({fmtPct(v.biggestItem.percentOfUsed)}).{' '}
           {listed.has(v.biggestItem.id) && (
             <button type="button" className="link" onClick={() => onShow(v.biggestItem!.id)}>
               Show the text
@@ -72,16 +78,10 @@ export function Verdict({
       <ul className="verdict-facts">
         {v.headroom && (
           <li>
-            <span className="fact-name">Room</span>{' '}
-            {v.headroom.left > 0 ? (
-              <>
-                {fmt(v.headroom.left)} tokens before OpenCode compacts
-                {calls && ` — ${calls.text}`}
-                {calls?.basis && <span className="wide-only"> ({calls.basis})</span>}
-              </>
-            ) : (
-              'none: OpenCode compacts after the next call'
-            )}
+            {/* The room sentence every view prints (roomParts); a phone leaves its basis out. */}
+            {v.headroom.left > 0 && <span className="fact-name">Room </span>}
+            {room!.text}
+            {room!.basis && <span className="wide-only"> ({room!.basis})</span>}
           </li>
         )}
         {v.cacheReadPercent !== null && (

@@ -1,7 +1,7 @@
 /**
- * The whole context window in one bar: what is used, by source (largest first, the measured
- * runtime overhead hatched inside its source, remainder rows as their own segments, sources too
- * small to see grouped as "Other (n)"), the free space, OpenCode's reserved output and the line
+ * The whole context window in one bar: what is used, by source (largest first, one segment per
+ * row of the table, remainder rows as their own segments, sources too small to see grouped as
+ * "Other (n)"), the free space, OpenCode's reserved output and the line
  * where it auto-compacts. The legend under it follows the bar's order; a click or tap on a
  * segment or a legend entry focuses that source in the table. The segments are for pointers; the
  * legend's buttons are the same actions for keyboards, touch and screen readers.
@@ -21,7 +21,7 @@ export interface Segment {
   tokens: number;
   /** What a click focuses: the row's key (for Other, its largest row's). */
   focus: string;
-  kind: 'runtime' | 'row' | 'remainder' | 'other';
+  kind: 'row' | 'remainder' | 'other';
   /** Its share as the report carries it (the row's; the runtime item's), for the legend. */
   share: string;
   /** The rows an Other segment stands for. */
@@ -40,42 +40,18 @@ export function barSegments(model: ReportModel): Segment[] {
   const segments: Segment[] = [];
   for (const row of model.rows) {
     if (grouped.has(row.key)) continue;
-    const title = `${row.label}: ${approx}${fmt(row.tokens)} tokens (${row.shareText})`;
-    if (row.runtimeTokens > 0) {
-      const runtime = row.source?.items.find((i) => i.runtime);
-      segments.push({
-        share: fmtPct(runtime?.percentOfUsed),
-        key: `${row.key}:runtime`,
-        label: 'OpenCode’s own prompt and tools (measured)',
-        color: row.color,
-        tokens: row.runtimeTokens,
-        focus: row.key,
-        kind: 'runtime',
-        title: `OpenCode’s own system prompt and tool schemas, measured: ${fmt(row.runtimeTokens)} tokens (in ${row.label})`,
-      });
-      // The legend's shares add up like the bar: the runtime's part, then the rest of its source.
-      segments.push({
-        share: fmtPct(percentOf(row.tokens - row.runtimeTokens, model.total)),
-        key: row.key,
-        label: `${row.label}, the rest`,
-        color: row.color,
-        tokens: row.tokens - row.runtimeTokens,
-        focus: row.key,
-        kind: 'row',
-        title,
-      });
-    } else {
-      segments.push({
-        share: row.shareText,
-        key: row.key,
-        label: row.label,
-        color: row.color,
-        tokens: row.tokens,
-        focus: row.key,
-        kind: row.source ? 'row' : 'remainder',
-        title,
-      });
-    }
+    // One segment per row, as in the table: OpenCode's own prompt and tools are a part of their
+    // source's row (the table's expanded row and the reader show the parts), never a segment apart.
+    segments.push({
+      share: row.shareText,
+      key: row.key,
+      label: row.label,
+      color: row.color,
+      tokens: row.tokens,
+      focus: row.key,
+      kind: row.source ? 'row' : 'remainder',
+      title: `${row.label}: ${approx}${fmt(row.tokens)} tokens (${row.shareText})`,
+    });
   }
   if (grouped.size) {
     const rows = model.rows.filter((r) => grouped.has(r.key));

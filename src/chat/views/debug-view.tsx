@@ -91,6 +91,13 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       onDraft={actions.draft}
       sessionTitle={sessionTitle}
       onOpenSession={(sessionId) => actions.run(`/debug ${sessionId}`)}
+      historyKey={entry.id}
+      // An earlier report of the session, opened again beside the newer one: named apart from it.
+      regionName={
+        newer
+          ? `${sessionTitle ?? report.sessionId ?? 'no session'}, the earlier report made ${report.generatedAt.slice(11, 19)} UTC`
+          : undefined
+      }
     />
   );
 }

@@ -5,6 +5,7 @@
  * wrote it. Pure.
  */
 import { isObject } from '../../shared/opencode/format';
+import { RUNTIME_NAME } from '../../shared/opencode/runtime';
 
 export interface ExportedMessage {
   info: Record<string, unknown> & { id: string; sessionID?: string };
@@ -23,6 +24,8 @@ export interface MessageRowInput {
   timeUpdated: number;
   info: Record<string, unknown>;
   parts: Record<string, unknown>[];
+  /** Which runtime wrote the row (messages_v2.runtime): OpenCode. */
+  runtime: typeof RUNTIME_NAME;
 }
 
 /** Checks the outer shape of an export; throws with a clear message when it is not one. */
@@ -85,6 +88,7 @@ export function messageRows(exported: SessionExport): MessageRowInput[] {
       timeUpdated: Math.max(created, latestTime(message)),
       info,
       parts: message.parts.map(({ sessionID: _s, messageID: _m, ...part }) => part),
+      runtime: RUNTIME_NAME,
     };
   });
 }

@@ -1,16 +1,17 @@
 /**
  * What the bridge keeps of a turn besides its messages, after it was saved: the subagents'
  * sessions its `task` calls made (each read back and stored under its own id), and OpenCode's
- * definitions for each agent and model not recorded yet (session-runtime.ts) — asked of
- * OpenCode's own server, which takes seconds, so in the background: the turn has ended by then,
- * and `settled()` waits for it. Neither may fail a turn: what cannot be kept is logged.
+ * definitions for each agent and model not recorded yet, or recorded without an MCP server the
+ * agent now has (session-runtime.ts) — their rows reserved at once, then asked of OpenCode's own
+ * server, which takes seconds, so in the background: the turn has ended by then, and `settled()`
+ * waits for it. Neither may fail a turn: what cannot be kept is logged.
  */
 import type { McpServer } from '@agentclientprotocol/sdk';
 import type { Store } from '../storage/store';
 import type { SessionExport } from './opencode-export';
 import type { RunExport } from './persist-turn';
 import type { DefinitionsOptions } from './runtime-definitions';
-import { keepChildren, keepDefinitions } from './session-runtime';
+import { keepChildren, keepDefinitions, reserveDefinitions } from './session-runtime';
 
 export interface RecordNeeds {
   store: Store;
@@ -43,10 +44,17 @@ export class RuntimeRecorder {
         needs.acpMcp?.revoke();
         return;
       }
-      const definitions = needs.definitions
-        ? { ...needs.definitions, extraMcp: localMcp(needs.acpMcp?.servers ?? []) }
-        : null;
-      const recording: Promise<void> = keepDefinitions({ ...keep, children, definitions })
+      const extraMcp = localMcp(needs.acpMcp?.servers ?? []);
+      const definitions = needs.definitions ? { ...needs.definitions, extraMcp } : null;
+      // The rows first, before the turn's last event: the report made now already counts the
+      // runtime's change points, and the recording (seconds) only fills their definitions in.
+      const reserved = await reserveDefinitions({
+        ...keep,
+        children,
+        mcpServers: Object.keys(extraMcp),
+        now: Date.now(),
+      });
+      const recording: Promise<void> = keepDefinitions({ ...keep, reserved, definitions })
         .then(
           () => {},
           (error: unknown) =>

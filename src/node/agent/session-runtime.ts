@@ -7,6 +7,7 @@
  */
 import { isObject } from '../../shared/opencode/format';
 import { definitionsKey } from '../../shared/opencode/definitions';
+import { columnText } from '../storage/column-text';
 import type { Store } from '../storage/store';
 import { messageRows, type SessionExport } from './opencode-export';
 import {
@@ -115,44 +116,141 @@ export async function keepChildren(
   return children;
 }
 
+/** What a use's definitions are recorded under, and from when they describe its calls. */
+export interface ReservedDefinitions {
+  sessionId: string;
+  use: RuntimeUse;
+  /** `definitionsKey(…)`; a later set of the same agent and model: `… @<since>`. */
+  key: string;
+  /** Kept as it is reserved, so the report's snapshot does not move when the recording lands. */
+  recordedAt: number;
+  parentSessionId: string | null;
+}
+
+/** What a row holds before its definitions are in: the report says they are being recorded. */
+export const PENDING_DEFINITIONS = 'pending';
+
 /**
- * OpenCode's definitions for every agent and model of the session and its subagents' sessions
- * not recorded yet, stored with each session (and each child's parent). Without a way to ask
- * OpenCode (`definitions` null), each is stored as not recorded, with the reason.
+ * Right after a turn was saved, before its definitions are asked for (seconds, in the
+ * background): the rows they will be kept in, each with its final key and time, so that the
+ * report made at the turn's end already has the runtime's change points and its snapshot holds
+ * once the definitions land. A use is recorded when it has no row yet (or only one still
+ * pending: a recording cut short), and again — under a key of its own, from the turn's prompt
+ * on — when the agent now has an MCP server (given over ACP, investibook's own) that its latest
+ * definitions lack: the seeded demo's were recorded without it.
+ */
+export async function reserveDefinitions(
+  keep: KeepRuntime & { children: readonly KeptChild[]; mcpServers: readonly string[]; now: number },
+): Promise<ReservedDefinitions[]> {
+  const { store, workspaceId, exported, children } = keep;
+  const reserved: ReservedDefinitions[] = [];
+  // Rows to write now: a pending row an earlier turn reserved is there already.
+  const fresh: ReservedDefinitions[] = [];
+  const childIds = new Set(children.map((c) => c.sessionId));
+  for (const session of [{ sessionId: exported.info.id, exported }, ...children]) {
+    const rows = await store.sessionRuntime(workspaceId, session.sessionId);
+    for (const use of sessionUses(session.exported)) {
+      const base = definitionsKey(use.agent, use.providerID, use.modelID);
+      const mine = rows.filter((r) => r.runtime_key === base || r.runtime_key.startsWith(`${base} @`));
+      const pending = mine.find((r) => kindOf(r.definitions) === PENDING_DEFINITIONS);
+      const latest = mine
+        .filter((r) => kindOf(r.definitions) === 'opencode')
+        .sort((a, b) => Number(b.recorded_at) - Number(a.recorded_at))[0];
+      const lacks = latest ? keep.mcpServers.filter((name) => !mcpNames(latest.definitions).includes(name)) : [];
+      const since = lastPrompt(session.exported);
+      const target = pending
+        ? { key: pending.runtime_key, recordedAt: Number(pending.recorded_at) }
+        : mine.length === 0
+          ? { key: base, recordedAt: keep.now }
+          : lacks.length > 0 && Number.isFinite(since) && !mine.some((r) => r.runtime_key === `${base} @${since}`)
+            ? { key: `${base} @${since}`, recordedAt: since }
+            : null;
+      if (!target) continue;
+      const row = {
+        sessionId: session.sessionId,
+        use,
+        ...target,
+        parentSessionId: childIds.has(session.sessionId) ? exported.info.id : (pending?.parent_session_id ?? null),
+      };
+      reserved.push(row);
+      if (!pending) fresh.push(row);
+    }
+  }
+  if (fresh.length > 0)
+    await store.transaction(async (tx) => {
+      for (const r of fresh)
+        await tx.putSessionRuntime({
+          workspaceId,
+          sessionId: r.sessionId,
+          runtimeKey: r.key,
+          parentSessionId: r.parentSessionId,
+          recordedAt: r.recordedAt,
+          definitions: { kind: PENDING_DEFINITIONS, ...r.use, mcp: keep.mcpServers },
+        });
+    });
+  return reserved;
+}
+
+/**
+ * OpenCode's definitions for the uses reserved (reserveDefinitions), asked of OpenCode's own
+ * server and kept in their rows, at their reserved times. Without a way to ask OpenCode
+ * (`definitions` null), each is stored as not recorded, with the reason.
  */
 export async function keepDefinitions(
-  keep: KeepRuntime & { children: readonly KeptChild[]; definitions: DefinitionsOptions | null },
+  keep: KeepRuntime & { reserved: readonly ReservedDefinitions[]; definitions: DefinitionsOptions | null },
 ): Promise<number> {
-  const { store, workspaceId, exported, log, children } = keep;
-  const sessionId = exported.info.id;
-  const wanted: SessionUses[] = [];
-  for (const session of [{ sessionId, exported }, ...children]) {
-    const recorded = new Set((await store.sessionRuntime(workspaceId, session.sessionId)).map((r) => r.runtime_key));
-    const uses = sessionUses(session.exported).filter(
-      (u) => !recorded.has(definitionsKey(u.agent, u.providerID, u.modelID)),
-    );
-    if (uses.length > 0) wanted.push({ sessionId: session.sessionId, uses });
-  }
-  if (wanted.length === 0) return 0;
+  const { store, workspaceId, log, reserved } = keep;
+  if (reserved.length === 0) return 0;
+  const wanted: SessionUses[] = [...new Set(reserved.map((r) => r.sessionId))].map((sessionId) => ({
+    sessionId,
+    uses: reserved.filter((r) => r.sessionId === sessionId).map((r) => r.use),
+  }));
   const recorded = keep.definitions
     ? await recordDefinitions(wanted, keep.definitions)
     : notRecorded(wanted, 'no OpenCode server to ask: the agent command is not OpenCode’s `acp`');
-  const childIds = new Set(children.map((c) => c.sessionId));
   await store.transaction(async (tx) => {
     for (const r of recorded) {
-      if (r.definitions.failed) log(`OpenCode's definitions for ${r.sessionId} (${r.key}): ${r.definitions.failed}`);
+      const target = reserved.find(
+        (x) => x.sessionId === r.sessionId && definitionsKey(x.use.agent, x.use.providerID, x.use.modelID) === r.key,
+      );
+      if (!target) continue;
+      if (r.definitions.failed)
+        log(`OpenCode's definitions for ${r.sessionId} (${target.key}): ${r.definitions.failed}`);
       await tx.putSessionRuntime({
         workspaceId,
         sessionId: r.sessionId,
-        runtimeKey: r.key,
+        runtimeKey: target.key,
         // A child's parent is known from its parent's call even when OpenCode's server could not say.
-        parentSessionId: r.parentSessionId ?? (childIds.has(r.sessionId) ? sessionId : null),
-        recordedAt: Date.now(),
+        parentSessionId: r.parentSessionId ?? target.parentSessionId,
+        recordedAt: target.recordedAt,
         definitions: r.definitions,
       });
     }
   });
   return recorded.length;
+}
+
+/** What a stored definitions column says it is: `opencode`, `pending`, or nothing known. */
+function kindOf(column: unknown): string | null {
+  const value = parseColumn(column);
+  return isObject(value) && typeof value.kind === 'string' ? value.kind : null;
+}
+
+/** The MCP servers a stored set of definitions names. */
+function mcpNames(column: unknown): string[] {
+  const value = parseColumn(column);
+  const mcp = isObject(value) ? value.mcp : undefined;
+  return Array.isArray(mcp) ? mcp.flatMap((m) => (isObject(m) && typeof m.name === 'string' ? [m.name] : [])) : [];
+}
+
+function parseColumn(column: unknown): unknown {
+  const { text } = columnText(column);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

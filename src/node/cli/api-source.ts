@@ -34,6 +34,8 @@ export interface ItemRequest extends SourceRequest {
 export interface ReportSource {
   report(request: SourceRequest): Promise<ContextReport>;
   item(request: ItemRequest): Promise<ItemContent>;
+  /** Where the answers come from, in words (`investibook mcp` says it on stderr). */
+  describe(workspaceId: string | undefined): Promise<string>;
 }
 
 /** The workspace whose folder contains `cwd` (the deepest, if folders nest). */
@@ -77,6 +79,9 @@ export function apiSource(api: string, token: string, cwd: string): ReportSource
       if (!report.success) throw failed('bad_response', `${api} sent a report that does not match schema version 1`);
       return report.data;
     },
+    // A report grant reads one report route and nothing else: the workspace is not looked up here.
+    describe: async (workspaceId) =>
+      `${workspaceId ? `workspace ${workspaceId}` : `the workspace whose folder holds ${cwd}`}, from the server at ${api} (its read-only report route)`,
     async item(request) {
       const id = await resolve(request.workspaceId);
       const body = await get(

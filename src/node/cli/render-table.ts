@@ -12,7 +12,11 @@ import {
   itemTokens,
   jumpText,
   numbersInText,
+  partLabel,
+  repeatMark,
   reportFigures,
+  runtimeChangeText,
+  runtimeFigures,
   timelineCoverage,
   verdictLines,
 } from '../../shared/report-figures';
@@ -103,12 +107,9 @@ export function renderReport(
       wordWrap: true,
     });
     for (const item of shown) {
-      const dup =
-        item.duplicate && item.duplicate.ordinal > 1
-          ? ` [read again: ${item.duplicate.ordinal} of ${item.duplicate.reads}]`
-          : '';
+      const mark = repeatMark(item);
       table.push([
-        item.label + dup,
+        item.label + (mark ? ` [${mark}]` : ''),
         `${approx}${fmt(itemTokens(item, figures.estimatesOnly))}`,
         fmtPct(itemPercent(item, figures)),
         fmt(item.estimatedTokens),
@@ -189,10 +190,10 @@ function changeLines(change: Change, indent: string): string[] {
 /** Under a source's table: the runtime item in parts (or why it is one block), a task call's subagent. */
 function itemDetails(item: ReportItem, report: ContextReport): string[] {
   const out: string[] = [];
-  if (item.runtime) {
-    const recorded = report.calibration?.runtime?.parts;
-    if (!item.parts) {
-      if (recorded && !recorded.recorded) out.push(`  ${item.label}: one measured block — ${recorded.reason ?? ''}`);
+  const runtime = item.runtime ? runtimeFigures(report) : null;
+  if (runtime) {
+    if (!runtime.parts) {
+      if (runtime.oneBlockBecause) out.push(`  ${item.label}: one measured block — ${runtime.oneBlockBecause}`);
     } else {
       const table = new Table({
         head: ['Part', 'Tokens', 'Used %', 'Estimated'],
@@ -202,20 +203,14 @@ function itemDetails(item: ReportItem, report: ContextReport): string[] {
         colWidths: [64, null, null, null],
         wordWrap: true,
       });
-      for (const part of item.parts) {
-        const unused =
-          part.kind === 'tool' && part.called === false
-            ? ' (never called)'
-            : part.tools && part.tools.every((t) => !t.called)
-              ? ' (none called)'
-              : '';
-        table.push([part.label + unused, fmt(part.tokens), fmtPct(part.percentOfUsed), fmt(part.estimatedTokens)]);
-      }
-      const who = recorded?.agent
-        ? ` (the ${recorded.agent} agent${recorded.model ? ` on ${recorded.model}` : ''})`
-        : '';
-      out.push(`  ${item.label} in ${item.parts.length} parts${who}:`, table.toString());
+      for (const part of runtime.parts)
+        table.push([partLabel(part), fmt(part.tokens), fmtPct(part.percentOfUsed), fmt(part.estimatedTokens)]);
+      out.push(
+        `  ${item.label}, part of ${runtime.sourceLabel}, in ${runtime.parts.length} parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}:`,
+        table.toString(),
+      );
     }
+    for (const change of runtime.changes) out.push(`  ${runtimeChangeText(change)}.`);
   }
   const sub = item.subagent;
   if (sub) {

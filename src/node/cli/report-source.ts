@@ -1,12 +1,13 @@
 /** Where the CLI gets its answers: the store directly (read-only), or a running server (api-source.ts). */
 import { openStore } from '../storage/open';
+import type { Store } from '../storage/store';
 import { ReportService } from '../report/service';
 import { workspaceAt, type ReportSource } from './api-source';
 
 export { apiSource, type ItemRequest, type ReportSource, type SourceRequest } from './api-source';
 
 export function localSource(database: string, cwd: string, dataDir?: string): ReportSource {
-  const withService = async <T>(work: (service: ReportService, workspaceAt: () => Promise<string>) => Promise<T>) => {
+  const withStore = async <T>(work: (store: Store, workspaceAt: () => Promise<string>) => Promise<T>) => {
     const store = await openStore({ location: database, readOnly: true, ...(dataDir ? { dataDir } : {}) });
     try {
       const here = async () => {
@@ -16,19 +17,29 @@ export function localSource(database: string, cwd: string, dataDir?: string): Re
           cwd,
         );
       };
-      return await work(new ReportService(store), here);
+      return await work(store, here);
     } finally {
       await store.close();
     }
   };
   return {
+    describe: (workspaceId) =>
+      withStore(async (store, here) => {
+        const from = `from the database ${database} (read-only)`;
+        const id = workspaceId ?? (await here().catch(() => null));
+        if (!id) return `no workspace yet: none holds ${cwd} (name one), ${from}`;
+        const workspace = await store.getWorkspace(id);
+        return workspace
+          ? `workspace ${id} (folder ${store.resolveRoot(workspace.root_path)}), ${from}`
+          : `workspace ${id}, which the database does not have, ${from}`;
+      }),
     report: (request) =>
-      withService(async (service, here) =>
-        service.report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+      withStore(async (store, here) =>
+        new ReportService(store).report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
       ),
     item: (request) =>
-      withService(async (service, here) =>
-        service.itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+      withStore(async (store, here) =>
+        new ReportService(store).itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
       ),
   };
 }

@@ -24,7 +24,7 @@ import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
 import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
-import { itemId, percentOf, percentOfWindow, round4, sum } from './figures';
+import { itemId, percentOf, round4, sum, totalOnWire } from './figures';
 import { duplicateGroups, type DuplicateMark } from './duplicates';
 import { suggest } from './suggestions';
 import { downsample } from './timeline';
@@ -33,10 +33,73 @@ import type { Calibration, Counted, Item, ReportInput, RuntimePart as CoreRuntim
 export const DEFAULT_ITEMS = 20;
 export const RUNTIME_REF = 'runtime:system-prompt-and-tools';
 
+/** What the parts of the report share: the total, the duplicates, each item's cost and extras, request order. */
+interface Shared {
+  input: ReportInput;
+  used: number | null;
+  duplicates: Map<Item, DuplicateMark>;
+  costOf: (key: string) => ItemCost | undefined;
+  /** What an item carries besides its figures: the runtime's parts, a subagent's session. */
+  extras: (item: Item) => Partial<ReportItem>;
+  orderOf: ReadonlyMap<string, number>;
+}
+
 export function buildReport(input: ReportInput): ContextReport {
   const { calibration, usage } = input;
   const used = usage?.contextUsed ?? null;
-  const costs = calibration.cost ? costReport(calibration.cost, input.runtime.label) : null;
+  const costs = calibration.cost ? costReport(calibration.cost, input.runtime) : null;
+  const shared = sharedOf(input, used, costs);
+  const counted = countedItems(input);
+  const sources = sourcesOf(shared, counted);
+  // Measured: what left the context since the reference call, and the gap between that call's
+  // prompt and the agent's total. Scaled: only when nothing at all could be attributed.
+  const sourcesTotal = sum(sources.map((s) => s.scaledTokens ?? 0));
+  const measuredMode = calibration.mode === 'measured';
+  const unexplained = measuredMode ? calibration.unexplained : used !== null && sourcesTotal === 0 ? used : 0;
+  const left = measuredMode ? calibration.left.tokens : 0;
+  const hidden = measuredMode ? calibration.hidden.tokens : 0;
+  const afterLastCall = measuredMode ? (calibration.afterLastCall?.tokens ?? 0) : 0;
+  const remainder = remainderRows({ hidden, afterLastCall, left, unexplained, calibration }, used);
+  const suggestions = suggest({ input, counted, duplicates: shared.duplicates, used });
+  const { window } = input;
+  const unattributed = { left, unexplained, hidden, afterLastCall };
+  return {
+    schemaVersion: 1,
+    workspaceId: input.workspaceId,
+    sessionId: input.sessionId,
+    generatedAt: input.generatedAt,
+    snapshotId: input.snapshotId,
+    actual: usage && totalOnWire(usage),
+    estimate: estimateOf(input, counted, used),
+    providerTokens: providerTokensOf(input),
+    calibration: calibrationBlock(input, unattributed),
+    pending: pendingOf(shared),
+    timeline: timelineOf(calibration, counted),
+    window,
+    verdict: verdictOf({ sources, counted, suggestions, used, window, input, hidden }),
+    sources,
+    remainder,
+    duplicates: duplicatesOf(shared, counted),
+    excluded: [...input.workspace.excluded, ...excludedEntries(input), ...notReceivedEntry(input)],
+    suggestions,
+    notes: notes(input),
+    warnings: [...input.workspace.warnings, ...input.warnings],
+    ...(costs ? { cost: costs.report } : {}),
+    ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+    ...(input.asOf
+      ? {
+          asOf: {
+            call: input.asOf.call,
+            of: input.asOf.of,
+            messageId: input.asOf.messageId,
+            at: new Date(input.asOf.at).toISOString(),
+          },
+        }
+      : {}),
+  };
+}
+
+function sharedOf(input: ReportInput, used: number | null, costs: ReturnType<typeof costReport> | null): Shared {
   const runtimeCost = costs?.report.rows.find((r) => r.kind === 'runtime');
   const costOf = (key: string): ItemCost | undefined => {
     if (key !== RUNTIME_REF) return costs?.items.get(key);
@@ -44,19 +107,21 @@ export function buildReport(input: ReportInput): ContextReport {
   };
   const split = input.runtimeSplit;
   const parts = split && 'parts' in split ? runtimeParts(split.parts, used) : null;
-  /** What an item carries besides its figures: the runtime's parts, a subagent's session. */
   const extras = (item: Item): Partial<ReportItem> => ({
     ...(item.sourceRef === RUNTIME_REF && parts ? { parts } : {}),
     ...(item.subagent ? { subagent: subagentOf(item.subagent, input.subagents) } : {}),
   });
-  const counted = countedItems(input);
-  const inTotal = counted.filter((c) => c.item.sourceRef !== RUNTIME_REF).map((c) => c.item);
-  const duplicates = duplicateGroups(calibration.view);
+  const duplicates = duplicateGroups(input.calibration.view);
+  return { input, used, duplicates, costOf, extras, orderOf: requestOrder(input.calibration) };
+}
 
+/** Every source with its figure and its largest items (as many as the items limit shows). */
+function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['sources'] {
+  const { input, used, duplicates, costOf, extras } = shared;
+  const { calibration } = input;
   const bySource = new Map<SourceId, Counted[]>(SOURCE_IDS.map((id) => [id, []]));
   for (const c of counted) bySource.get(c.item.source)!.push(c);
-
-  const sources = SOURCE_IDS.map((id) => {
+  return SOURCE_IDS.map((id) => {
     const list = bySource.get(id)!;
     const scaled = used === null || calibration.mode === 'estimate-only' ? null : sum(list.map((c) => c.scaled ?? 0));
     const sorted = [...list].sort(
@@ -82,156 +147,141 @@ export function buildReport(input: ReportInput): ContextReport {
       },
     };
   });
+}
 
+function estimateOf(input: ReportInput, counted: readonly Counted[], used: number | null): ContextReport['estimate'] {
+  const inTotal = counted.filter((c) => c.item.sourceRef !== RUNTIME_REF).map((c) => c.item);
   const estimatedTotal = sum(counted.filter((c) => !c.item.sourceRef.startsWith('runtime:')).map((c) => c.item.tokens));
+  return {
+    method: methodOf(input),
+    estimator: input.estimator.id,
+    totalTokens: estimatedTotal,
+    totalBytes: sum(inTotal.map((i) => i.bytes)),
+    itemCount: inTotal.length,
+    scale: used !== null && estimatedTotal > 0 ? round4(used / estimatedTotal) : null,
+  };
+}
+
+function providerTokensOf({ provider }: ReportInput): ContextReport['providerTokens'] {
+  return (
+    provider && {
+      messageId: provider.messageId,
+      input: provider.tokens.input,
+      output: provider.tokens.output,
+      cacheRead: provider.tokens.cacheRead,
+      cacheWrite: provider.tokens.cacheWrite,
+      promptTokens: provider.prompt,
+      convention: provider.convention,
+      cacheReadSharePercent:
+        provider.prompt > 0 && provider.tokens.cacheRead !== null
+          ? percentOf(provider.tokens.cacheRead, provider.prompt)
+          : null,
+    }
+  );
+}
+
+function calibrationBlock(
+  input: ReportInput,
+  {
+    left,
+    unexplained,
+    hidden,
+    afterLastCall,
+  }: { left: number; unexplained: number; hidden: number; afterLastCall: number },
+): ContextReport['calibration'] {
+  const { calibration } = input;
+  const split = input.runtimeSplit;
+  return {
+    mode: calibration.mode,
+    calls: calibration.calls,
+    reference: calibration.reference,
+    totalIsCompaction: calibration.totalIsCompaction,
+    runtimeOverhead: calibration.runtimeOverhead,
+    overheadChanges: calibration.overheadChanges,
+    runtime: {
+      changes: calibration.runtimeChanges,
+      ...(split
+        ? {
+            parts:
+              'parts' in split
+                ? {
+                    recorded: true,
+                    agent: split.agent,
+                    model: split.model,
+                    recordedAt: new Date(split.recordedAt).toISOString(),
+                    estimatedTokens: split.estimated,
+                    measuredTokens: split.measured,
+                    notes: split.notes,
+                  }
+                : { recorded: false, reason: split.reason },
+          }
+        : {}),
+    },
+    reasoning: {
+      keepsHidden: calibration.asks.hidden ? calibration.policy.keepsHidden : null,
+      dropsHiddenAtTurn: calibration.asks.turn ? calibration.policy.dropsAtTurn : null,
+      receivesVisible: calibration.asks.reasoning ? calibration.policy.receives : null,
+      visibleCurrentTurnOnly: calibration.asks.reasoningTurn ? calibration.policy.reasoningTurnOnly : null,
+    },
+    ...(calibration.scaledBecause ? { scaledBecause: calibration.scaledBecause } : {}),
+    unattributed: {
+      tokens: left + unexplained + hidden + afterLastCall,
+      leftSinceCall: left,
+      leftReason: calibration.mode === 'measured' ? calibration.left.reason : null,
+      unexplained,
+      hiddenReasoning: hidden,
+      afterLastCall,
+    },
+  };
+}
+
+/** What was added since the last model call: in no measured prompt yet. */
+function pendingOf({ input, used, duplicates, extras, orderOf }: Shared): ContextReport['pending'] {
+  const { calibration } = input;
+  return {
+    label: 'Added since the last model call',
+    estimatedTokens: sum(calibration.pending.map((i) => i.tokens)),
+    bytes: sum(calibration.pending.map((i) => i.bytes)),
+    itemCount: calibration.pending.length,
+    items: calibration.pending.map((item) => ({
+      ...toItem(
+        {
+          item,
+          scaled: calibration.afterLastCall?.shares.get(item.key) ?? null,
+          measured: false,
+          order: orderOf.get(item.key) ?? 0,
+        },
+        used,
+        duplicates.get(item),
+        undefined,
+        extras(item),
+      ),
+      source: item.source,
+    })),
+  };
+}
+
+/** An item still in the report carries its report figure in the timeline too: one figure per item. */
+function timelineOf(calibration: Calibration, counted: readonly Counted[]): ContextReport['timeline'] {
+  const countedByKey = new Map(counted.map((c) => [c.item.key, c]));
+  return downsample(calibration.timeline).map((p) => ({
+    ...p,
+    at: new Date(p.at).toISOString(),
+    added: p.added.map(({ key, ...a }) => {
+      const c = countedByKey.get(key);
+      return c && c.scaled !== null ? { ...a, tokens: c.scaled, itemId: itemId(c.item.sourceRef) } : a;
+    }),
+  }));
+}
+
+function duplicatesOf({ used, duplicates }: Shared, counted: readonly Counted[]): ContextReport['duplicates'] {
   const repeated = [...duplicates.entries()].filter(([, d]) => d.ordinal > 1);
   const scaledOf = new Map(counted.map((c) => [c.item.key, c.scaled ?? 0]));
-  // Measured: what left the context since the reference call, and the gap between that call's
-  // prompt and the agent's total. Scaled: only when nothing at all could be attributed.
-  const sourcesTotal = sum(sources.map((s) => s.scaledTokens ?? 0));
-  const measuredMode = calibration.mode === 'measured';
-  const unexplained = measuredMode ? calibration.unexplained : used !== null && sourcesTotal === 0 ? used : 0;
-  const left = measuredMode ? calibration.left.tokens : 0;
-  const hidden = measuredMode ? calibration.hidden.tokens : 0;
-  const afterLastCall = measuredMode ? (calibration.afterLastCall?.tokens ?? 0) : 0;
-  const remainder = remainderRows({ hidden, afterLastCall, left, unexplained, calibration }, used);
-  const countedByKey = new Map(counted.map((c) => [c.item.key, c]));
-  const suggestions = suggest({ input, counted, duplicates, used });
-  const { window } = input;
-  const orderOf = requestOrder(calibration);
-
   return {
-    schemaVersion: 1,
-    workspaceId: input.workspaceId,
-    sessionId: input.sessionId,
-    generatedAt: input.generatedAt,
-    snapshotId: input.snapshotId,
-    actual: usage && {
-      contextUsed: usage.contextUsed,
-      contextSize: usage.contextSize,
-      percent: percentOfWindow(usage),
-      recordedAt: new Date(usage.recordedAt).toISOString(),
-      source: usage.source ?? 'acp',
-    },
-    estimate: {
-      method: methodOf(input),
-      estimator: input.estimator.id,
-      totalTokens: estimatedTotal,
-      totalBytes: sum(inTotal.map((i) => i.bytes)),
-      itemCount: inTotal.length,
-      scale: used !== null && estimatedTotal > 0 ? round4(used / estimatedTotal) : null,
-    },
-    providerTokens: input.provider && {
-      messageId: input.provider.messageId,
-      input: input.provider.tokens.input,
-      output: input.provider.tokens.output,
-      cacheRead: input.provider.tokens.cacheRead,
-      cacheWrite: input.provider.tokens.cacheWrite,
-      promptTokens: input.provider.prompt,
-      convention: input.provider.convention,
-      cacheReadSharePercent:
-        input.provider.prompt > 0 && input.provider.tokens.cacheRead !== null
-          ? percentOf(input.provider.tokens.cacheRead, input.provider.prompt)
-          : null,
-    },
-    calibration: {
-      mode: calibration.mode,
-      calls: calibration.calls,
-      reference: calibration.reference,
-      totalIsCompaction: calibration.totalIsCompaction,
-      runtimeOverhead: calibration.runtimeOverhead,
-      overheadChanges: calibration.overheadChanges,
-      runtime: {
-        changes: calibration.runtimeChanges,
-        ...(split
-          ? {
-              parts:
-                'parts' in split
-                  ? {
-                      recorded: true,
-                      agent: split.agent,
-                      model: split.model,
-                      recordedAt: new Date(split.recordedAt).toISOString(),
-                      estimatedTokens: split.estimated,
-                      measuredTokens: split.measured,
-                      notes: split.notes,
-                    }
-                  : { recorded: false, reason: split.reason },
-            }
-          : {}),
-      },
-      reasoning: {
-        keepsHidden: calibration.asks.hidden ? calibration.policy.keepsHidden : null,
-        dropsHiddenAtTurn: calibration.asks.turn ? calibration.policy.dropsAtTurn : null,
-        receivesVisible: calibration.asks.reasoning ? calibration.policy.receives : null,
-        visibleCurrentTurnOnly: calibration.asks.reasoningTurn ? calibration.policy.reasoningTurnOnly : null,
-      },
-      ...(calibration.scaledBecause ? { scaledBecause: calibration.scaledBecause } : {}),
-      unattributed: {
-        tokens: left + unexplained + hidden + afterLastCall,
-        leftSinceCall: left,
-        leftReason: measuredMode ? calibration.left.reason : null,
-        unexplained,
-        hiddenReasoning: hidden,
-        afterLastCall,
-      },
-    },
-    pending: {
-      label: 'Added since the last model call',
-      estimatedTokens: sum(calibration.pending.map((i) => i.tokens)),
-      bytes: sum(calibration.pending.map((i) => i.bytes)),
-      itemCount: calibration.pending.length,
-      items: calibration.pending.map((item) => ({
-        ...toItem(
-          {
-            item,
-            scaled: calibration.afterLastCall?.shares.get(item.key) ?? null,
-            measured: false,
-            order: orderOf.get(item.key) ?? 0,
-          },
-          used,
-          duplicates.get(item),
-          undefined,
-          extras(item),
-        ),
-        source: item.source,
-      })),
-    },
-    // An item still in the report carries its report figure in the timeline too: one figure per item.
-    timeline: downsample(calibration.timeline).map((p) => ({
-      ...p,
-      at: new Date(p.at).toISOString(),
-      added: p.added.map(({ key, ...a }) => {
-        const c = countedByKey.get(key);
-        return c && c.scaled !== null ? { ...a, tokens: c.scaled, itemId: itemId(c.item.sourceRef) } : a;
-      }),
-    })),
-    window,
-    verdict: verdictOf({ sources, counted, suggestions, used, window, input, hidden }),
-    sources,
-    remainder,
-    duplicates: {
-      files: new Set(repeated.map(([item]) => `${item.readKey}\u0000${item.contentKey}`)).size,
-      extraReads: repeated.length,
-      repeatedEstimatedTokens: sum(repeated.map(([item]) => item.tokens)),
-      repeatedScaledTokens: used === null ? null : sum(repeated.map(([item]) => scaledOf.get(item.key) ?? 0)),
-    },
-    excluded: [...input.workspace.excluded, ...excludedEntries(input), ...notReceivedEntry(input)],
-    suggestions,
-    notes: notes(input),
-    warnings: [...input.workspace.warnings, ...input.warnings],
-    ...(costs ? { cost: costs.report } : {}),
-    ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
-    ...(input.asOf
-      ? {
-          asOf: {
-            call: input.asOf.call,
-            of: input.asOf.of,
-            messageId: input.asOf.messageId,
-            at: new Date(input.asOf.at).toISOString(),
-          },
-        }
-      : {}),
+    files: new Set(repeated.map(([item]) => `${item.readKey}\u0000${item.contentKey}`)).size,
+    extraReads: repeated.length,
+    repeatedEstimatedTokens: sum(repeated.map(([item]) => item.tokens)),
+    repeatedScaledTokens: used === null ? null : sum(repeated.map(([item]) => scaledOf.get(item.key) ?? 0)),
   };
 }
 

@@ -23,7 +23,7 @@ export interface CostFigures {
   items: Map<string, ItemCost>;
 }
 
-export function costReport(cost: SessionCost, runtimeLabel: string): CostFigures {
+export function costReport(cost: SessionCost, runtime: { name: string; label: string }): CostFigures {
   const priced = cost.total !== null;
   // Money in whole millionths: every bucket rounded once, the rounding's remainder put where the
   // most money is, so that the buckets add up to the total exactly.
@@ -51,51 +51,15 @@ export function costReport(cost: SessionCost, runtimeLabel: string): CostFigures
       source.leftItems++;
     }
   });
-  const sources = SOURCE_IDS.flatMap((id) => {
-    const found = bySource.get(id);
-    if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
-    return [
-      {
-        id,
-        label: SOURCE_LABELS[id],
-        ...found.spend,
-        amount: priced ? found.micro / MICRO : null,
-        leftAmount: priced ? found.leftMicro / MICRO : null,
-        leftItems: found.leftItems,
-      },
-    ];
-  }).sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+  const sources = sourceCosts(bySource, priced);
   const rows = buckets.flatMap((kind, k) => {
     const spend = cost.buckets[kind];
     if (spend.input === 0 && spend.output === 0 && spend.money === 0) return [];
-    const label = kind === 'runtime' ? runtimeLabel.replace(/, measured$/, '') : ROW_LABELS[kind];
+    const label = kind === 'runtime' ? runtime.label.replace(/, measured$/, '') : ROW_LABELS[kind];
     return [{ kind, label, ...figuresOf(spend, amountOf(keys.length + k)) }];
   });
 
-  const notes: string[] = [];
-  if (!priced && cost.freeCalls > 0)
-    notes.push(
-      'Every call reported a cost of 0 (a free model, or one OpenCode has no prices for): the billed tokens are shown, no money.',
-    );
-  else if (!priced)
-    notes.push('No model call reported a cost: the billed tokens are shown, the money is not (never invented).');
-  else if (cost.callsWithCost < cost.calls)
-    notes.push(
-      `${fmt(cost.calls - cost.callsWithCost)} of ${fmt(cost.calls)} calls reported no cost: their tokens are counted, their money is not.`,
-    );
-  if (priced && Math.abs(accounted - cost.total!) > 0.005 * cost.total!)
-    notes.push(
-      `The shares came to ${accounted.toFixed(6)} before rounding, not ${cost.total!.toFixed(6)}: they were scaled to the calls' cost.`,
-    );
-  if (cost.tokens.cacheRead === 0 && cost.tokens.cacheWrite === 0)
-    notes.push('The provider reported no cache reads or writes: every prompt token is billed as fresh input.');
-  if (priced && cost.pricesFit === 'approximate')
-    notes.push(
-      "The calls' costs follow no single price list (tiers, rounding): each call's own cost is shared by the best-fitting prices.",
-    );
-  if (priced && !cost.prices)
-    notes.push("The calls' costs do not tell the prices apart: each call's cost is shared by its tokens alike.");
-
+  const notes = costNotes(cost, runtime.name, accounted);
   const perMillion = (p: number) => Math.round(p * MICRO * 1e6) / 1e6;
   return {
     report: {
@@ -125,6 +89,57 @@ export function costReport(cost: SessionCost, runtimeLabel: string): CostFigures
     },
     items,
   };
+}
+
+/** What the cost report says about how far its figures go. */
+function costNotes(cost: SessionCost, runtimeName: string, accounted: number): string[] {
+  const priced = cost.total !== null;
+  const notes: string[] = [];
+  if (!priced && cost.freeCalls > 0)
+    notes.push(
+      `Every call reported a cost of 0 (a free model, or one ${runtimeName} has no prices for): the billed tokens are shown, no money.`,
+    );
+  else if (!priced)
+    notes.push('No model call reported a cost: the billed tokens are shown, the money is not (never invented).');
+  else if (cost.callsWithCost < cost.calls)
+    notes.push(
+      `${fmt(cost.calls - cost.callsWithCost)} of ${fmt(cost.calls)} calls reported no cost: their tokens are counted, their money is not.`,
+    );
+  if (priced && Math.abs(accounted - cost.total!) > 0.005 * cost.total!)
+    notes.push(
+      `The shares came to ${accounted.toFixed(6)} before rounding, not ${cost.total!.toFixed(6)}: they were scaled to the calls' cost.`,
+    );
+  if (cost.tokens.cacheRead === 0 && cost.tokens.cacheWrite === 0)
+    notes.push('The provider reported no cache reads or writes: every prompt token is billed as fresh input.');
+  if (priced && cost.pricesFit === 'approximate')
+    notes.push(
+      "The calls' costs follow no single price list (tiers, rounding): each call's own cost is shared by the best-fitting prices.",
+    );
+  if (priced && !cost.prices)
+    notes.push("The calls' costs do not tell the prices apart: each call's cost is shared by its tokens alike.");
+
+  return notes;
+}
+
+/** The cost by source, the most expensive first. */
+function sourceCosts(
+  bySource: ReadonlyMap<SourceId, { spend: ItemCost; leftMicro: number; leftItems: number; micro: number }>,
+  priced: boolean,
+): SessionCostReport['sources'] {
+  return SOURCE_IDS.flatMap((id) => {
+    const found = bySource.get(id);
+    if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
+    return [
+      {
+        id,
+        label: SOURCE_LABELS[id],
+        ...found.spend,
+        amount: priced ? found.micro / MICRO : null,
+        leftAmount: priced ? found.leftMicro / MICRO : null,
+        leftItems: found.leftItems,
+      },
+    ];
+  }).sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
 }
 
 /**

@@ -19,3 +19,15 @@ export class CallUnavailable extends Error {
     this.name = 'CallUnavailable';
   }
 }
+
+/**
+ * The input lacks rows the core needs and its memo does not hold: the caller read less than
+ * `rowsToRead` asked for (a store whose snapshot named a message but did not give its row).
+ */
+export class RowsNotRead extends Error {
+  readonly code = 'rows_not_read';
+  constructor(readonly ids: readonly string[]) {
+    super(`${ids.length} message row${ids.length === 1 ? '' : 's'} named in the snapshot could not be read`);
+    this.name = 'RowsNotRead';
+  }
+}

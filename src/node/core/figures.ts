@@ -7,6 +7,17 @@ export function percentOfWindow(usage: UsageInput): number | null {
   return usage.contextSize ? percentOf(usage.contextUsed, usage.contextSize) : null;
 }
 
+/** A total as the wire tells it (the report's `actual`, the meter's `latest`): whose count it is, and when. */
+export function totalOnWire(usage: UsageInput) {
+  return {
+    contextUsed: usage.contextUsed,
+    contextSize: usage.contextSize,
+    percent: percentOfWindow(usage),
+    recordedAt: new Date(usage.recordedAt).toISOString(),
+    source: usage.source ?? ('acp' as const),
+  };
+}
+
 /** A short stable id for an item, safe in URLs. */
 export const itemId = (sourceRef: string): string => `it_${contentHash(sourceRef)}`;
 

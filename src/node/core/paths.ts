@@ -4,6 +4,7 @@
  */
 import { basename, isAbsolute, normalize } from 'pathe';
 import { PATH_RULES, type SourceId } from '../../shared/sources';
+import type { RuntimePathRule } from './types';
 
 export interface PathClass {
   source: SourceId;
@@ -35,11 +36,15 @@ export function toWorkspacePath(recorded: string, roots: readonly string[]): str
 
 /**
  * The source a workspace path belongs to: an instruction file, a folder the runtime loads skills
- * from, else the source table's folder rules.
+ * from, the runtime's own folder rules, else the source table's.
  */
 export function classifyPath(
   path: string,
-  runtime: { instructionFiles: ReadonlySet<string>; skillDirs?: readonly string[] | undefined },
+  runtime: {
+    instructionFiles: ReadonlySet<string>;
+    skillDirs?: readonly string[] | undefined;
+    pathRules?: readonly RuntimePathRule[] | undefined;
+  },
 ): PathClass {
   const name = basename(path);
   if (runtime.instructionFiles.has(path) || name === 'AGENTS.md') {
@@ -48,7 +53,7 @@ export function classifyPath(
   for (const dir of runtime.skillDirs ?? []) {
     if (under(path, dir)) return { source: 'skills_knowledge', readLabel: `Read skill file: ${inside(path, dir)}` };
   }
-  for (const rule of PATH_RULES) {
+  for (const rule of [...(runtime.pathRules ?? []), ...PATH_RULES]) {
     if (under(path, rule.under)) return { source: rule.source, readLabel: rule.read(inside(path, rule.under), name) };
   }
   return { source: 'unknown_tool_payload', readLabel: `Read file: ${path || '.'}` };

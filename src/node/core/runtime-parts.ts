@@ -9,7 +9,8 @@
 import { apportion } from './apportion';
 import type { RuntimePart, RuntimePartsEstimate, RuntimeSplit } from './types';
 
-export const FRAMING_LABEL = 'Framing and the rest';
+// What the recorded definitions do not itemise: how the request wraps its messages and tools, and the rest.
+export const FRAMING_LABEL = 'Message framing and other text not itemised';
 
 export function splitRuntime(
   measured: number,

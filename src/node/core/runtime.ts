@@ -19,6 +19,7 @@ import type {
   RuntimeAdvice,
   RecordedRuntime,
   RuntimeAnalysis,
+  RuntimePathRule,
   RuntimePartsEstimate,
   RuntimeWords,
   SessionShape,
@@ -44,6 +45,12 @@ export interface Header<H = unknown> {
   /** Bytes of the stored row (the excluded history is told in bytes). */
   size: number;
   data: H;
+  /**
+   * The sessions this message's calls made (subagents'), named by its parts: the caller reads
+   * them with the session (a superset of the items' subagents is fine; one missing is named
+   * without its figures).
+   */
+  sessions?: readonly string[];
 }
 
 /** What the analysis of every message depends on besides the message itself. */
@@ -80,6 +87,8 @@ export interface WorkspaceLayout {
   agentConfig(configs: readonly { path: string; parsed: unknown }[]): AgentConfig;
   /** Folders whose sub-folders hold one enabled skill each, and the file that defines it. */
   skillDirs: readonly string[];
+  /** The runtime's own folders whose reads belong to a source, before the source table's rules. */
+  pathRules: readonly RuntimePathRule[];
   skillFile: string;
   /** A skill file's name and description (frontmatter). */
   skillMeta(text: string): { name?: string; description?: string };
@@ -90,6 +99,8 @@ export interface WorkspaceLayout {
 export interface AgentRuntime<H = unknown> {
   /** Stable id, part of every memo key ("opencode@1.18.33"). */
   readonly id: string;
+  /** What the rows it wrote say in messages_v2.runtime ("opencode"): the report reads them with it. */
+  readonly rows: string;
   /** The runtime's name in the report's words ("OpenCode"). */
   readonly name: string;
   /** Its own part of every request, which the server never sees: label and explanation. */
@@ -127,7 +138,9 @@ export interface AgentRuntime<H = unknown> {
    */
   runtimeParts?(
     records: readonly RecordedRuntime[],
-    call: { agent: string | null; model: string | null },
+    call: { agent: string | null; model: string | null; at?: number },
     estimator: Estimator,
   ): RuntimePartsEstimate;
+  /** Where the recorded definitions show the runtime's own prompt changed, and why, in words. */
+  definitionChanges?(records: readonly RecordedRuntime[]): { at: number; what: string; reason: string }[];
 }

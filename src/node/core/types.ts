@@ -112,12 +112,21 @@ export interface Contribution {
   subagent?: { sessionId: string; description: string; agent?: string };
 }
 
+/** A folder of the runtime's whose reads belong to a source, and how a read there is labelled. */
+export interface RuntimePathRule {
+  under: string;
+  source: SourceId;
+  read: (rest: string) => string;
+}
+
 export interface AttributionContext {
   /** Workspace root now; roots recorded in assistant info are added per message. */
   root: string;
   instructionFiles: ReadonlySet<string>;
   /** Folders the runtime loads skills from (workspace-relative): their files are Skills & Knowledge. */
   skillDirs?: readonly string[];
+  /** The runtime's own folders that belong to a source (its layout's pathRules). */
+  pathRules?: readonly RuntimePathRule[];
   /**
    * Folders the agent recorded it ran in anywhere in the session (assistant `info.path`): user
    * messages record none, yet their attached files carry absolute paths.
@@ -132,7 +141,7 @@ export interface AttributionContext {
    * skill mentions (unused skills) are worked out for it.
    */
   light?: boolean;
-  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: contentHash). */
+  /** Hash of a file's content, to tell a re-read of the same content from a changed file (default: keyHash, which does not collide). */
   hash?: (text: string) => string;
 }
 
@@ -318,7 +327,8 @@ export interface CalibrationInput {
   alwaysLoaded: readonly Item[];
   usage: UsageInput | null;
   /** Files the runtime puts in every request that changed on disk, and when (instructions, skills). */
-  changes?: readonly { at: number; what: string }[];
+  /** When the runtime's prompt may have changed: a file on disk (`what` changed), or the definitions (`reason`). */
+  changes?: readonly { at: number; what: string; reason?: string }[];
   /** Per message, how many times its hidden reasoning is sent (analyze.ts `reasoningCopies`). */
   reasoningCopies?: readonly (number | undefined)[];
   /** The context as of this main call (1-based, measured), instead of the agent's latest total. */
@@ -552,6 +562,8 @@ export interface ConfigChange {
 export interface RuntimeAdvice {
   /** Where a configuration fragment goes, in words ("the workspace's opencode.json"). */
   readonly configFile: string;
+  /** That file's path in the workspace ("opencode.json"), for the change's `file`. */
+  readonly configPath: string;
   /**
    * For `agent` (null: every agent): the tools never called (built-in, and each MCP server's by
    * the names the model is sent; `whole` when none of that server's was called).

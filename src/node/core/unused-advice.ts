@@ -56,7 +56,7 @@ export function unusedTools(input: ReportInput): SuggestionDraft[] {
       tokens,
       agent,
       tools: change.tools,
-      change: { kind: 'opencode_config', text: change.text, file: 'opencode.json' },
+      change: { kind: 'opencode_config', text: change.text, file: advice.configPath },
     },
   ];
 }
@@ -105,7 +105,9 @@ export function unusedSkills(input: ReportInput, counted: readonly Counted[]): S
         ...(scaled === null ? {} : { scaledTokens: scaled }),
       },
       tokens,
-      ...(change ? { change: { kind: 'opencode_config' as const, text: change.text, file: 'opencode.json' } } : {}),
+      ...(change
+        ? { change: { kind: 'opencode_config' as const, text: change.text, file: input.runtime.advice!.configPath } }
+        : {}),
     });
   }
   return out;

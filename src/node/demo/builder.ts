@@ -8,7 +8,7 @@
  * if the workspace had moved), and times move so the incident happens when its story says
  * (2026-11-28, 02:xx UTC) and the warm-up the day before.
  */
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode-export';
 import { sha256Hex } from '../auth';
@@ -21,6 +21,7 @@ import { acpUsageRow } from '../usage';
 export const DEMO_WORKSPACE_ID = 'demo';
 export const DEMO_USER_ID = 'usr_demo';
 export const DEMO_DIR = join(PROJECT_ROOT, 'demo');
+const WORKSPACE_CREATED_AT = Date.parse('2026-11-27T09:00:00Z');
 
 /** The recorded sessions, oldest first, and when each one's last message should be. */
 const SESSIONS = [
@@ -75,7 +76,7 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
       id: DEMO_WORKSPACE_ID,
       name: 'INC-4821 · prod-pay-tidb-hz1 payment timeouts',
       root_path: relativeRoot,
-      created_at: Date.parse('2026-11-27T09:00:00Z'),
+      created_at: WORKSPACE_CREATED_AT,
     });
     await tx.addMember(DEMO_WORKSPACE_ID, DEMO_USER_ID);
     for (const { recording, shift, endsAt } of demoRecordings(root)) {
@@ -117,7 +118,20 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
   rmSync(root, { recursive: true, force: true });
   ensureFolder(dirname(root));
   cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
+  backdate(root, WORKSPACE_CREATED_AT);
   return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
+}
+
+/**
+ * The workspace's files as they were when the story began: copied now, they would look changed
+ * since every seeded call, and the report would take a change of the runtime's instructions
+ * for the reason its prompt differs at the first live call (it is the agent's tools: docs/agent.md).
+ */
+function backdate(folder: string, at: number): void {
+  const when = new Date(at);
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) utimesSync(join(entry.parentPath, entry.name), when, when);
+  }
 }
 
 /**

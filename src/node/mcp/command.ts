@@ -52,12 +52,17 @@ export function addMcpCommand(root: Command, io: Io, env: CliEnv, sources: McpSo
       const server = contextReportServer(({ items }) =>
         source.report({ workspaceId, sessionId: options.session, items }),
       );
-      // stdout carries the protocol: people read stderr.
-      io.err(
-        `investibook mcp: serving context_report for ${workspaceId ? `workspace ${workspaceId}` : 'the workspace of this folder'} on stdio\n`,
-      );
+      // stdout carries the protocol: people read stderr — which workspace, from which database or server.
+      const where = await source.describe(workspaceId).catch((error: unknown) => describeFault(workspaceId, error));
+      io.err(`investibook mcp: serving context_report on stdio for ${where}\n`);
       await serveStdio(server);
     });
+}
+
+/** The database could not be read yet: the tool will say why on each call; stderr says it now. */
+function describeFault(workspaceId: string | undefined, error: unknown): string {
+  const what = workspaceId ? `workspace ${workspaceId}` : 'the workspace of this folder';
+  return `${what} (not readable now: ${error instanceof Error ? error.message : String(error)})`;
 }
 
 function chooseSource(options: McpOptions, io: Io, env: CliEnv, sources: McpSources): ReportSource {

@@ -6,9 +6,15 @@
  * database read-only, or a running server's read-only debug route); a report it cannot make is
  * told in words, as a tool error the agent reads, never as a crash.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod/mini';
 import type { ContextReport } from '../../shared/wire';
 import { asAppError } from '../errors';
@@ -33,41 +39,70 @@ const DESCRIPTION =
   'the verdict, tokens and share of each source, the largest items, files read more than once, suggestions and the session cost so far. ' +
   'Read-only. Use it before reading more large files, or to decide what to leave out.';
 
-export function contextReportServer(fetchReport: FetchReport): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_VERSION }, { capabilities: { tools: {} } });
-  server.registerTool(
-    CONTEXT_REPORT_TOOL,
-    {
-      title: 'Context report',
-      description: DESCRIPTION,
-      inputSchema: {
-        items: z.optional(
-          z
-            .int()
-            .check(z.minimum(1), z.maximum(MAX_ITEMS), z.describe(`largest items to list (default ${SUMMARY_ITEMS})`)),
-        ),
-      },
-      outputSchema: contextSummarySchema,
-      annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
-    },
-    async ({ items }) => {
-      let report: ContextReport;
-      try {
-        report = await fetchReport({ items: REPORT_ITEMS });
-      } catch (error) {
-        return {
-          isError: true,
-          content: [{ type: 'text' as const, text: `The context report is not available: ${describe(error)}` }],
-        };
-      }
-      const summary = contextSummary(report, items ?? SUMMARY_ITEMS);
+/**
+ * What `context_report` takes, and nothing else: an argument it does not know is refused, never
+ * dropped (a caller asking for call 8 must not be answered with the current report).
+ */
+const inputSchema = z.strictObject({
+  items: z.optional(
+    z.int().check(z.minimum(1), z.maximum(MAX_ITEMS), z.describe(`largest items to list (default ${SUMMARY_ITEMS})`)),
+  ),
+});
+const TAKES = `context_report takes one optional argument, items (an integer from 1 to ${MAX_ITEMS}, the largest items to list; default ${SUMMARY_ITEMS})`;
+
+const TOOL = {
+  name: CONTEXT_REPORT_TOOL,
+  title: 'Context report',
+  description: DESCRIPTION,
+  // Draft 7, as the SDK writes a tool's schemas (its clients validate with it).
+  inputSchema: z.toJSONSchema(inputSchema, { target: 'draft-7', io: 'input' }) as { type: 'object' },
+  outputSchema: z.toJSONSchema(contextSummarySchema, { target: 'draft-7', io: 'output' }) as { type: 'object' },
+  annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
+};
+
+/**
+ * The MCP protocol's low-level server, its two tool requests answered here: the SDK's McpServer
+ * answers bad arguments with a tool result (`isError`), which an agent reads as a report that
+ * failed; bad arguments are the caller's mistake, a JSON-RPC invalid-params error (-32602) that
+ * says what the tool takes.
+ */
+export function contextReportServer(fetchReport: FetchReport): Server {
+  const server = new Server({ name: MCP_SERVER_NAME, version: MCP_VERSION }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [TOOL] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== CONTEXT_REPORT_TOOL)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no tool ${request.params.name}: this server has one, ${CONTEXT_REPORT_TOOL}`,
+      );
+    const items = parseArguments(request.params.arguments);
+    let report: ContextReport;
+    try {
+      report = await fetchReport({ items: REPORT_ITEMS });
+    } catch (error) {
       return {
-        content: [{ type: 'text' as const, text: summaryText(report, summary) }],
-        structuredContent: summary,
+        isError: true,
+        content: [{ type: 'text' as const, text: `The context report is not available: ${describe(error)}` }],
       };
-    },
-  );
+    }
+    const summary = contextSummary(report, items ?? SUMMARY_ITEMS);
+    return {
+      content: [{ type: 'text' as const, text: summaryText(report, summary) }],
+      structuredContent: summary,
+    };
+  });
   return server;
+}
+
+/** The call's arguments, or an invalid-params error naming what is wrong and what the tool takes. */
+function parseArguments(args: Record<string, unknown> | undefined): number | undefined {
+  const parsed = inputSchema.safeParse(args ?? {});
+  if (parsed.success) return parsed.data.items;
+  const unknown = Object.keys(args ?? {}).filter((key) => key !== 'items');
+  const problem = unknown.length
+    ? `it does not take ${unknown.map((k) => JSON.stringify(k)).join(', ')}`
+    : `items must be an integer from 1 to ${MAX_ITEMS} (got ${JSON.stringify(args?.items)})`;
+  throw new McpError(ErrorCode.InvalidParams, `Invalid arguments: ${problem}. ${TAKES}.`);
 }
 
 /** A fault in one sentence: the application's own words where it has them. */
@@ -81,7 +116,7 @@ function describe(error: unknown): string {
  * Serves on this process's stdin and stdout until the client closes stdin (the agent went away).
  * Nothing else may write to stdout meanwhile: it carries the protocol.
  */
-export async function serveStdio(server: McpServer): Promise<void> {
+export async function serveStdio(server: Server): Promise<void> {
   const transport = new StdioServerTransport();
   // A line that is not JSON-RPC is answered as JSON-RPC says (id null: no id could be read), and
   // the server goes on with the next line; the SDK would only report it to itself.

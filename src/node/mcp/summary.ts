@@ -10,14 +10,20 @@
 import { z } from 'zod/mini';
 import { fmt, fmtPct } from '../../shared/format';
 import {
+  costCells,
   costHeadline,
+  costOutsideText,
   costRows,
   fmtCost,
   itemPercent,
   itemTokens,
   largestItems,
   numbersInText,
+  partLabel,
+  repeatMark,
   reportFigures,
+  runtimeChangeText,
+  runtimeFigures,
   verdictLines,
 } from '../../shared/report-figures';
 import { changeLead, suggestionFrees } from '../../shared/advice-text';
@@ -25,8 +31,6 @@ import { changeSchema, freesSchema, TOTAL_SOURCES, type ContextReport } from '..
 
 /** Items listed by default, largest first, across every source. */
 export const SUMMARY_ITEMS = 8;
-/** Cost rows listed (the most expensive first); the Total is always told. */
-const COST_ROWS = 5;
 
 const nullableNumber = z.nullable(z.number());
 
@@ -57,6 +61,21 @@ export const contextSummarySchema = z.object({
       percentOfUsed: nullableNumber,
       /** Null for a remainder row (hidden reasoning, unexplained, …). */
       itemCount: z.nullable(z.int()),
+      /** What the row cost over the session (the web's Cost column); absent where the calls were not priced. */
+      cost: z.optional(z.number()),
+    }),
+  ),
+  /**
+   * OpenCode's own prompt and tools: one item of its source's row (`source`), in the parts its
+   * recorded definitions name (null: one measured block), and each change the rows show, with why.
+   */
+  runtime: z.nullable(
+    z.object({
+      source: z.string(),
+      tokens: z.int(),
+      percentOfUsed: nullableNumber,
+      parts: z.nullable(z.array(z.object({ kind: z.string(), label: z.string(), tokens: z.int() }))),
+      changes: z.array(z.string()),
     }),
   ),
   /** Labels of the sources with nothing in context. */
@@ -69,6 +88,8 @@ export const contextSummarySchema = z.object({
       tokens: z.int(),
       percentOfUsed: nullableNumber,
       path: z.optional(z.string()),
+      /** "read again: 2 of 2": the same content is in context more than once. */
+      repeat: z.optional(z.string()),
     }),
   ),
   repeatedReads: z.object({
@@ -124,6 +145,8 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
   }
   const d = report.duplicates;
   const costs = costRows(report);
+  const cells = costCells(report);
+  const runtime = runtimeFigures(report);
   return {
     workspaceId: report.workspaceId,
     sessionId: report.sessionId,
@@ -157,7 +180,15 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       tokens: row.tokens,
       percentOfUsed: row.percentOfUsed,
       itemCount: row.source ? row.source.itemCount : null,
+      ...(cells?.byKey.has(row.key) ? { cost: cells.byKey.get(row.key)! } : {}),
     })),
+    runtime: runtime && {
+      source: runtime.sourceId,
+      tokens: runtime.tokens,
+      percentOfUsed: runtime.percentOfUsed,
+      parts: runtime.parts && runtime.parts.map((p) => ({ kind: p.kind, label: partLabel(p), tokens: p.tokens })),
+      changes: runtime.changes.map(runtimeChangeText),
+    },
     empty: figures.empty.filter((row) => row.source).map((row) => row.label),
     largestItems: largestItems(report, items)
       .filter(({ item }) => itemTokens(item, figures.estimatesOnly) > 0)
@@ -168,6 +199,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
         tokens: itemTokens(item, figures.estimatesOnly),
         percentOfUsed: itemPercent(item, figures),
         ...(item.path ? { path: item.path } : {}),
+        ...(repeatMark(item) ? { repeat: repeatMark(item)! } : {}),
       })),
     repeatedReads: {
       files: d.files,
@@ -203,6 +235,15 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
   };
 }
 
+/** The runtime item under its source's line: "  of which OpenCode's own prompt and tools 5,941 (17.5%): …". */
+function runtimeLines(runtime: NonNullable<ContextSummary['runtime']>): string[] {
+  const parts = runtime.parts ? `: ${runtime.parts.map((p) => `${p.label} ${fmt(p.tokens)}`).join('; ')}` : '';
+  return [
+    `  of which OpenCode’s own prompt and tools ${fmt(runtime.tokens)} (${fmtPct(runtime.percentOfUsed)})${parts}`,
+    ...runtime.changes.map((c) => `  ${c}`),
+  ];
+}
+
 /** The summary as the agent reads it: a few short blocks, each figure as the CLI prints it. */
 export function summaryText(report: ContextReport, summary: ContextSummary = contextSummary(report)): string {
   const approx = summary.estimatesOnly ? '≈' : '';
@@ -217,10 +258,18 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
   );
   if (summary.verdict.length) lines.push('', ...summary.verdict);
 
-  lines.push('', `Sources (tokens, share of the used context${summary.estimatesOnly ? ', estimated' : ''}):`);
+  const currency = summary.cost?.currency ?? 'USD';
+  const priced = summary.sources.some((row) => row.cost !== undefined);
+  lines.push(
+    '',
+    `Sources (tokens, share of the used context${summary.estimatesOnly ? ', estimated' : ''}${priced ? ', cost over the session' : ''}):`,
+  );
+  const runtime = summary.runtime;
   for (const row of summary.sources) {
     const items = row.itemCount === null ? '' : `, ${fmt(row.itemCount)} item${row.itemCount === 1 ? '' : 's'}`;
-    lines.push(`- ${row.label}: ${approx}${fmt(row.tokens)} (${fmtPct(row.percentOfUsed)})${items}`);
+    const cost = row.cost === undefined ? '' : `, ${fmtCost(row.cost, currency)}`;
+    lines.push(`- ${row.label}: ${approx}${fmt(row.tokens)} (${fmtPct(row.percentOfUsed)})${items}${cost}`);
+    if (runtime && row.id === runtime.source) lines.push(...runtimeLines(runtime));
   }
   if (summary.sources.length === 0) lines.push('- nothing yet');
   if (summary.empty.length) lines.push(`Nothing in context from: ${summary.empty.join(', ')}.`);
@@ -229,7 +278,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
     lines.push('', 'Largest items:');
     summary.largestItems.forEach((item, index) =>
       lines.push(
-        `${index + 1}. ${item.label} — ${approx}${fmt(item.tokens)} tokens (${fmtPct(item.percentOfUsed)}), ${item.sourceLabel}`,
+        `${index + 1}. ${item.label}${item.repeat ? ` (${item.repeat})` : ''} — ${approx}${fmt(item.tokens)} tokens (${fmtPct(item.percentOfUsed)}), ${item.sourceLabel}`,
       ),
     );
   }
@@ -256,14 +305,11 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
   const cost = summary.cost;
   if (cost) {
     lines.push('');
-    // The CLI's headline of its cost table, then its most expensive rows.
+    // The CLI's headline of its cost table; each source's cost is on its line above, and what
+    // cost money with nothing in context now (compaction calls) is told here.
     lines.push(costHeadline(report)!);
-    if (cost.total !== null) {
-      for (const row of cost.rows.slice(0, COST_ROWS)) {
-        if (row.amount === null || row.amount === 0) continue;
-        lines.push(`- ${row.label}: ${fmtCost(row.amount, cost.currency)} (${fmtPct(row.percent)})`);
-      }
-    }
+    const outside = costOutsideText(report);
+    if (outside) lines.push(outside);
   }
   if (summary.warnings.length) {
     lines.push('', `Warnings (${summary.warnings.length}):`, ...summary.warnings.slice(0, 3).map((w) => `- ${w}`));

@@ -301,7 +301,8 @@ export function readWorkspace(reader: WorkspaceReader, layout: WorkspaceLayout):
       reader.warnings.push(`${dir}: more than ${MAX_WALK_ENTRIES} entries; size is a lower bound`);
   }
 
-  const listed = reader.sizes(SOURCE_FOLDERS, MAX_WALK_ENTRIES);
+  const folders = sourceFolders(layout);
+  const listed = reader.sizes(folders, MAX_WALK_ENTRIES);
   snapshot.files = listed.sizes;
   for (const { path } of snapshot.stamps) {
     const size = reader.size(path);
@@ -310,13 +311,18 @@ export function readWorkspace(reader: WorkspaceReader, layout: WorkspaceLayout):
   if (listed.truncated) {
     snapshot.filesTruncated = true;
     reader.warnings.push(
-      `more than ${MAX_WALK_ENTRIES} files in ${SOURCE_FOLDERS.join(', ')}: shell commands naming files past them are attributed without their sizes`,
+      `more than ${MAX_WALK_ENTRIES} files in ${folders.join(', ')}: shell commands naming files past them are attributed without their sizes`,
     );
   }
   return snapshot;
 }
 
-/** Folders whose files decide a source when a shell command names them (the source table's). */
-const SOURCE_FOLDERS = [
-  ...new Set(PATH_RULES.filter((rule) => rule.source !== 'unknown_tool_payload').map((rule) => rule.under)),
-];
+/**
+ * Folders whose files decide a source when a shell command names them: the source table's, and
+ * the runtime's skill folders (after the first of the table's, as they were listed before the
+ * runtime named them).
+ */
+function sourceFolders(layout: WorkspaceLayout): string[] {
+  const table = PATH_RULES.filter((rule) => rule.source !== 'unknown_tool_payload').map((rule) => rule.under);
+  return [...new Set([...table.slice(0, 1), ...layout.skillDirs, ...table.slice(1)])];
+}

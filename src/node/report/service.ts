@@ -1,18 +1,29 @@
 /**
  * The read-only report service: the calls behind the API and the CLI. It resolves the workspace
- * and session, reads the folder once and the store in consistent snapshots (never writing
+ * and session, reads the folder and the store in one consistent snapshot (never writing
  * either), and hands plain data to the core's one entry point (core/context-report.ts) with the
- * runtime adapter, the estimators, the memo and the thread pool: nothing else. The core says
- * which rows it needs beyond those it remembers; they are read in the next snapshot.
+ * runtime adapter, the estimators, the memo and the thread pool: nothing else. One snapshot
+ * per report, reading only the rows the core's memo lacks (as core/read-plan.ts decides), and
+ * one call of the core.
  */
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
 import { ITEM_PAGE_CHARS } from '../../shared/wire';
-import { contextReport, type ContextInput, type ContextServices, type StoredRow } from '../core/context-report';
+import {
+  contextReport,
+  subagentInput,
+  type ContextInput,
+  type ContextResult,
+  type ContextServices,
+  type SessionInput,
+  type StoredRow,
+} from '../core/context-report';
 import { pageText, previewText } from '../core/content-pages';
-import { CallUnavailable, PageOutOfRange } from '../core/errors';
+import { CallUnavailable, PageOutOfRange, RowsNotRead } from '../core/errors';
+import { headerRowsToRead, rowsToRead, subagentsNamed } from '../core/read-plan';
+import type { SessionRows } from '../core/session-rows';
 import { opencodeRuntime } from '../core/opencode';
 import type { AgentRuntime } from '../core/runtime';
-import type { RecordedRuntime, SubagentSummary } from '../core/types';
+import type { RecordedRuntime } from '../core/types';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
@@ -21,6 +32,7 @@ import { latestAcpUsage } from '../usage';
 import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
+import { runtimeOfRows } from './runtimes';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 
 export interface ReportRequest {
@@ -51,16 +63,12 @@ export interface ServiceOptions extends ReadOptions {
    * but the primary does answers 503 replica_behind, never 404.
    */
   primary?: Pick<ReadSnapshot, 'sessionOwner'>;
-  /** The agent runtime whose rows these are, or how to tell from the workspace (default: OpenCode). */
+  /** The agent runtime whose rows these are, or how to tell from the workspace (default: what the session's rows say). */
   runtime?: AgentRuntime | ((workspace: WorkspaceRow) => AgentRuntime);
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
 const READER_PREVIEW_CHARS = 600;
-/** Snapshots read for one report at most: the core asks for rows at most twice when nothing changes. */
-const MAX_ROUNDS = 5;
-/** The largest sources a subagent's item names. */
-const SUBAGENT_LARGEST = 3;
 
 /** The report, item pages and reader pages of one store, read-only. */
 export class ReportService {
@@ -70,7 +78,7 @@ export class ReportService {
     private readonly store: Store,
     private readonly options: ServiceOptions = {},
   ) {
-    this.cache = options.cache ?? new ReportCache(Number.MAX_SAFE_INTEGER);
+    this.cache = options.cache ?? new ReportCache(Infinity);
   }
 
   async report(request: ReportRequest): Promise<ContextReport> {
@@ -126,22 +134,76 @@ export class ReportService {
   }
 
   /**
-   * The core's answer for a request. The folder is read once; the store in a snapshot per round
-   * (the stamps, the usage and the rows the core asked for), so the analysis — seconds of
-   * tokenizing for a large cold session — never holds a read transaction (or, on SQLite, the
-   * connection's queue) open.
+   * The core's answer for a request: one snapshot of the store — the session's stamps, usage and
+   * runtime records, its subagents' sessions, and only the rows the memo lacks (core/read-plan)
+   * — with the folder read alongside, then one call of the core. The analysis — seconds of
+   * tokenizing for a large cold session — runs after the snapshot, so it never holds a read
+   * transaction (or, on SQLite, the connection's queue) open.
    */
-  private async context(
-    request: ReportRequest,
-    texts?: ContextInput['texts'],
-    /** Sessions whose reports are being made (a subagent's is made for its parent's item). */
-    within: ReadonlySet<string> = new Set(),
-  ) {
-    const choose = this.options.runtime ?? opencodeRuntime;
-    const runtimeOf = (workspace: WorkspaceRow) => (typeof choose === 'function' ? choose(workspace) : choose);
-    const asked = request.estimator ?? 'bpe';
+  private async context(request: ReportRequest, texts?: ContextInput['texts']): Promise<ContextResult> {
+    try {
+      return await this.contextOnce(request, texts, []);
+    } catch (error) {
+      if (!(error instanceof RowsNotRead)) throw error;
+      // Rows the plan could not foresee (a read that the calibration made large): the whole
+      // report once more, from a snapshot of its own that reads them too.
+      try {
+        return await this.contextOnce(request, texts, error.ids);
+      } catch (again) {
+        if (!(again instanceof RowsNotRead)) throw again;
+        throw new AppError(
+          'unavailable',
+          'snapshot_incomplete',
+          'The database named messages it then did not give in the same snapshot: try again in a moment',
+          { cause: again },
+        );
+      }
+    }
+  }
+
+  private async contextOnce(request: ReportRequest, texts: ContextInput['texts'] | undefined, also: readonly string[]) {
+    const services = this.services();
+    const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
+    // The folder is read before the snapshot (it is no part of the database's), so that no read
+    // transaction waits on the file system; again inside only if the root or the runtime moved.
+    const folders = new Map<string, ContextInput['workspace']>();
+    const folderOf = (workspace: WorkspaceRow, runtime: AgentRuntime) => {
+      const root = this.store.resolveRoot(workspace.root_path);
+      const key = `${root}\u0000${runtime.id}`;
+      let folder = folders.get(key);
+      if (!folder) folders.set(key, (folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout)));
+      return folder;
+    };
+    const known = await this.store.getWorkspace(request.workspaceId);
+    if (known) folderOf(known, this.chosenRuntime(known) ?? opencodeRuntime);
+    const input = await this.store.snapshot(async (r) => {
+      const workspace = await r.getWorkspace(request.workspaceId);
+      if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
+      const sessionId = await this.session(r, workspace.id, request.sessionId);
+      services.runtime = await this.runtimeOf(r, workspace, sessionId);
+      const folder = folderOf(workspace, services.runtime);
+      const session = await this.readSession(r, workspace.id, sessionId, services);
+      const input: ContextInput = {
+        ...session,
+        workspaceId: workspace.id,
+        generatedAt,
+        estimator: request.estimator ?? 'bpe',
+        workspace: folder,
+        items: request.items ?? undefined,
+        ...(request.call !== undefined ? { asOfCall: request.call } : {}),
+        ...(texts ? { texts } : {}),
+        subagents: await this.readSubagents(r, workspace.id, session, { folder, generatedAt, also }, services),
+      };
+      await readRows(r, input, () => [...rowsToRead(input, services), ...also]);
+      return input;
+    });
+    return withRange(() => contextReport(input, services));
+  }
+
+  /** The services the core is lent for one report: the memo held for its length (see pinned). */
+  private services(): ContextServices {
     const estimators = new Map<string, ReturnType<typeof memoized>>();
-    const services: ContextServices = {
+    return {
       runtime: opencodeRuntime, // the workspace's, once its row is read
       estimator: (id, family) => {
         const key = `${id}:${family}`;
@@ -149,113 +211,105 @@ export class ReportService {
         if (!found) estimators.set(key, (found = memoized(estimatorFor(id, family))));
         return found;
       },
-      memo: this.cache,
+      memo: this.cache.pinned(),
       threads: {
         minChars: this.options.parallelMinChars ?? PARALLEL_MIN_CHARS,
         open: (estimator) => claimTokenPool(estimator.encoding, estimator.multiplier),
       },
     };
-    const rows = new Map<string, StoredRow>();
-    const subagents = new Map<string, SubagentSummary | null>();
-    let needs: readonly string[] = [];
-    let folder = null as { root: string; snapshot: ContextInput['workspace'] } | null;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const read = await this.store.snapshot(async (r) => {
-        const workspace = await r.getWorkspace(request.workspaceId);
-        if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
-        const sessionId = await this.session(r, workspace.id, request.sessionId);
-        const warnings: string[] = [];
-        if (sessionId === null) {
-          warnings.push('this workspace has no sessions yet: only always-loaded content is shown');
-          return { workspace, sessionId, warnings, usage: null, messages: [], runtime: [], parent: undefined };
-        }
-        const usage = await latestAcpUsage(r, workspace.id, sessionId, warnings);
-        const messages = (await r.messageStamps(workspace.id, sessionId)).map((s) => ({
-          id: s.id,
-          stamp: stampOf(s),
-        }));
-        const current = new Map(messages.map((m) => [m.id, m.stamp]));
-        for (const row of await r.messages(needs.filter((id) => current.has(id)))) {
-          rows.set(row.id, storedRow(row, current.get(row.id)!));
-        }
-        const recorded = await r.sessionRuntime(workspace.id, sessionId);
-        const runtime = recorded.map((row): RecordedRuntime => ({
-          key: row.runtime_key,
-          parentSessionId: row.parent_session_id,
-          recordedAt: Number(row.recorded_at),
-          definitions: row.definitions === null ? null : columnText(row.definitions).text,
-        }));
-        // A subagent's session: it shares its parent's window, and has no ACP total of its own.
-        // The bridge records the parent with the runtime; an import with where the session came from.
-        const parentId =
-          runtime.find((x) => x.parentSessionId)?.parentSessionId ??
-          (await r.sessionOrigins(workspace.id, sessionId))[0]?.parent_session_id ??
-          null;
-        const parent = parentId
-          ? {
-              sessionId: parentId,
-              contextSize: (await latestAcpUsage(r, workspace.id, parentId, []))?.contextSize ?? null,
-            }
-          : undefined;
-        return { workspace, sessionId, warnings, usage, messages, runtime, parent };
-      });
-      const root = this.store.resolveRoot(read.workspace.root_path);
-      services.runtime = runtimeOf(read.workspace);
-      if (folder?.root !== root)
-        folder = {
-          root,
-          snapshot: readWorkspace(new WorkspaceReader(root, this.options), services.runtime.layout),
-        };
-      const workspace = folder.snapshot;
-      const result = await withRange(() =>
-        contextReport(
-          {
-            workspaceId: read.workspace.id,
-            sessionId: read.sessionId,
-            generatedAt: (this.options.now?.() ?? new Date()).toISOString(),
-            estimator: asked,
-            workspace,
-            usage: read.usage,
-            messages: read.messages,
-            rows,
-            warnings: read.warnings,
-            items: request.items ?? undefined,
-            ...(request.call !== undefined ? { asOfCall: request.call } : {}),
-            ...(texts ? { texts } : {}),
-            runtimeRecords: read.runtime,
-            subagents,
-            ...(read.parent ? { parent: read.parent } : {}),
-          },
-          services,
-        ),
-      );
-      if (result.kind === 'report') return result;
-      needs = result.rows;
-      for (const child of result.subagents ?? []) {
-        subagents.set(child, await this.subagent(read.workspace.id, child, new Set([...within, read.sessionId!])));
-      }
+  }
+
+  /** The runtime the options name, if they do. */
+  private chosenRuntime(workspace: WorkspaceRow): AgentRuntime | null {
+    const chosen = this.options.runtime;
+    return chosen ? (typeof chosen === 'function' ? chosen(workspace) : chosen) : null;
+  }
+
+  /** The runtime the options name, else the one the session's rows say wrote them. */
+  private async runtimeOf(r: ReadSnapshot, workspace: WorkspaceRow, sessionId: string | null): Promise<AgentRuntime> {
+    const chosen = this.chosenRuntime(workspace);
+    if (chosen) return chosen;
+    return runtimeOfRows(sessionId === null ? [] : await r.messageRuntimes(workspace.id, sessionId), sessionId);
+  }
+
+  /** A session's stamps, usage and runtime records, and the rows of the headers the memo lacks. */
+  private async readSession(
+    r: ReadSnapshot,
+    workspaceId: string,
+    sessionId: string | null,
+    services: ContextServices,
+  ): Promise<SessionInput> {
+    if (sessionId === null) {
+      const warnings = ['this workspace has no sessions yet: only always-loaded content is shown'];
+      return { sessionId, warnings, usage: null, messages: [], rows: new Map(), runtimeRecords: [] };
     }
-    throw new AppError(
-      'unavailable',
-      'context_busy',
-      'The session kept changing while the report was being read: try again in a moment',
-    );
+    const warnings: string[] = [];
+    const usage = await latestAcpUsage(r, workspaceId, sessionId, warnings);
+    const messages = (await r.messageStamps(workspaceId, sessionId)).map((s) => ({ id: s.id, stamp: stampOf(s) }));
+    const runtimeRecords = (await r.sessionRuntime(workspaceId, sessionId)).map((row): RecordedRuntime => ({
+      key: row.runtime_key,
+      parentSessionId: row.parent_session_id,
+      recordedAt: Number(row.recorded_at),
+      definitions: row.definitions === null ? null : columnText(row.definitions).text,
+    }));
+    // A subagent's session: it shares its parent's window, and has no ACP total of its own.
+    // The bridge records the parent with the runtime; an import with where the session came from.
+    const parentId =
+      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ??
+      (await r.sessionOrigins(workspaceId, sessionId))[0]?.parent_session_id ??
+      null;
+    const parent = parentId
+      ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
+      : undefined;
+    const session: SessionInput = {
+      sessionId,
+      warnings,
+      usage,
+      messages,
+      rows: new Map(),
+      runtimeRecords,
+      ...(parent ? { parent } : {}),
+    };
+    await readRows(r, session, () => headerRowsToRead(session, services));
+    return session;
   }
 
   /**
-   * What a subagent's session consumed, from its own report (as of its last measured call);
-   * null when its rows are not stored in this workspace, or when it would be its own ancestor.
+   * The sessions of the subagents the session's headers name, each with the rows its summary
+   * needs; null when one is not stored in this workspace, or is the session itself.
    */
-  private async subagent(workspaceId: string, sessionId: string, within: ReadonlySet<string>) {
-    if (within.has(sessionId)) return null;
-    let report: ContextReport;
-    try {
-      report = (await this.context({ workspaceId, sessionId, items: 1 }, undefined, within)).report;
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'session_not_found') return null;
-      throw error;
+  private async readSubagents(
+    r: ReadSnapshot,
+    workspaceId: string,
+    session: SessionInput,
+    {
+      folder: workspace,
+      generatedAt,
+      also,
+    }: { folder: ContextInput['workspace']; generatedAt: string; also: readonly string[] },
+    services: ContextServices,
+  ): Promise<Map<string, SessionInput | null>> {
+    const out = new Map<string, SessionInput | null>();
+    for (const id of subagentsNamed(session, services)) {
+      if (id === session.sessionId) {
+        out.set(id, null);
+        continue;
+      }
+      try {
+        await this.session(r, workspaceId, id);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'session_not_found') {
+          out.set(id, null);
+          continue;
+        }
+        throw error;
+      }
+      const child = await this.readSession(r, workspaceId, id, services);
+      const planned = subagentInput({ workspaceId, generatedAt, workspace }, child);
+      await readRows(r, child, () => [...rowsToRead(planned, services), ...also]);
+      out.set(id, child);
     }
-    return subagentSummary(report);
+    return out;
   }
 
   /** The session asked for (see resolveSession), telling a replica that lags from a session that is not there. */
@@ -277,23 +331,19 @@ export class ReportService {
   }
 }
 
-/** A subagent's report in brief: its total, its window, its calls, its largest sources and its cost. */
-export function subagentSummary(report: ContextReport): SubagentSummary {
-  const rows = [
-    ...report.sources.map((s) => ({ id: s.id, label: s.label, tokens: s.scaledTokens ?? s.estimatedTokens })),
-    ...(report.remainder ?? []).map((r) => ({ id: r.kind, label: r.label, tokens: r.tokens })),
-  ];
-  return {
-    total: report.actual?.contextUsed ?? null,
-    contextSize: report.actual?.contextSize ?? null,
-    calls: report.calibration?.calls ?? 0,
-    largest: rows
-      .filter((x) => x.tokens > 0)
-      .sort((a, b) => b.tokens - a.tokens)
-      .slice(0, SUBAGENT_LARGEST),
-    cost:
-      report.cost && report.cost.total !== null ? { amount: report.cost.total, currency: report.cost.currency } : null,
-  };
+/**
+ * Reads into a session the rows `plan` asks for until it asks for none (the headers first, then
+ * the analyses' rows: twice in all); a row the store does not give is left to the core to name.
+ */
+async function readRows(r: ReadSnapshot, session: SessionRows, plan: () => string[]): Promise<void> {
+  const stamps = new Map(session.messages.map((m) => [m.id, m.stamp]));
+  const rows = session.rows as Map<string, StoredRow>;
+  for (let pass = 0; pass < 3; pass++) {
+    // Only this session's messages: rows asked again after a report that lacked them may be another's.
+    const ids = plan().filter((id) => stamps.has(id) && !rows.has(id));
+    if (ids.length === 0) return;
+    for (const row of await r.messages(ids)) rows.set(row.id, storedRow(row, stamps.get(row.id)!));
+  }
 }
 
 /** A stored row as the core reads it: its JSON columns as text, how oddly they were stored, its size. */

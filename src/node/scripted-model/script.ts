@@ -32,6 +32,11 @@ export interface ScriptedStep {
 export interface ScriptedTurn {
   /** A phrase of the user's own words (the message's first text) that starts this turn (case-sensitive substring). */
   when: string;
+  /**
+   * Only when the conversation before that message already holds this text (what the agent knows
+   * from earlier turns): a turn that refers to it instead of reading it again.
+   */
+  knows?: string;
   steps: ScriptedStep[];
 }
 
@@ -75,6 +80,18 @@ export function textOf(message: ChatMessage | undefined): string {
   return '';
 }
 
+/** The turn a user message starts (the first that matches), given the conversation before it. */
+function turnOf(script: Script, messages: readonly ChatMessage[], at: number): number {
+  const text = ownWords(messages[at]!);
+  let before: string | null = null;
+  return script.turns.findIndex((t) => {
+    if (!text.includes(t.when)) return false;
+    if (t.knows === undefined) return true;
+    before ??= messages.slice(0, at).map(textOf).join('\n');
+    return before.includes(t.knows);
+  });
+}
+
 export function answer(script: Script, request: ChatRequest, roles: Roles): Answer {
   if (roles.smallModels.includes(request.model)) return { kind: 'title', text: script.title };
   if (isCompaction(request)) return { kind: 'summary', text: script.summary };
@@ -82,8 +99,7 @@ export function answer(script: Script, request: ChatRequest, roles: Roles): Answ
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
     if (message.role !== 'user') continue;
-    const text = ownWords(message);
-    const turn = script.turns.findIndex((t) => text.includes(t.when));
+    const turn = turnOf(script, request.messages, i);
     if (turn < 0) continue;
     const index = request.messages.slice(i + 1).filter((m) => m.role === 'assistant').length;
     const step = script.turns[turn]!.steps[index];
@@ -102,13 +118,12 @@ export function hiddenInRequest(script: Script, request: ChatRequest, scope: 'tu
   let step = 0;
   let total = 0;
   let current = 0;
-  for (const message of request.messages) {
+  for (const [index, message] of request.messages.entries()) {
     if (message.role === 'user') {
       const text = ownWords(message);
-      const found = script.turns.find((t) => text.includes(t.when));
       // Media moved out of a tool result come as a user message: not a new turn.
       if (text.startsWith('Attached media from tool result')) continue;
-      turn = found;
+      turn = script.turns[turnOf(script, request.messages, index)];
       step = 0;
       current = 0;
       continue;

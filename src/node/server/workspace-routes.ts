@@ -18,7 +18,7 @@ import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
 import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
-import { latestTotal, percentOfWindow } from '../usage';
+import { latestTotal, totalOnWire } from '../usage';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
 import { jsonBody } from './json-body';
@@ -77,6 +77,10 @@ export function workspaceRoutes(
     const workspace = c.get('workspace');
     const body: Workspace = await store.snapshot(async (read) => {
       const sessions = await read.listSessions(workspace.id);
+      // A subagent's session: the bridge records the session whose task call made it.
+      const parents = new Map(
+        (await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]),
+      );
       const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
       const summaries = await Promise.all(
         sessions.map(async (s, index) => {
@@ -103,11 +107,13 @@ export function workspaceRoutes(
             sessionTitle(read, workspace.id, s.session_id),
             latestTotal(read, workspace.id, s.session_id),
           ]);
+          const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
           return {
             ...summary,
             title,
             contextUsed: usage?.contextUsed ?? null,
             contextSize: usage?.contextSize ?? null,
+            ...(parent ? { parentSessionId: parent } : {}),
           };
         }),
       );
@@ -167,13 +173,7 @@ export function workspaceRoutes(
       sessionId === null ? null : await store.snapshot((read) => latestTotal(read, workspace.id, sessionId));
     const body: Usage = {
       sessionId,
-      latest: latest && {
-        contextUsed: latest.contextUsed,
-        contextSize: latest.contextSize,
-        percent: percentOfWindow(latest),
-        recordedAt: new Date(latest.recordedAt).toISOString(),
-        source: latest.source ?? 'acp',
-      },
+      latest: latest && totalOnWire(latest),
     };
     return c.json(body);
   });

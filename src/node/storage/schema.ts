@@ -23,7 +23,10 @@ export interface Table {
 }
 
 export type MigrationStep =
-  { kind: 'table'; table: Table } | { kind: 'index'; name: string; table: string; columns: string[] };
+  | { kind: 'table'; table: Table }
+  | { kind: 'index'; name: string; table: string; columns: string[] }
+  /** A nullable column added to a table that has rows (contract §1 allows extra nullable columns). */
+  | { kind: 'column'; table: string; column: Column };
 
 /** A schema version: its name (Kysely's migration table keeps it; names sort in order) and its steps. */
 export interface Migration {
@@ -33,6 +36,23 @@ export interface Migration {
 
 const text = (name: string, nullable = false): Column => ({ name, type: 'text', nullable });
 const integer = (name: string, nullable = false): Column => ({ name, type: 'integer', nullable });
+
+/** messages_v2 as contract §1 lists it (the first schema version made exactly these). */
+const MESSAGE_COLUMNS: readonly Column[] = [
+  text('id'),
+  text('workspace_id'),
+  text('session_id'),
+  integer('time_created'),
+  integer('time_updated'),
+  { name: 'info', type: 'json' },
+  { name: 'parts', type: 'json' },
+];
+/**
+ * Which agent runtime wrote a message row ('opencode' from the bridge); null: a row from
+ * elsewhere, which is OpenCode's (as every row was before). The report reads a session with
+ * the runtime its rows name.
+ */
+const RUNTIME_COLUMN = text('runtime', true);
 
 export const TABLES = {
   users: { name: 'users', columns: [text('id'), text('name')], primaryKey: ['id'] },
@@ -54,15 +74,7 @@ export const TABLES = {
   },
   messages_v2: {
     name: 'messages_v2',
-    columns: [
-      text('id'),
-      text('workspace_id'),
-      text('session_id'),
-      integer('time_created'),
-      integer('time_updated'),
-      { name: 'info', type: 'json' },
-      { name: 'parts', type: 'json' },
-    ],
+    columns: [...MESSAGE_COLUMNS, RUNTIME_COLUMN],
     primaryKey: ['id'],
   },
   interaction_token_usage: {
@@ -153,7 +165,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     name: '0001_tables',
     steps: [
-      ...CONTRACT_TABLES.map((name): MigrationStep => ({ kind: 'table', table: TABLES[name] })),
+      ...CONTRACT_TABLES.map((name): MigrationStep => ({
+        kind: 'table',
+        table: name === 'messages_v2' ? { ...TABLES.messages_v2, columns: [...MESSAGE_COLUMNS] } : TABLES[name],
+      })),
       {
         kind: 'index',
         name: 'messages_v2_session',
@@ -197,6 +212,19 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0004_session_runtime', steps: [{ kind: 'table', table: TABLES.session_runtime }] },
   // Where an imported session came from (investibook import).
   { name: '0005_session_origins', steps: [{ kind: 'table', table: TABLES.session_origins }] },
+  // Which runtime wrote each message; which runtimes wrote a session is read from the index alone.
+  {
+    name: '0006_message_runtime',
+    steps: [
+      { kind: 'column', table: 'messages_v2', column: RUNTIME_COLUMN },
+      {
+        kind: 'index',
+        name: 'messages_v2_runtime',
+        table: 'messages_v2',
+        columns: ['workspace_id', 'session_id', 'runtime'],
+      },
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -58,6 +58,8 @@ export interface NewMessage {
   timeUpdated: number;
   info: unknown;
   parts: unknown[];
+  /** The agent runtime that wrote it ('opencode'); absent: none named (OpenCode's). */
+  runtime?: string | null;
 }
 
 export interface NewUsage {
@@ -121,11 +123,15 @@ export interface ReadSnapshot {
   sessionOwner(sessionId: string): Promise<string | null>;
   /** ACP usage rows of a session, newest first: other sources (evidence_postpass…) never. */
   acpUsageNewestFirst(workspaceId: string, sessionId: string, limit?: number): Promise<UsageRow[]>;
+  /** The agent runtimes that wrote a session's messages, by name (null: a row that names none: OpenCode's). */
+  messageRuntimes(workspaceId: string, sessionId: string): Promise<(string | null)[]>;
   /** Ids and update stamps of a session's messages, in id order, from the index alone. */
   messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]>;
   messages(ids: readonly string[]): Promise<MessageRow[]>;
   /** The runtime recorded with a session (its definitions, its parent session), by runtime key. */
   sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]>;
+  /** Every subagent's session of a workspace with the session that made it (no definitions read). */
+  sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]>;
   /** Where the workspace's imported sessions came from (none for the bridge's own); one session's with `sessionId`. */
   sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]>;
 }

@@ -6,6 +6,9 @@
  */
 import { escapeXml } from './format';
 
+/** What a message row OpenCode wrote says in messages_v2.runtime (a row that says nothing is OpenCode's too). */
+export const RUNTIME_NAME = 'opencode';
+
 /** Where OpenCode finds a workspace's skills: one folder each, its SKILL.md defining it. */
 export const SKILL_DIRS = ['.opencode/skills', '.opencode/skill'] as const;
 export const SKILL_FILE = 'SKILL.md';

@@ -31,6 +31,7 @@ const forAgent = (agent: string | null, permission: Permission) =>
 
 export const OPENCODE_ADVICE: RuntimeAdvice = {
   configFile: "the workspace's opencode.json (merged into what is there; OpenCode reads it when the agent starts)",
+  configPath: 'opencode.json',
 
   unusedTools({ agent, sent, tools, mcp, config }): ConfigChange {
     const declared = new Set(config?.mcpServers ?? []);

@@ -27,9 +27,11 @@ export function messageHeader(row: ParsedRow, size: number, warn: (message: stri
     info = {};
   } else if (nestsDeeperThan(info)) info = {};
   const parts = Array.isArray(row.parts) ? row.parts : [];
+  const sessions = subagentSessions(parts);
   return {
     id: row.id,
     size,
+    ...(sessions.length > 0 ? { sessions } : {}),
     data: {
       id: row.id,
       info: parseInfo(info, () => {}),
@@ -40,6 +42,15 @@ export function messageHeader(row: ParsedRow, size: number, warn: (message: stri
       }),
     },
   };
+}
+
+/** The sessions a message's tool calls ran in (a `task` call's subagent records its own in its metadata). */
+function subagentSessions(parts: readonly unknown[]): string[] {
+  return parts.flatMap((raw) => {
+    const part = raw as { type?: unknown; state?: { metadata?: { sessionId?: unknown } } } | null;
+    const id = part?.type === 'tool' ? part.state?.metadata?.sessionId : undefined;
+    return typeof id === 'string' && id !== '' ? [id] : [];
+  });
 }
 
 /** Stands for a part left out for its nesting (its bytes are not counted either). */

@@ -17,7 +17,7 @@ import {
   type ToolPart,
 } from '../../../shared/opencode/format';
 import { isSourceId, type SourceId } from '../../../shared/sources';
-import { contentHash } from '../hash';
+import { keyHash } from '../hash';
 import { dataUrlImageSize } from '../images';
 import { classifyPath, toWorkspacePath } from '../paths';
 import { preview, utf8Bytes } from '../text';
@@ -79,7 +79,7 @@ class Walker {
   }
 
   private contentKey(text: string): { contentKey?: string } {
-    return this.context.light ? {} : { contentKey: (this.context.hash ?? contentHash)(text) };
+    return this.context.light ? {} : { contentKey: (this.context.hash ?? keyHash)(text) };
   }
 
   private ref(index: number, suffix = ''): string {

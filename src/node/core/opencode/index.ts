@@ -5,6 +5,7 @@
  * its window (window.ts) and what its configuration can turn off (advice.ts). See
  * core/runtime.ts for the seam.
  */
+import { RUNTIME_NAME } from '../../../shared/opencode/runtime';
 import { providerFamily } from '../providers';
 import { OPENCODE_ADVICE } from './advice';
 import type { AgentRuntime } from '../runtime';
@@ -14,7 +15,7 @@ import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
 import { HistoryWindow, liveWindow, targetModel } from './request-view';
-import { opencodeRuntimeParts } from './runtime-parts';
+import { definitionChanges, opencodeRuntimeParts } from './runtime-parts';
 import { contextWindow } from './window';
 import { OPENCODE_LAYOUT } from './workspace';
 import { OPENCODE_WORDS } from './words';
@@ -26,6 +27,7 @@ const skeletons = (headers: readonly { data: OpenCodeHeader }[]) => headers.map(
 
 export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   id: 'opencode@1.18.33',
+  rows: RUNTIME_NAME,
   name: 'OpenCode',
   runtimeItem: { label: 'OpenCode system prompt and tool schemas, measured', text: RUNTIME_TEXT },
   layout: OPENCODE_LAYOUT,
@@ -76,5 +78,6 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   alwaysLoaded: workspaceContributions,
   window: contextWindow,
   runtimeParts: opencodeRuntimeParts,
+  definitionChanges,
   advice: OPENCODE_ADVICE,
 };

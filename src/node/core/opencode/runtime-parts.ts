@@ -18,21 +18,32 @@ export const NO_DEFINITIONS =
 
 export function opencodeRuntimeParts(
   records: readonly RecordedRuntime[],
-  call: { agent: string | null; model: string | null },
+  call: { agent: string | null; model: string | null; at?: number },
   estimator: Estimator,
 ): RuntimePartsEstimate {
   if (records.length === 0) return { reason: NO_DEFINITIONS };
-  const read = records.flatMap((record) => {
-    const definitions = parse(record.definitions);
-    return definitions ? [{ record, definitions }] : [];
+  const read = readRecords(records);
+  const waiting = records.flatMap((record) => {
+    const use = pending(record.definitions);
+    return use ? [{ record, use }] : [];
   });
-  if (read.length === 0)
+  if (read.length === 0 && waiting.length === 0)
     return { reason: 'the runtime definitions recorded with this session could not be read (not in a known shape)' };
-  const model = (d: OpenCodeDefinitions) => `${d.providerID}/${d.modelID}`;
   // The call's agent and model; a call that recorded no agent takes the model's definitions.
-  const found =
-    read.find((r) => r.definitions.agent === call.agent && model(r.definitions) === call.model) ??
-    (call.agent === null ? read.find((r) => model(r.definitions) === call.model) : undefined);
+  const fits = (use: { agent: string; providerID: string; modelID: string }, anyAgent: boolean) =>
+    (anyAgent || use.agent === call.agent) && `${use.providerID}/${use.modelID}` === call.model;
+  const pick = (anyAgent: boolean) =>
+    applicable(
+      [
+        ...read.filter((r) => fits(r.definitions, anyAgent)),
+        ...waiting.filter((w) => fits(w.use, anyAgent)).map((w) => ({ record: w.record, definitions: null })),
+      ],
+      call.at,
+    );
+  const chosen = pick(false) ?? (call.agent === null ? pick(true) : undefined);
+  // The set that applies is still being recorded (its row reserved at the turn's end).
+  if (chosen && chosen.definitions === null) return { reason: BEING_RECORDED };
+  const found = chosen;
   if (!found) {
     const recorded = read.map((r) => `${r.definitions.agent} ${model(r.definitions)}`).join(', ');
     return {
@@ -81,6 +92,13 @@ export function opencodeRuntimeParts(
       estimate: estimator.count(wireTool(tool.id, tool.description, tool.parameters)),
     });
   }
+  parts.push(...mcpParts(definitions, estimator, notes));
+  return { parts, recordedAt: record.recordedAt, notes };
+}
+
+/** Each connected MCP server as one part: its tools' schemas and its instructions. */
+function mcpParts(definitions: OpenCodeDefinitions, estimator: Estimator, notes: string[]): RuntimePartEstimate[] {
+  const parts: RuntimePartEstimate[] = [];
   for (const server of definitions.mcp) {
     if (server.problem) notes.push(`MCP server ${server.name}: ${server.problem}`);
     if (server.status !== 'connected') continue;
@@ -102,7 +120,111 @@ export function opencodeRuntimeParts(
       tools,
     });
   }
-  return { parts, recordedAt: record.recordedAt, notes };
+  return parts;
+}
+
+const BEING_RECORDED =
+  'OpenCode’s definitions for this agent and model are being recorded (they are asked for after the turn, which takes a few seconds): its own prompt and tool schemas are one measured block until then';
+
+const model = (d: OpenCodeDefinitions) => `${d.providerID}/${d.modelID}`;
+
+interface Read {
+  record: RecordedRuntime;
+  definitions: OpenCodeDefinitions;
+}
+
+const readRecords = (records: readonly RecordedRuntime[]): Read[] =>
+  records.flatMap((record) => {
+    const definitions = parse(record.definitions);
+    return definitions ? [{ record, definitions }] : [];
+  });
+
+/**
+ * Of one agent and model's definitions, those that describe a call made at `at`: the latest set
+ * in use by then (a set recorded again after the agent's tools changed applies from the turn it
+ * was seen in); a call before them all has the first.
+ */
+function applicable<T extends { record: RecordedRuntime }>(read: readonly T[], at: number | undefined): T | undefined {
+  const byTime = [...read].sort((a, b) => a.record.recordedAt - b.record.recordedAt);
+  if (at === undefined) return byTime.at(-1);
+  return byTime.filter((r) => r.record.recordedAt <= at).at(-1) ?? byTime[0];
+}
+
+/** A row the bridge reserved right after a turn, its definitions not in yet: for which agent and model. */
+function pending(text: string | null): { agent: string; providerID: string; modelID: string } | null {
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as { kind?: unknown; agent?: unknown; providerID?: unknown; modelID?: unknown };
+    const { agent, providerID, modelID } = value;
+    return value.kind === 'pending' &&
+      typeof agent === 'string' &&
+      typeof providerID === 'string' &&
+      typeof modelID === 'string'
+      ? { agent, providerID, modelID }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When the runtime's own prompt changed in the session, as the definitions recorded for an agent
+ * and model again show it (the agent was given other tools: investibook's MCP server, say): from
+ * the turn they were recorded again in, with what changed in words — for the calibration, which
+ * measures the runtime again there and says why.
+ */
+export function definitionChanges(records: readonly RecordedRuntime[]): { at: number; what: string; reason: string }[] {
+  const read = readRecords(records);
+  const changes: { at: number; what: string; reason: string }[] = [];
+  const groups = new Map<string, Read[]>();
+  for (const r of read) {
+    const key = `${r.definitions.agent} ${model(r.definitions)}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  for (const [key, group] of groups) {
+    const byTime = group.sort((a, b) => a.record.recordedAt - b.record.recordedAt);
+    for (let i = 1; i < byTime.length; i++) {
+      const [before, after] = [byTime[i - 1]!.definitions, byTime[i]!.definitions];
+      changes.push({
+        at: byTime[i]!.record.recordedAt,
+        what: `the ${key} definitions`,
+        reason: changeWords(before, after),
+      });
+    }
+  }
+  // A pending row (definitions not in yet) already marks where a new set applies from.
+  for (const record of records) {
+    if (!pending(record.definitions) || !record.key.includes(' @')) continue;
+    changes.push({
+      at: record.recordedAt,
+      what: 'the runtime',
+      reason: 'the agent’s tools changed (their definitions are being recorded)',
+    });
+  }
+  return changes;
+}
+
+/** "tools added: investibook_context_report (MCP server investibook)", "another workspace folder". */
+function changeWords(before: OpenCodeDefinitions, after: OpenCodeDefinitions): string {
+  const tools = (d: OpenCodeDefinitions) => [
+    ...d.tools.map((t) => t.id),
+    ...d.mcp.filter((m) => m.status === 'connected').flatMap((m) => m.tools.map((t) => mcpToolName(m.name, t.name))),
+  ];
+  const servers = (d: OpenCodeDefinitions) => d.mcp.filter((m) => m.status === 'connected').map((m) => m.name);
+  const [was, now] = [new Set(tools(before)), new Set(tools(after))];
+  const added = [...now].filter((t) => !was.has(t));
+  const removed = [...was].filter((t) => !now.has(t));
+  const newServers = servers(after).filter((s) => !servers(before).includes(s));
+  const goneServers = servers(before).filter((s) => !servers(after).includes(s));
+  const words = [
+    added.length ? `tools added: ${added.join(', ')}` : null,
+    removed.length ? `tools removed: ${removed.join(', ')}` : null,
+    newServers.length ? `MCP server${newServers.length === 1 ? '' : 's'} ${newServers.join(', ')} added` : null,
+    goneServers.length ? `MCP server${goneServers.length === 1 ? '' : 's'} ${goneServers.join(', ')} removed` : null,
+    before.environment?.directory !== after.environment?.directory ? 'another workspace folder' : null,
+    (before.agentPrompt?.chars ?? null) !== (after.agentPrompt?.chars ?? null) ? 'another agent prompt' : null,
+  ].filter(Boolean);
+  return words.length ? words.join('; ') : 'its definitions were recorded again';
 }
 
 function parse(text: string | null): OpenCodeDefinitions | null {

@@ -120,6 +120,14 @@ export const OPENCODE_LAYOUT: WorkspaceLayout = {
   instructionPaths,
   agentConfig,
   skillDirs: SKILL_DIRS,
+  // A read of a candidate skill puts text in context although the cache itself never counts.
+  pathRules: [
+    {
+      under: ALL_SKILLS_DIR,
+      source: 'unknown_tool_payload',
+      read: (rest) => `Read candidate skill (not enabled): ${rest}`,
+    },
+  ],
   skillFile: SKILL_FILE,
   skillMeta,
   excludedDirs: [

@@ -42,6 +42,8 @@ export const postgresDialect: SqlDialect = {
   // xmin changes with every update of the row.
   rowVersion: sql<string>`xmin::text`,
   tableExists: (table) => sql`select 1 as found where to_regclass(${table}) is not null`,
+  columnExists: (table, column) =>
+    sql`select 1 as found from information_schema.columns where table_schema = current_schema() and table_name = ${table} and column_name = ${column}`,
   textHoldsNul: false,
   anyOf: (column, values) => sql<SqlBool>`${sql.ref(column)} = any(${values as string[]})`,
   idsPerQuery: 5000,

@@ -22,6 +22,7 @@ export interface Database {
     time_updated: number;
     info: Json;
     parts: Json;
+    runtime: string | null;
   };
   interaction_token_usage: {
     id: Generated<number>;

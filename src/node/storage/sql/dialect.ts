@@ -29,6 +29,8 @@ export interface SqlDialect {
   readonly rowVersion: RawBuilder<string> | null;
   /** Whether a table exists (a database another writer made, or an older one opened read-only, may lack the newer ones). */
   tableExists(table: TableName): RawBuilder<unknown>;
+  /** Whether a table has a column (a column added by a later migration may be missing, likewise). */
+  columnExists(table: TableName, column: string): RawBuilder<unknown>;
   /** Whether text can hold U+0000 (PostgreSQL's cannot: such an id names nothing stored). */
   readonly textHoldsNul: boolean;
   /** `column` is one of `values` (PostgreSQL: `= any($1)`, one array parameter however many values). */

@@ -52,6 +52,8 @@ function createTable(db: Kysely<unknown>, dialect: SqlDialect, table: Table) {
 
 async function runStep(db: Kysely<unknown>, dialect: SqlDialect, step: MigrationStep): Promise<void> {
   if (step.kind === 'table') await createTable(db, dialect, step.table).execute();
+  else if (step.kind === 'column')
+    await db.schema.alterTable(step.table).addColumn(step.column.name, dialect.columnType(step.column)).execute();
   else await db.schema.createIndex(step.name).on(step.table).columns(step.columns).execute();
 }
 

@@ -184,6 +184,19 @@ export class Queries {
       .execute();
   }
 
+  /** The runtimes that wrote a session's messages (null: a row that names none), from the index alone. */
+  async messageRuntimes(db: Db, workspaceId: string, sessionId: string): Promise<(string | null)[]> {
+    if (!(await this.hasColumn(db, 'messages_v2', 'runtime'))) return [];
+    const rows = await db
+      .selectFrom('messages_v2')
+      .select('runtime')
+      .distinct()
+      .where('workspace_id', '=', workspaceId)
+      .where('session_id', '=', sessionId)
+      .execute();
+    return rows.map((r) => r.runtime);
+  }
+
   messageStamps(db: Db, workspaceId: string, sessionId: string): Promise<MessageStamp[]> {
     // A row version (PostgreSQL's xmin) changes with every update of the row: another
     // instance's change is never missed, even at the same time_updated.
@@ -229,6 +242,17 @@ export class Queries {
     return rows.length > 0;
   }
 
+  /** Columns a later migration added, which such a database may lack likewise: known once there. */
+  private readonly columnsPresent = new Set<string>();
+
+  async hasColumn(db: Db, table: TableName, column: string): Promise<boolean> {
+    const key = `${table}.${column}`;
+    if (this.columnsPresent.has(key)) return true;
+    const { rows } = await this.dialect.columnExists(table, column).execute(db);
+    if (rows.length > 0) this.columnsPresent.add(key);
+    return rows.length > 0;
+  }
+
   async sessionRuntime(db: Db, workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]> {
     // Not in contract §1: a database without the table has no runtime recorded.
     if (!(await this.hasTable(db, 'session_runtime'))) return [];
@@ -246,6 +270,21 @@ export class Queries {
       .where('session_id', '=', sessionId)
       .orderBy('runtime_key')
       .execute();
+  }
+
+  async sessionParents(db: Db, workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]> {
+    if (!(await this.hasTable(db, 'session_runtime'))) return [];
+    const rows = await db
+      .selectFrom('session_runtime')
+      .select(['session_id', 'parent_session_id'])
+      .distinct()
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_session_id', 'is not', null)
+      .orderBy('session_id')
+      .execute();
+    return rows.flatMap((r) =>
+      r.parent_session_id ? [{ session_id: r.session_id, parent_session_id: r.parent_session_id }] : [],
+    );
   }
 
   async sessionOrigins(db: Db, workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
@@ -293,6 +332,7 @@ export class Queries {
         time_updated: m.timeUpdated,
         info: jsonValue(JSON.stringify(m.info)),
         parts: jsonValue(JSON.stringify(m.parts)),
+        runtime: m.runtime ?? null,
       })
       .$if(replace, (q) =>
         q.onConflict((conflict) =>
@@ -303,6 +343,7 @@ export class Queries {
               time_updated: eb.ref('excluded.time_updated'),
               info: eb.ref('excluded.info'),
               parts: eb.ref('excluded.parts'),
+              runtime: eb.ref('excluded.runtime'),
             }))
             .whereRef('messages_v2.workspace_id', '=', 'excluded.workspace_id')
             .whereRef('messages_v2.session_id', '=', 'excluded.session_id'),
@@ -408,9 +449,12 @@ export class Queries {
   }
 
   /** A batch of a table's rows after a primary key (keyset order), JSON columns as text. */
-  tableBatch(db: Db, table: TableName, after: readonly unknown[] | null, limit: number) {
-    const { columns, primaryKey } = TABLES[table] as Table;
+  async tableBatch(db: Db, table: TableName, after: readonly unknown[] | null, limit: number) {
+    const { columns: all, primaryKey } = TABLES[table] as Table;
     const { jsonText } = this.dialect;
+    // A database of another writer may lack a nullable column a later migration added.
+    const columns: Table['columns'] = [];
+    for (const c of all) if (!c.nullable || (await this.hasColumn(db, table, c.name))) columns.push(c);
     const select = columns.map((c) => (c.type === 'json' ? jsonText(c.name).as(c.name) : sql.ref(c.name)));
     const key = sql.join(primaryKey.map((k) => sql.ref(k)));
     return sql<Record<string, unknown>>`select ${sql.join(select)} from ${sql.table(table)}

@@ -72,6 +72,11 @@ export class SqlReads implements ReadSnapshot {
     return this.run.read(() => this.queries.acpUsageNewestFirst(this.target, workspaceId, sessionId, limit));
   }
 
+  async messageRuntimes(workspaceId: string, sessionId: string): Promise<(string | null)[]> {
+    if (this.namesNothing(workspaceId, sessionId)) return [];
+    return this.run.read(() => this.queries.messageRuntimes(this.target, workspaceId, sessionId));
+  }
+
   async messageStamps(workspaceId: string, sessionId: string): Promise<MessageStamp[]> {
     if (this.namesNothing(workspaceId, sessionId)) return [];
     return this.run.read(() => this.queries.messageStamps(this.target, workspaceId, sessionId));
@@ -86,6 +91,11 @@ export class SqlReads implements ReadSnapshot {
   async sessionRuntime(workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]> {
     if (this.namesNothing(workspaceId, sessionId)) return [];
     return this.run.read(() => this.queries.sessionRuntime(this.target, workspaceId, sessionId));
+  }
+
+  async sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]> {
+    if (this.namesNothing(workspaceId)) return [];
+    return this.run.read(() => this.queries.sessionParents(this.target, workspaceId));
   }
 
   async sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {

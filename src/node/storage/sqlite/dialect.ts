@@ -16,6 +16,7 @@ export const sqliteDialect: SqlDialect = {
     sql<number | null>`case when typeof(${sql.ref(column)}) in ('integer', 'real') then ${sql.ref(column)} end`,
   rowVersion: null,
   tableExists: (table) => sql`select 1 as found from sqlite_master where type = 'table' and name = ${table}`,
+  columnExists: (table, column) => sql`select 1 as found from pragma_table_info(${table}) where name = ${column}`,
   anyOf: (column, values) => sql<SqlBool>`${sql.ref(column)} in (${sql.join(values)})`,
   textHoldsNul: true,
   idsPerQuery: 500,

@@ -1,0 +1,625 @@
+/**
+ * The calibration's walk: the view kept current message by message and step by step, as the
+ * runtime's history window says (compactions, prunes), and at each measured call the provider's
+ * count put where it belongs — the runtime (measured at the first call, and again only at a
+ * switch the rows show), what the call added (its growth shared by the steps of
+ * calibration-steps.ts), hidden reasoning (by the reasoning policy the walk is given, one input:
+ * reasoning-policy.ts chooses it), and what nothing explains. Stateful inside, pure outside:
+ * one walk per policy tried, nothing shared.
+ */
+import {
+  DEFAULT_POLICY,
+  emptyBySource,
+  hiddenProduced,
+  isInForm,
+  MIN_HIDDEN,
+  MIN_REASONING,
+  runtimeBeyond,
+  runtimeSwitch,
+  shareGrowth,
+  sumTokens,
+  type Assignment,
+} from './calibration-steps';
+import type { CostLedger } from './costs';
+import { familyRules } from './providers';
+import type {
+  CalibrationInput,
+  Item,
+  ModelCall,
+  ReasoningPolicy,
+  RuntimeChange,
+  TimelineEvent,
+  TimelinePoint,
+  WindowWalk,
+} from './types';
+
+export interface HiddenBlock {
+  call: number;
+  messageId: string;
+  tokens: number;
+}
+
+/** The walk's state at the reference call. */
+export interface Snapshot {
+  view: Map<string, Item>;
+  cal: Map<string, number>;
+  basis: Map<string, 'measured' | 'estimated'>;
+  overhead: number;
+  hidden: HiddenBlock[];
+  unexplained: number;
+  /** The view in request order, and the history, as of that call. */
+  ordered: Item[];
+  history: number[];
+}
+
+/** One call's growth against its new items' estimate (for choosing the session's policy). */
+export interface Fit {
+  /** The call's number (main calls, 1-based). */
+  call: number;
+  share: number;
+  estimate: number;
+  clean: boolean;
+}
+
+/** What a measured call added, on what basis, and what reasoning it dropped. */
+interface CallOutcome {
+  added: Item[];
+  basis: 'measured' | 'estimated';
+  dropped: number;
+}
+
+interface Hypothesis {
+  /** Hidden reasoning kept from before: all of it, or none (dropped at a new user message). */
+  keep: boolean;
+  /** Visible reasoning of earlier turns dropped at this new user message. */
+  dropReasoning: boolean;
+  /** The previous call's hidden reasoning added to this prompt. */
+  add: boolean;
+  /** The visible reasoning this call sees for the first time is counted. */
+  received: boolean;
+}
+
+/** The view kept current step by step, and what each measured call's items cost. */
+export class Walk {
+  readonly window: WindowWalk;
+  /** Items in view, by key. */
+  readonly view = new Map<string, Item>();
+  readonly cal = new Map<string, number>();
+  readonly basis = new Map<string, 'measured' | 'estimated'>();
+  readonly bySource = emptyBySource();
+  overhead: number | null = null;
+  private runtimeKey: string | null = null;
+  readonly runtimeChanges: RuntimeChange[] = [];
+  /** Σ cal over the items in view. */
+  private calTotal = 0;
+  hidden: HiddenBlock[] = [];
+  unexplained = 0;
+  /** Visible reasoning the provider does not count (by the counts): in view for OpenCode, not for the model. */
+  readonly notReceived = new Set<string>();
+  /** For choosing the session's policy: each call's growth against its new items' estimate. */
+  readonly fits: Fit[] = [];
+  /** Which questions of the policy this session's calls put at all. */
+  readonly asks = { hidden: false, turn: false, reasoning: false, reasoningTurn: false };
+  /** Visible reasoning of earlier turns the provider dropped at a new user message. */
+  readonly droppedAtTurn = new Set<string>();
+  /** The runtime as measured for each combination of agent, model and tools: a combination met again is not measured again. */
+  private readonly overheads = new Map<string, number>();
+  readonly timeline: TimelinePoint[] = [];
+  /** The state at the reference call. */
+  snapshot: Snapshot | null = null;
+  /** The ledger while calls are billed: as of an earlier call, none after it (its cost is that far). */
+  private billing: CostLedger | null;
+  /** Keys of the reasoning items in view, and Σ cal of those the provider counts (kept as they change). */
+  private readonly reasoningInView = new Set<string>();
+  private reasoningCal = 0;
+  private prunedSinceCall = false;
+  private compactedSinceCall = false;
+  private userSinceCall = false;
+  private addedSinceCall = new Set<string>();
+  private readonly inWindow = new Set<number>();
+  private readonly alwaysKeys: Set<string>;
+  /** Pruned outputs in time order: when their whole form leaves the view. */
+  private readonly prunes: { at: number; message: number }[] = [];
+  private nextPrune = 0;
+  private time = Number.NEGATIVE_INFINITY;
+  /** The previous measured call, and the hidden reasoning it produced (beyond what it left visible). */
+  private previous: { call: ModelCall; number: number; hidden: number } | null = null;
+  /** Segments of each message already in view. */
+  private readonly segmentsIn = new Map<number, number>();
+  private callNumber = 0;
+  private readonly changes: { at: number; what: string; reason?: string }[];
+  private readonly itemsByKey = new Map<string, Item>();
+
+  constructor(
+    private readonly input: CalibrationInput,
+    readonly policy: ReasoningPolicy = DEFAULT_POLICY,
+    private readonly reference: ModelCall | null = null,
+    /** What each item cost, kept by the walk whose figures the report shows. */
+    readonly ledger: CostLedger | null = null,
+  ) {
+    this.billing = ledger;
+    const { session, items, alwaysLoaded } = input;
+    this.window = session.window();
+    this.alwaysKeys = new Set(alwaysLoaded.map((i) => i.key));
+    this.changes = [...(input.changes ?? [])].sort((a, b) => a.at - b.at);
+    for (const item of alwaysLoaded) this.add(item);
+    items.forEach((list, message) => {
+      for (const item of list) {
+        this.itemsByKey.set(item.key, item);
+        if (item.until !== undefined) this.prunes.push({ at: item.until, message });
+      }
+    });
+    this.prunes.sort((a, b) => a.at - b.at);
+  }
+
+  /** Walks the session's messages and calls, up to message `until` (a policy weighed on a prefix). */
+  run(calls: readonly ModelCall[], until = Number.POSITIVE_INFINITY): void {
+    const byMessage = new Map<number, ModelCall[]>();
+    for (const call of calls) byMessage.set(call.message, [...(byMessage.get(call.message) ?? []), call]);
+    this.input.session.messages.forEach((message, index) => {
+      if (index > until) return;
+      if (this.window.append(index)) this.rebuild(index);
+      else this.inWindow.add(index);
+      if (message.userTurn) this.userSinceCall = true;
+      for (const call of byMessage.get(index) ?? []) {
+        if (call.compaction) {
+          this.billing?.compaction(call);
+          this.addSegment(index, call.segment + 1);
+          continue;
+        }
+        this.callNumber++;
+        this.advanceTo(call.time);
+        if (call.prompt !== null) this.measure(call);
+        this.addSegment(index, call.segment + 1);
+      }
+      this.addSegment(index, Number.POSITIVE_INFINITY);
+    });
+    if (until === Number.POSITIVE_INFINITY) this.advanceTo(Number.POSITIVE_INFINITY);
+  }
+
+  private add(item: Item): void {
+    if (this.view.has(item.key)) return;
+    this.view.set(item.key, item);
+    if (item.reasoning) {
+      this.reasoningInView.add(item.key);
+      if (!this.uncounted(item.key)) this.reasoningCal += this.cal.get(item.key) ?? 0;
+    }
+    this.addedSinceCall.add(item.key);
+  }
+
+  private remove(key: string): void {
+    const item = this.view.get(key);
+    if (!item) return;
+    this.billing?.leave(item);
+    this.view.delete(key);
+    this.addedSinceCall.delete(key);
+    const cal = this.cal.get(key);
+    if (this.reasoningInView.delete(key) && !this.uncounted(key)) this.reasoningCal -= cal ?? 0;
+    if (cal !== undefined) {
+      this.bySource[item.source] -= cal;
+      this.calTotal -= cal;
+      this.cal.delete(key);
+      this.basis.delete(key);
+    }
+  }
+
+  /** Brings the items of message `index` up to segment `upTo` (exclusive) into view. */
+  private addSegment(index: number, upTo: number): void {
+    const from = this.segmentsIn.get(index) ?? 0;
+    if (upTo <= from || !this.inWindow.has(index)) {
+      this.segmentsIn.set(index, Math.max(from, upTo));
+      return;
+    }
+    for (const item of this.input.items[index] ?? []) {
+      const segment = item.segment ?? 0;
+      if (segment >= from && segment < upTo && isInForm(item, this.time)) this.add(item);
+    }
+    this.segmentsIn.set(index, upTo);
+  }
+
+  /** A completed compaction: the view is what OpenCode keeps (the request, the summary, its tail). */
+  private rebuild(index: number): void {
+    this.compactedSinceCall = true;
+    const keep = new Set(this.window.order);
+    for (const message of [...this.inWindow]) {
+      if (keep.has(message)) continue;
+      this.inWindow.delete(message);
+      for (const item of this.input.items[message] ?? []) this.remove(item.key);
+    }
+    for (const message of this.window.order) {
+      if (this.inWindow.has(message)) continue;
+      this.inWindow.add(message);
+      if (message === index) continue;
+      const upTo = this.segmentsIn.get(message) ?? 0;
+      this.segmentsIn.set(message, 0);
+      this.addSegment(message, upTo === 0 ? Number.POSITIVE_INFINITY : upTo);
+    }
+    this.inWindow.add(index);
+  }
+
+  /** Applies the prunes that happened before `time`: whole outputs give way to placeholders. */
+  private advanceTo(time: number): void {
+    while (this.nextPrune < this.prunes.length && this.prunes[this.nextPrune]!.at < time) {
+      const { message } = this.prunes[this.nextPrune++]!;
+      if (this.inWindow.has(message)) {
+        for (const item of this.input.items[message] ?? []) {
+          if ((item.segment ?? 0) >= (this.segmentsIn.get(message) ?? 0)) continue;
+          if (isInForm(item, time)) this.add(item);
+          else this.remove(item.key);
+        }
+      }
+      this.prunedSinceCall = true;
+    }
+    this.time = time;
+  }
+
+  /** Assigns costs for a measured call: the runtime, what it added, the hidden reasoning, the rest. */
+  private measure(call: ModelCall): void {
+    const prompt = call.prompt!;
+    const events = new Set<TimelineEvent>();
+    if (this.compactedSinceCall) events.add('compaction');
+    if (this.prunedSinceCall) events.add('pruning');
+    const first = this.overhead === null;
+    const fresh = this.freshItems(first);
+    if (this.compactedSinceCall) {
+      // What OpenCode no longer sends took its hidden reasoning and its unexplained share along.
+      this.hidden = [];
+      this.unexplained = 0;
+    }
+    const hiddenBefore = this.compactedSinceCall ? 0 : this.hiddenTotal();
+    const change = first ? null : this.runtimeMetBefore(call, events);
+    const outcome = first ? this.firstCall(call, fresh, prompt) : this.laterCall(call, prompt, fresh, change, events);
+    this.bill(call, prompt, fresh, first || change !== null, hiddenBefore);
+    this.runtimeKey = call.runtime;
+    this.overheads.set(call.runtime, this.overhead!);
+    if (outcome.added.some((i) => i.skill)) events.add('skill');
+    this.timeline.push(this.point(call, prompt, outcome, events, hiddenBefore));
+    if (call === this.reference) this.keepSnapshot();
+    const produced = this.input.items[call.message] ?? [];
+    this.previous = {
+      call,
+      number: this.callNumber,
+      hidden: hiddenProduced(call, produced, this.input.reasoningCopies?.[call.message]),
+    };
+    this.addedSinceCall = new Set();
+    this.prunedSinceCall = false;
+    this.compactedSinceCall = false;
+    this.userSinceCall = false;
+  }
+
+  /**
+   * New since the last measured call; the whole view at the first call; after a compaction,
+   * everything but the always-loaded items (OpenCode rebuilt the request around them).
+   */
+  private freshItems(first: boolean): Item[] {
+    const keys =
+      first || this.compactedSinceCall
+        ? [...this.view.keys()].filter((key) => first || !this.alwaysKeys.has(key) || !this.cal.has(key))
+        : [...this.addedSinceCall];
+    return keys.map((key) => this.view.get(key)!);
+  }
+
+  private hiddenTotal(): number {
+    return this.hidden.reduce((n, h) => n + h.tokens, 0);
+  }
+
+  private calOf(items: readonly Item[]): number {
+    return items.reduce((n, i) => n + (this.cal.get(i.key) ?? 0), 0);
+  }
+
+  // ── The runtime at a switch ─────────────────────────────────────────────────────────────────
+
+  /**
+   * Whether the runtime switched since the previous call (runtimeSwitch: the rows' word for it);
+   * a combination met before (back to the build agent, say) takes its runtime as measured then,
+   * and is no switch to measure. Returns the switch still to measure, or null.
+   */
+  private runtimeMetBefore(call: ModelCall, events: Set<TimelineEvent>): string | null {
+    const since = this.previous?.call.time ?? Number.NEGATIVE_INFINITY;
+    const change = runtimeSwitch(this.runtimeKey, call, since, this.changes);
+    const known = this.overheads.get(call.runtime);
+    if (change === null || known === undefined || call.runtime === this.runtimeKey) return change;
+    this.runtimeChanges.push({
+      messageId: call.messageId,
+      call: this.callNumber,
+      delta: known - this.overhead!,
+      reason: `${change}, as measured before`,
+    });
+    this.overhead = known;
+    events.add('overhead_change');
+    return null;
+  }
+
+  /** The runtime measured again at a switch the rows show, the new items at their estimates. */
+  private remeasureRuntime(call: ModelCall, change: string, added: readonly Item[], left: number): void {
+    const before = this.overhead!;
+    this.overhead = this.assignAll(runtimeBeyond(added, left));
+    this.runtimeChanges.push({
+      messageId: call.messageId,
+      call: this.callNumber,
+      delta: this.overhead - before,
+      reason: change,
+    });
+  }
+
+  /** The first call: the runtime is what the provider counted beyond everything the server can see. */
+  private firstCall(call: ModelCall, fresh: Item[], prompt: number): CallOutcome {
+    this.overhead = this.assignAll(runtimeBeyond(fresh, prompt));
+    this.runtimeChanges.push({
+      messageId: call.messageId,
+      call: this.callNumber,
+      delta: this.overhead,
+      reason: 'first call',
+    });
+    return { added: fresh, basis: 'estimated', dropped: 0 };
+  }
+
+  private assignAll({ overhead, assigned }: { overhead: number; assigned: readonly Assignment[] }): number {
+    for (const a of assigned) this.assign(a.item, a.tokens, a.basis);
+    return overhead;
+  }
+
+  // ── A later call: the policy's account of its growth, then the growth shared ─────────────────
+
+  private laterCall(
+    call: ModelCall,
+    prompt: number,
+    fresh: Item[],
+    change: string | null,
+    events: Set<TimelineEvent>,
+  ): CallOutcome {
+    const reasoning = fresh.filter((i) => i.reasoning && !i.rough);
+    const reasoningTokens = sumTokens(reasoning);
+    const hypothesis = this.choose(prompt, this.calTotal - this.calOf(fresh), fresh, reasoningTokens, change !== null);
+    const { added, dropped } = this.applyHypothesis(hypothesis, fresh, reasoning, events);
+    const carried = this.calTotal - this.calOf(fresh);
+    const left = prompt - carried - this.hiddenTotal() - this.unexplained;
+    if (change !== null) {
+      this.remeasureRuntime(call, change, added, left);
+      events.add('overhead_change');
+      return { added, basis: 'estimated', dropped };
+    }
+    const grown = shareGrowth(added, left - this.overhead!, this.unexplained);
+    for (const a of grown.assigned) this.assign(a.item, a.tokens, a.basis);
+    this.unexplained += grown.unexplained;
+    if (grown.unexplainedEvent) events.add('unexplained');
+    return { added, basis: grown.basis, dropped };
+  }
+
+  /** The chosen account applied: reasoning dropped at a new turn, hidden reasoning kept or added, reasoning not received. */
+  private applyHypothesis(
+    hypothesis: Hypothesis,
+    fresh: readonly Item[],
+    reasoning: readonly Item[],
+    events: Set<TimelineEvent>,
+  ): { added: Item[]; dropped: number } {
+    const previous = this.previous;
+    let dropped = 0;
+    if (hypothesis.dropReasoning) {
+      // Earlier turns' reasoning the provider dropped at this user message: in no context now.
+      const freshKeys = new Set(fresh.map((i) => i.key));
+      for (const key of [...this.reasoningInView]) {
+        const item = this.view.get(key)!;
+        if (freshKeys.has(key) || this.notReceived.has(key) || this.droppedAtTurn.has(key)) continue;
+        dropped += this.cal.get(key) ?? 0;
+        this.exclude(this.droppedAtTurn, key);
+        this.assign(item, 0, 'measured');
+      }
+    }
+    if (!hypothesis.keep) this.hidden = [];
+    if (hypothesis.add && previous) {
+      this.hidden.push({ call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden });
+      events.add('hidden_reasoning');
+    }
+    let added = [...fresh];
+    if (!hypothesis.received) {
+      for (const item of reasoning) this.exclude(this.notReceived, item.key);
+      added = fresh.filter((i) => !this.notReceived.has(i.key));
+    }
+    for (const item of fresh) if (this.notReceived.has(item.key)) this.assign(item, 0, 'measured');
+    return { added, dropped };
+  }
+
+  // ── What the call cost, and what the timeline and the reference call keep ──────────────────
+
+  private bill(call: ModelCall, prompt: number, fresh: readonly Item[], runtimeFresh: boolean, hiddenBefore: number) {
+    if (!this.billing) return;
+    const hiddenNow = this.hiddenTotal();
+    const overhead = this.overhead ?? 0;
+    this.billing.call(
+      call,
+      {
+        total: prompt,
+        runtime: overhead,
+        runtimeFresh,
+        fresh: fresh.map((item) => ({ item, cal: this.cal.get(item.key) ?? 0 })),
+        hidden: hiddenNow,
+        hiddenFresh: Math.max(0, hiddenNow - hiddenBefore),
+        unexplained: prompt - overhead - this.calTotal - hiddenNow,
+      },
+      (this.input.items[call.message] ?? []).filter(
+        (i) => (i.segment ?? 0) === call.segment && i.from === undefined && (i.produced ?? 0) > 0,
+      ),
+    );
+  }
+
+  private point(
+    call: ModelCall,
+    prompt: number,
+    { added, basis, dropped }: CallOutcome,
+    events: ReadonlySet<TimelineEvent>,
+    hiddenBefore: number,
+  ): TimelinePoint {
+    return {
+      call: this.callNumber,
+      messageId: call.messageId,
+      at: call.time,
+      promptTokens: prompt,
+      runtimeOverhead: this.overhead ?? 0,
+      bySource: { ...this.bySource },
+      hiddenReasoning: this.hiddenTotal(),
+      unexplained: this.unexplained,
+      model: call.model ?? null,
+      tokenizer: familyRules(call.family).tokenizer,
+      added: added
+        .filter((i) => !this.alwaysKeys.has(i.key) || this.timeline.length === 0)
+        .map((i) => ({
+          key: i.key,
+          label: i.label,
+          source: i.source,
+          tokens: this.cal.get(i.key) ?? i.tokens,
+          measured: basis === 'measured' && this.basis.get(i.key) === 'measured',
+        }))
+        .sort((a, b) => b.tokens - a.tokens)
+        .slice(0, 3),
+      events: [...events],
+      addedEstimate: sumTokens(added),
+      hiddenAdded: this.hiddenTotal() - hiddenBefore,
+      dropped,
+    };
+  }
+
+  /** The state at the reference call (as of an earlier call: no billing after it, its cost is that far). */
+  private keepSnapshot(): void {
+    this.snapshot = {
+      view: new Map(this.view),
+      cal: new Map(this.cal),
+      basis: new Map(this.basis),
+      overhead: this.overhead ?? 0,
+      hidden: [...this.hidden],
+      unexplained: this.unexplained,
+      ordered: this.orderedView().filter((i) => !this.uncounted(i.key)),
+      history: this.history(),
+    };
+    if (this.input.asOfCall !== undefined) this.billing = null;
+  }
+
+  /**
+   * Which account of this call's growth the counts support best: the previous call's hidden
+   * reasoning kept or not, what was kept dropped at a new user message or not, the visible
+   * reasoning counted or not. Each choice away from the expected one must earn its place by
+   * explaining clearly more of the growth.
+   */
+  private choose(
+    prompt: number,
+    carried: number,
+    fresh: readonly Item[],
+    reasoningTokens: number,
+    runtimeChanged: boolean,
+  ): Hypothesis {
+    const previous = this.previous;
+    const canAdd = previous !== null && previous.hidden >= MIN_HIDDEN && this.inWindow.has(previous.call.message);
+    const carriedHidden = this.hidden.reduce((n, h) => n + h.tokens, 0);
+    // A new user message, with hidden reasoning the provider may drop there (kept, or the last call's).
+    const newTurn = this.userSinceCall && (carriedHidden > 0 || canAdd);
+    const oldReasoning = this.userSinceCall ? this.carriedReasoning(fresh) : 0;
+    const weighsOld = oldReasoning >= MIN_REASONING;
+    const weighsReasoning = reasoningTokens >= MIN_REASONING;
+    if (canAdd) this.asks.hidden = true;
+    if (newTurn) this.asks.turn = true;
+    if (weighsReasoning) this.asks.reasoning = true;
+    if (weighsOld) this.asks.reasoningTurn = true;
+    const drops = newTurn && this.policy.dropsAtTurn;
+    const expected: Hypothesis = {
+      keep: !drops,
+      add: canAdd && this.policy.keepsHidden && !drops,
+      received: this.policy.receives,
+      dropReasoning: weighsOld && this.policy.reasoningTurnOnly,
+    };
+    if (runtimeChanged) return expected;
+    const rough = fresh.some((i) => i.rough);
+    const estimate = fresh.reduce((n, i) => n + i.tokens, 0);
+    const residual = (option: Hypothesis) => {
+      const hidden = (option.keep ? carriedHidden : 0) + (option.add ? previous!.hidden : 0);
+      const share =
+        prompt - this.overhead! - carried - hidden - this.unexplained + (option.dropReasoning ? oldReasoning : 0);
+      return share - (estimate - (option.received ? 0 : reasoningTokens));
+    };
+    const expectedResidual = residual(expected);
+    const expectedEstimate = estimate - (expected.received ? 0 : reasoningTokens);
+    if (!rough)
+      this.fits.push({
+        call: this.callNumber,
+        share: expectedResidual + expectedEstimate,
+        estimate: expectedEstimate,
+        // A call no question of the policy touches shows how far the tokenizer is from the provider's.
+        clean: !canAdd && !newTurn && !weighsReasoning && !weighsOld,
+      });
+    // The session's policy holds unless this call's counts refute it beyond doubt: another
+    // account explains all but a quarter of what it leaves, and what it leaves is far more than
+    // the estimates could be off by (DeepSeek, for one, returns the reasoning of some calls only).
+    const uncertainty = 64 + (rough ? 0.35 : 0.15) * estimate;
+    if (Math.abs(expectedResidual) <= 2 * uncertainty) return expected;
+    let best = expected;
+    let bestResidual = Math.abs(expectedResidual);
+    for (const keep of newTurn ? [true, false] : [true]) {
+      for (const add of canAdd ? [true, false] : [false]) {
+        for (const received of weighsReasoning ? [true, false] : [expected.received]) {
+          for (const dropReasoning of weighsOld ? [false, true] : [false]) {
+            const option = { keep, add, received, dropReasoning };
+            const r = Math.abs(residual(option));
+            if (r < bestResidual) {
+              best = option;
+              bestResidual = r;
+            }
+          }
+        }
+      }
+    }
+    return bestResidual <= Math.abs(expectedResidual) / 4 ? best : expected;
+  }
+
+  /** Visible reasoning in view from before this call's new items, still counted. */
+  private carriedReasoning(fresh: readonly Item[]): number {
+    let total = this.reasoningCal;
+    const seen = new Set<string>();
+    for (const item of fresh) {
+      if (seen.has(item.key) || !this.reasoningInView.has(item.key) || this.uncounted(item.key)) continue;
+      seen.add(item.key);
+      total -= this.cal.get(item.key) ?? 0;
+    }
+    return total;
+  }
+
+  /** Sets an item's cost, keeping the running totals. */
+  private assign(item: Item, tokens: number, basis: 'measured' | 'estimated'): void {
+    const old = this.cal.get(item.key) ?? 0;
+    this.billing?.settle(item, tokens);
+    if (this.reasoningInView.has(item.key) && !this.uncounted(item.key)) this.reasoningCal += tokens - old;
+    this.cal.set(item.key, tokens);
+    this.basis.set(item.key, basis);
+    this.bySource[item.source] += tokens - old;
+    this.calTotal += tokens - old;
+  }
+
+  /** Reasoning the provider no longer counts: out of the counted reasoning's sum. */
+  private exclude(set: Set<string>, key: string): void {
+    if (this.uncounted(key)) return;
+    if (this.reasoningInView.has(key)) this.reasoningCal -= this.cal.get(key) ?? 0;
+    set.add(key);
+  }
+
+  notReceivedItems(): Item[] {
+    return [...this.notReceived, ...this.droppedAtTurn].flatMap((key) => this.itemsByKey.get(key) ?? []);
+  }
+
+  /** Reasoning OpenCode sends but the provider does not count (never, or no longer). */
+  uncounted(key: string): boolean {
+    return this.notReceived.has(key) || this.droppedAtTurn.has(key);
+  }
+
+  /** Items in view now, in the order the model reads them: always-loaded, then history. */
+  orderedView(): Item[] {
+    const out: Item[] = [];
+    for (const item of this.view.values()) if (this.alwaysKeys.has(item.key)) out.push(item);
+    for (const message of this.window.order) {
+      for (const item of this.input.items[message] ?? []) if (this.view.has(item.key)) out.push(item);
+    }
+    return out;
+  }
+
+  history(): number[] {
+    const live = new Set(this.window.order);
+    return this.input.session.messages.map((_, i) => i).filter((i) => !live.has(i));
+  }
+}
