@@ -18,6 +18,7 @@ import { openStore } from '../src/node/storage/open';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
+import { benchStart, benchWriters } from './counts';
 import { measureFaults } from './faults';
 import { memoKept } from './memo';
 import { floor } from './floor';
@@ -175,8 +176,28 @@ async function maybePostgres(): Promise<PostgresServer | false> {
   return startPostgres();
 }
 
+/** Issue 33: who wrote the rows, and the CLI's start (`npm run bench -- --counts` runs this part alone). */
+async function countsSection(postgres: PostgresServer | false): Promise<void> {
+  console.log('\n## The CLI on a workspace the product wrote, and on one another writer wrote\n');
+  for (const line of await benchWriters(
+    SIZES.filter((s) => s >= 100_000),
+    postgres,
+  ))
+    console.log(line);
+  console.log('\n## The CLI starting\n');
+  for (const line of await benchStart()) console.log(line);
+}
+
 async function main() {
   if (process.argv.includes('--import')) return importSection();
+  if (process.argv.includes('--counts')) {
+    const postgres = await maybePostgres();
+    try {
+      return await countsSection(postgres);
+    } finally {
+      if (postgres) postgres.stop();
+    }
+  }
   const rows: Row[] = [];
   const pgRows: PgRow[] = [];
   let postgres: PostgresServer | false | undefined;
@@ -270,8 +291,10 @@ async function main() {
         `| ~${r.size.toLocaleString('en-US')} | ${r.estimator} | ${ms(r.sqliteCold)} → ${ms(r.pgCold)} ms (${ratio(r.pgCold, r.sqliteCold)}) | ${ms(r.sqliteWarm)} → ${ms(r.pgWarm)} ms (${ratio(r.pgWarm, r.sqliteWarm)}) |`,
       );
     }
-    postgres.stop();
   } else console.log('- skipped: PostgreSQL is not installed (bash scripts/ensure-packages.sh installs it)');
+
+  await countsSection(postgres ?? false);
+  if (postgres) postgres.stop();
 
   const faults = await measureFaults(PROJECT);
   console.log('\n## Faults\n');

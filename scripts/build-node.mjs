@@ -8,15 +8,19 @@
 // devDependency — a checkout's `npm install` and `npm ci` install it, and only this build uses
 // it; the compiled programs never import esbuild or tsx (test/node/compiled.test.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
+// The CLI is built apart, split at its dynamic imports: each command's work is a chunk of its
+// own (cli-*.mjs beside cli.mjs), loaded when that command runs, so `investibook --help`
+// evaluates little more than commander.
+const CLI_ENTRY = { cli: 'src/node/cli/main.ts' };
+const CLI_CHUNKS = 'cli-[name]-[hash]';
 const ENTRIES = {
-  cli: 'src/node/cli/main.ts',
   server: 'src/node/server/main.ts',
   dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
@@ -55,7 +59,8 @@ function fingerprint(root) {
       hash.update(`${relative(root, folder)}\0${size}\0${mtimeMs}\n`);
       return;
     }
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    // Sorted by code unit, not localeCompare: loading the collator costs more than the walk (every CLI start).
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (/\.(ts|tsx|mjs|js|json)$/.test(entry.name)) {
@@ -88,9 +93,8 @@ export async function buildNode(root = PROJECT) {
   const { build } = await import('esbuild');
   const print = fingerprint(root);
   mkdirSync(outDir(root), { recursive: true });
-  const result = await build({
+  const options = {
     absWorkingDir: root,
-    entryPoints: ENTRIES,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -110,10 +114,33 @@ export async function buildNode(root = PROJECT) {
     outExtension: { '.js': '.mjs' },
     write: false,
     logLevel: 'silent',
-  });
-  for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
+  };
+  const [programs, cli] = await Promise.all([
+    build({ ...options, entryPoints: ENTRIES }),
+    build({ ...options, entryPoints: CLI_ENTRY, splitting: true, chunkNames: CLI_CHUNKS }),
+  ]);
+  const written = [...programs.outputFiles, ...cli.outputFiles];
+  for (const file of written) writeAtomic(file.path, file.contents);
+  pruneChunks(outDir(root), new Set(written.map((f) => f.path)));
   buildTokenizerTables(root);
   writeAtomic(stampPath(root), JSON.stringify({ fingerprint: print, builtAt: new Date().toISOString() }));
+}
+
+/**
+ * The CLI's chunks of earlier builds, once no process can still be loading them: a CLI started
+ * before this build may yet import the chunks its own cli.mjs names (an hour is ample).
+ */
+function pruneChunks(folder, current) {
+  const hour = Date.now() - 60 * 60 * 1000;
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    if (!name.startsWith('cli-') || current.has(path) || current.has(path.replace(/\.map$/, ''))) continue;
+    try {
+      if (statSync(path).mtimeMs < hour) rmSync(path, { force: true });
+    } catch {
+      // gone already (another build pruned it)
+    }
+  }
 }
 
 /** The tokenizer tables as JSON, named by the package's version so an upgrade never reads old ones. */

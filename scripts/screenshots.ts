@@ -4,7 +4,8 @@
  * light: the timeline, a revealed item, the reader) and on a phone (light and dark); then a live
  * agent turn in progress, continuing the seeded session (as npm run demo:agent does) — it hands
  * a check to a subagent — and the session switcher with the subagent's session under its parent.
- * Run: npx tsx scripts/screenshots.ts
+ * Run: npx tsx scripts/screenshots.ts (the seeded conversation has Chinese text: install a CJK font
+ * first, Debian fonts-noto-cjk, or it shows as boxes)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,7 +101,7 @@ try {
 } finally {
   await browser.close();
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
 
 /**
@@ -140,7 +141,17 @@ async function liveAgentShot(b: Browser): Promise<void> {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.screenshot({ path: 'docs/images/live-agent.png' });
     await reply.waitFor({ state: 'detached', timeout: 60_000 });
+    // The subagent's session is read back from OpenCode in the background after the turn.
+    for (let tries = 0; tries < 120; tries++) {
+      const response = await fetch(new URL(`/api/workspace/${DEMO_WORKSPACE_ID}`, live.url), {
+        headers: { Authorization: 'Bearer screenshot-token' },
+      });
+      const body = (await response.json()) as { sessions: { parentSessionId?: string }[] };
+      if (body.sessions.some((s) => s.parentSessionId)) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     await page.getByRole('button', { name: /^Conversation: / }).click();
+    await page.getByRole('list', { name: /^Subagents of / }).waitFor({ timeout: 30_000 });
     await page.getByRole('list', { name: 'Conversations in this workspace' }).waitFor();
     await page.waitForTimeout(200);
     await page.screenshot({ path: 'docs/images/sessions.png', clip: { x: 0, y: 0, width: 1200, height: 420 } });
@@ -148,6 +159,7 @@ async function liveAgentShot(b: Browser): Promise<void> {
   } finally {
     await live.close();
     await model.close();
-    rmSync(liveDir, { recursive: true, force: true });
+    // An agent's last writes may still land while its folder goes.
+    rmSync(liveDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

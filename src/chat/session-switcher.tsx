@@ -4,7 +4,9 @@
  * made) is listed under the conversation that made it, never as a conversation of its own.
  * Picking one opens it in the chat.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
+import { workspaceQueries } from '../api/workspace';
 import { fmt } from '../shared/format';
 import type { SessionSummary, Workspace } from '../shared/wire';
 import { RelativeTime } from './relative-time';
@@ -21,6 +23,7 @@ export function SessionSwitcher({
   onOpen: (sessionId: string) => void;
 }) {
   const [open, setOpen] = useState(false);
+  const queryClient = useQueryClient();
   const listId = useId();
   const box = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
@@ -35,13 +38,16 @@ export function SessionSwitcher({
 
   useEffect(() => {
     if (!open) return;
+    // Opened, the list is asked for again: a subagent's session read back after the turn, or a
+    // conversation imported meanwhile, is there without a reload.
+    void queryClient.invalidateQueries({ queryKey: workspaceQueries.detail(workspace.id).queryKey });
     box.current?.querySelector<HTMLButtonElement>('[aria-current="true"], button')?.focus();
     const away = (event: PointerEvent) => {
       if (!box.current?.contains(event.target as Node)) setOpen(false);
     };
     document.addEventListener('pointerdown', away);
     return () => document.removeEventListener('pointerdown', away);
-  }, [open]);
+  }, [open, queryClient, workspace.id]);
 
   const close = () => {
     setOpen(false);

@@ -6,6 +6,7 @@
 // zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
 import { z } from 'zod/mini';
 
+import { ESTIMATORS, type EstimatorId } from './estimators';
 import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
 
 export { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId };
@@ -146,8 +147,7 @@ export type Usage = z.infer<typeof usageSchema>;
 // ---------------------------------------------------------------------------------------------
 // The context report (contract section 4, schemaVersion 1). Fields may be added, never removed.
 
-export const ESTIMATORS = ['bpe', 'chars4'] as const;
-export type EstimatorId = (typeof ESTIMATORS)[number];
+export { ESTIMATORS, type EstimatorId };
 
 export const duplicateReadSchema = z.object({
   /** How many times the same file (and range) is read in live context. */

@@ -263,6 +263,18 @@ describe('the live agent in the browser', () => {
         await expect.poll(() => live.count(), { timeout: 60_000 }).toBe(0);
         await page.getByText('The subagent confirms the fix', { exact: false }).first().waitFor();
       }
+      // The subagent's session is read back from OpenCode in the background once the turn is
+      // saved; until then the task's item says it is not stored here.
+      const taskItem = (r: ContextReport) => r.sources.flatMap((s) => s.items).find((i) => i.subagent);
+      await expect
+        .poll(
+          async () => taskItem(contextReportSchema.parse(await api('/debug/context?items=all')))?.subagent?.stored,
+          {
+            timeout: 60_000,
+            interval: 1000,
+          },
+        )
+        .toBe(true);
       // The task call's item names the subagent's session; its report is one click away.
       await input.fill('/debug');
       await input.press('Enter');
@@ -277,9 +289,13 @@ describe('the live agent in the browser', () => {
       await child.waitFor({ timeout: 30_000 });
       expect(await child.textContent()).toContain('A subagent’s session, made by a task call of session');
       expect(await child.locator('.summary-figure').textContent()).toContain(`${fmt(task.i.subagent!.total!)} /`);
-      // …and back to its parent's.
+      // …and back to its parent's: a newer report of the parent, the earlier one folded to a line.
       await child.getByRole('button', { name: 'Open the parent’s report' }).click();
-      await expect.poll(() => page.getByRole('region', { name: /^Context breakdown/ }).count()).toBe(3);
+      await page.locator('.superseded').first().waitFor({ timeout: 30_000 });
+      const regions = page.getByRole('region', { name: /^Context breakdown/ });
+      expect(await regions.count()).toBe(2);
+      expect(await regions.last().textContent()).not.toContain('A subagent’s session, made by a task call');
+      expect(await page.locator('.superseded').textContent()).toContain('a newer report of this session is below');
       expect(await axeViolations(page, `parent, child and parent reports (${viewport.name})`)).toEqual([]);
       // The session switcher lists the subagent's session under its parent, not as a conversation.
       const toggle = page.getByRole('button', { name: /^Conversation: / });

@@ -15,7 +15,7 @@ import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callsLeftParts, suggestionFrees } from '../../src/shared/advice-text';
 import { fmt, fmtPct } from '../../src/shared/format';
-import { biggestJumps, coverageText, fmtCost, timelineCoverage } from '../../src/shared/report-figures';
+import { biggestJumps, coverageText, fmtCost, repeatMark, timelineCoverage } from '../../src/shared/report-figures';
 import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import {
@@ -98,7 +98,7 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(text).toContain(`${v.biggestItem!.label}`);
     expect(text).toContain(`${fmt(v.biggestItem!.tokens)} tokens`);
     expect(text).toContain(`What to do:`);
-    expect(text).toContain(`${fmt(v.headroom!.left)} tokens before OpenCode compacts`);
+    expect(text).toContain(`${fmt(v.headroom!.left)} tokens left before OpenCode compacts`);
     expect(text).toContain(`${fmtPct(v.cacheReadPercent)} of the last prompt read from cache`);
     expect(report.cost?.total).not.toBeNull(); // the demo's calls are priced
     expect(text).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} over`);
@@ -117,7 +117,9 @@ describe.each(SIZES)('on a $name', (size) => {
     const text = (await verdict.textContent())!;
     expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees)}.`);
     const calls = callsLeftParts(report.verdict!.headroom!)!;
-    expect(text).toContain(`${fmt(report.verdict!.headroom!.left)} tokens before OpenCode compacts — ${calls.text}`);
+    expect(text).toContain(
+      `${fmt(report.verdict!.headroom!.left)} tokens left before OpenCode compacts — ${calls.text}`,
+    );
     expect(text).toContain(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, report.cost!.currency)}`);
     // Copy: the change itself, on the clipboard, and the button says so.
     const change = verdict.getByRole('group', { name: /^The change: / });
@@ -153,11 +155,13 @@ describe.each(SIZES)('on a $name', (size) => {
     const legend = region.getByRole('list', { name: 'Legend, in the bar’s order' }).getByRole('button');
     const count = await segments.count();
     expect(await legend.count()).toBe(count);
-    // The legend names every segment, in order: the runtime's hatched part and "Other (n)" too.
+    // The legend names every segment, in order, and "Other (n)" too; OpenCode's own prompt and
+    // tools are part of their source's segment, never an entry of their own (issue 29).
     const titles = await segments.evaluateAll((els) => els.map((el) => el.getAttribute('data-focus')));
     const labels = await legend.allTextContents();
     expect(labels[0]).toMatch(/^Evidence /);
-    expect(labels.some((l) => l.startsWith('OpenCode’s own prompt and tools (measured)'))).toBe(true);
+    expect(labels.some((l) => l.startsWith('OpenCode’s own prompt'))).toBe(false);
+    expect(labels.some((l) => l.startsWith('Agent/runtime instructions '))).toBe(true);
     expect(labels.some((l) => /^Other \(\d+\)/.test(l))).toBe(true);
     expect(titles[0]).toBe('evidence');
     // A click (a tap on a phone) on a segment: its source opens and takes the focus.
@@ -242,13 +246,15 @@ describe.each(SIZES)('on a $name', (size) => {
       const rows = await table.locator('tbody tr:not(.more-row):not(.reveal-row)').evaluateAll((trs) =>
         trs.map((tr) => ({
           label: tr.querySelector('.item-label')?.textContent ?? '',
-          tokens: (tr.querySelectorAll('td')[0]?.textContent ?? '').replace(/est$/, ''),
+          tokens: tr.querySelectorAll('td')[0]?.textContent ?? '',
           share: tr.querySelectorAll('td')[1]?.textContent ?? '',
         })),
       );
       expect(rows.map((r) => r.label)).toEqual(source.items.map((i) => i.label));
       source.items.forEach((item, k) => {
-        seen.push({ view: 'table', id: item.id, shown: rows[k]!.tokens });
+        // An estimated share of what its call added is marked ≈; a measured figure is not.
+        expect(rows[k]!.tokens.startsWith('≈'), item.label).toBe(!item.measured);
+        seen.push({ view: 'table', id: item.id, shown: rows[k]!.tokens.replace(/^≈/, '') });
         expect(rows[k]!.share).toBe(fmtPct(item.percentOfUsed));
       });
     }
@@ -304,7 +310,7 @@ describe.each(SIZES)('on a $name', (size) => {
       .sort((a, b) => b.item.scaledTokens! - a.item.scaledTokens!)
       .slice(0, 10))
       expect(markdown).toContain(
-        `| ${item.label} | ${source.label} | ${fmt(item.scaledTokens)} | ${fmtPct(item.percentOfUsed)} |`,
+        `| ${item.label}${repeatMark(item) ? ` _(${repeatMark(item)})_` : ''} | ${source.label} | ${fmt(item.scaledTokens)} | ${fmtPct(item.percentOfUsed)} |`,
       );
     expect(markdown).toContain(`| **Total** | **${fmt(report.actual!.contextUsed)}** | **100.0%** |`);
 

@@ -312,13 +312,53 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
-      'reads no runtime and no origins from a database made without their tables (another writer made the tables of contract §1 only)',
+      "keeps token counts by session, tokenizer, version and digest: a count stored again is left as it was, another session's or version's is not read",
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        const row = (extra: Partial<Parameters<Store['putTokenCounts']>[0][number]> = {}) => ({
+          workspace_id: 'w1',
+          session_id: 's1',
+          tokenizer: 'o200k_base',
+          tokenizer_version: 'ai-tokenizer@1/1',
+          content_sha256: 'a'.repeat(64),
+          tokens: 12,
+          ...extra,
+        });
+        // More rows than one statement writes (the batches), a conflict inside one of them.
+        const many = Array.from({ length: 1201 }, (_, i) =>
+          row({ content_sha256: i.toString(16).padStart(64, '0'), tokens: i }),
+        );
+        await store.putTokenCounts([row(), ...many, row({ tokens: 99 })]);
+        await store.putTokenCounts([row({ tokens: 7 }), row({ tokenizer: 'claude', tokens: 13 })]);
+        await store.putTokenCounts([
+          row({ session_id: 's2', tokens: 1 }),
+          row({ tokenizer_version: 'old', tokens: 2 }),
+        ]);
+        await store.putTokenCounts([row({ workspace_id: 'w2', tokens: 3 })]);
+        const read = await readOnly.snapshot((snap) => snap.tokenCounts('w1', ['s1'], 'ai-tokenizer@1/1'));
+        const byKey = new Map(read.map((r) => [`${r.tokenizer} ${r.content_sha256}`, Number(r.tokens)]));
+        expect(read).toHaveLength(1203);
+        expect(byKey.get(`o200k_base ${'a'.repeat(64)}`)).toBe(12);
+        expect(byKey.get(`claude ${'a'.repeat(64)}`)).toBe(13);
+        expect(byKey.get(`o200k_base ${(1200).toString(16).padStart(64, '0')}`)).toBe(1200);
+        const both = await readOnly.snapshot((snap) => snap.tokenCounts('w1', ['s1', 's2'], 'ai-tokenizer@1/1'));
+        expect(both).toHaveLength(1204);
+        expect(await store.tokenCounts('w1', [], 'ai-tokenizer@1/1')).toEqual([]);
+        expect(await store.tokenCounts('w1', ['s1\u0000'], 'ai-tokenizer@1/1')).toEqual([]);
+        await expect(readOnly.putTokenCounts([row()])).rejects.toMatchObject({ code: 'database_read_only' });
+      }),
+    );
+
+    it(
+      'reads no runtime, no origins and no counts from a database made without their tables (another writer made the tables of contract §1 only)',
       withStore(async ({ raw, readOnly }) => {
         await raw('DROP TABLE session_runtime');
         await raw('DROP TABLE session_origins');
+        await raw('DROP TABLE token_counts');
         expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionOrigins('w1'))).toEqual([]);
+        expect(await readOnly.snapshot((snap) => snap.tokenCounts('w1', ['s'], 'v'))).toEqual([]);
         expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
       }),
     );
@@ -435,7 +475,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
       withStore(async ({ store }) => {
         await seed(store);
         const first = await store.contentRows();
-        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(8);
+        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(9);
         expect(await store.contentRows()).toEqual(first);
         await store.insertMessage(message('msg_1', 's', 1));
         expect(await store.contentRows()).not.toEqual(first);

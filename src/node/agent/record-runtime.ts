@@ -4,9 +4,11 @@
  * definitions for each agent and model not recorded yet, or recorded without an MCP server the
  * agent now has (session-runtime.ts) — their rows reserved at once, then asked of OpenCode's own
  * server, which takes seconds, so in the background: the turn has ended by then, and `settled()`
- * waits for it. Neither may fail a turn: what cannot be kept is logged.
+ * waits for it; then the session's texts counted and the counts stored (the write path's
+ * counting: reports read them). None may fail a turn: what cannot be kept is logged.
  */
 import type { McpServer } from '@agentclientprotocol/sdk';
+import { countSessions } from '../counting/count-sessions';
 import type { Store } from '../storage/store';
 import type { SessionExport } from './opencode-export';
 import type { RunExport } from './persist-turn';
@@ -60,6 +62,12 @@ export class RuntimeRecorder {
           (error: unknown) =>
             this.log(`the definitions of session ${exported.info.id} were not kept: ${(error as Error).message}`),
         )
+        // Then the turn's texts counted once (their definitions' too), so no report counts them again.
+        .then(() =>
+          this.closing
+            ? undefined
+            : this.count(store, workspaceId, [exported.info.id, ...children.map((c) => c.sessionId)]),
+        )
         .finally(() => {
           needs.acpMcp?.revoke();
           this.recording.delete(recording);
@@ -71,7 +79,16 @@ export class RuntimeRecorder {
     }
   }
 
-  /** Resolves once every turn's definitions are recorded (tests; close). */
+  /** The sessions' token counts stored (counting/count-sessions.ts); a failure is logged, never a turn's. */
+  private async count(store: Store, workspaceId: string, sessionIds: string[]): Promise<void> {
+    try {
+      await countSessions(store, workspaceId, sessionIds);
+    } catch (error) {
+      this.log(`the token counts of session ${sessionIds[0]} were not stored: ${(error as Error).message}`);
+    }
+  }
+
+  /** Resolves once every turn's definitions are recorded and its texts counted (tests; close). */
   async settled(): Promise<void> {
     while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }

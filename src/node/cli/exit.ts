@@ -3,7 +3,9 @@
  * 2 usage, 3 workspace or session not found, 1 otherwise.
  */
 import { CommanderError } from 'commander';
-import { asAppError } from '../errors';
+import { asAppError, failed, usageError } from '../errors';
+import { FolderError } from '../fs-safe';
+import { CopyTargetNotEmpty } from '../storage/copy';
 import type { Io } from './io';
 
 export function exitCodeFor(error: unknown, io: Io): number {
@@ -19,4 +21,16 @@ export function exitCodeFor(error: unknown, io: Io): number {
   }
   io.err(`investibook: ${error instanceof Error ? error.message : String(error)}\n`);
   return 1;
+}
+
+/** The CLI's failures, the folder's and the copy's in the words of a usage error or a failure. */
+export function cliExitCode(error: unknown, io: Io): number {
+  return exitCodeFor(
+    error instanceof FolderError
+      ? failed('folder', error.message)
+      : error instanceof CopyTargetNotEmpty
+        ? usageError(error.message)
+        : error,
+    io,
+  );
 }

@@ -8,7 +8,8 @@ import type { CliEnv } from '../env';
 import type { Io } from './io';
 import type { ImportOptions } from '../import/run-import';
 
-export function addImportCommand(root: Command, io: Io, env: CliEnv): void {
+/** `env`: the environment, parsed once a command runs. */
+export function addImportCommand(root: Command, io: Io, env: () => CliEnv): void {
   root
     .command('import')
     .description(
@@ -44,6 +45,6 @@ export function addImportCommand(root: Command, io: Io, env: CliEnv): void {
     .exitOverride()
     .action(async (files: string[], options: ImportOptions) => {
       const { runImport } = await import('../import/run-import');
-      await runImport(files, options, io, env);
+      await runImport(files, options, io, env());
     });
 }

@@ -1,47 +1,23 @@
 /**
- * The investibook CLI (contract §5). Commands throw typed errors; `run` is the one place that
- * maps them to exit codes: 0 success, 2 usage, 3 workspace or session not found, 1 otherwise.
+ * The investibook CLI (contract §5): the commands and their options, and nothing else. Each
+ * command's work is loaded only when it runs (db-commands.ts, context-command.ts,
+ * import-command.ts, mcp/command.ts), so `investibook --help` evaluates little more than
+ * commander (the build splits the bundle at these imports: scripts/build-node.mjs). Commands
+ * throw typed errors; `run` is the one place that maps them to exit codes: 0 success, 2 usage,
+ * 3 workspace or session not found, 1 otherwise.
  */
-import { Command, Option } from 'commander';
-import { dirname, resolve } from 'node:path';
-import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/report-params';
-import { ESTIMATORS } from '../../shared/wire';
-import { cliEnvSchema, readEnv, type CliEnv } from '../env';
-import { failed, usageError } from '../errors';
-import { ensureFolder, FolderError } from '../fs-safe';
-import { copyStore, CopyTargetNotEmpty } from '../storage/copy';
-import { isDatabaseUrl, openStore, redact } from '../storage/open';
-import { SCHEMA_VERSION } from '../storage/schema';
-import { addMcpCommand } from '../mcp/command';
-import { chooseDatabase } from './database';
-import { exitCodeFor } from './exit';
+import { Command, CommanderError, Option } from 'commander';
+import { ESTIMATORS } from '../../shared/estimators';
+import type { CliEnv } from '../env';
 import { defaultIo, type Io } from './io';
-import { renderItemContent, renderReport, renderTimeline } from './render-table';
 import { addImportCommand } from './import-command';
-import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
+import { addMcpCommand } from '../mcp/command';
+import type { ContextOptions } from './context-command';
+import type { DatabaseOptions } from './db-commands';
 
 export type { Io };
 
-interface ContextOptions {
-  item?: string;
-  page: string;
-  snapshot?: string;
-  db?: string;
-  databaseUrl?: string;
-  session?: string;
-  json?: boolean;
-  timeline?: boolean;
-  items?: string;
-  call?: string;
-  estimator?: string;
-  api?: string;
-  token?: string;
-  dataDir?: string;
-  export?: string;
-  root?: string;
-}
-
-function program(io: Io, env: CliEnv): Command {
+function program(io: Io, env: () => CliEnv): Command {
   const root = new Command('investibook')
     .description('What is filling the model context of an investibook workspace?')
     .exitOverride()
@@ -54,40 +30,27 @@ function program(io: Io, env: CliEnv): Command {
     .option('--db <path>', 'SQLite database file')
     .option('--database-url <url>', 'PostgreSQL database (postgres://…)')
     .exitOverride()
-    .action(async (options: { db?: string; databaseUrl?: string }) => {
-      if (!options.db && !options.databaseUrl) throw usageError('db init needs --db PATH or --database-url URL');
-      const { location } = chooseDatabase(options, {}, io.cwd);
-      if (!isDatabaseUrl(location)) ensureFolder(dirname(location));
-      const store = await openStore({ location });
-      await store.close();
-      io.out(
-        `Database ready: ${isDatabaseUrl(location) ? redact(location) : location} (schema version ${SCHEMA_VERSION})\n`,
-      );
-    });
+    .action(async (options: DatabaseOptions) => (await import('./db-commands')).runInit(options, io));
 
   db.command('copy')
     .description('copy every row into an empty database (e.g. SQLite to PostgreSQL), ids and JSON as stored')
     .requiredOption('--from <path|url>', 'the database to copy (read-only)')
     .requiredOption('--to <path|url>', 'the empty database to fill (created and migrated if needed)')
     .exitOverride()
-    .action(async (options: { from: string; to: string }) => {
-      const location = (value: string) => (isDatabaseUrl(value) ? value : resolve(io.cwd, value));
-      const from = await openStore({ location: location(options.from), readOnly: true });
-      try {
-        const target = location(options.to);
-        if (!isDatabaseUrl(target)) ensureFolder(dirname(target));
-        const to = await openStore({ location: target });
-        try {
-          const { rows } = await copyStore(from, to);
-          const counts = Object.entries(rows).map(([table, n]) => `${n} ${table}`);
-          io.out(`Copied ${counts.join(', ')} from ${redact(from.location)} to ${redact(to.location)}\n`);
-        } finally {
-          await to.close();
-        }
-      } finally {
-        await from.close();
-      }
-    });
+    .action(async (options: { from: string; to: string }) => (await import('./db-commands')).runCopy(options, io));
+
+  db.command('count')
+    .description(
+      'store the token counts of every session that lacks them (reports then count only what another writer added)',
+    )
+    .option('--db <path>', 'SQLite database (default: $INVESTIBOOK_DB, else the nearest data/investibook.db)')
+    .option('--database-url <url>', 'PostgreSQL database (default: $INVESTIBOOK_DATABASE_URL)')
+    .option('--data-dir <path>', 'with --database-url: the folder relative workspace roots are under')
+    .option('--workspace <id>', 'only this workspace’s sessions')
+    .exitOverride()
+    .action(async (options: DatabaseOptions & { workspace?: string; dataDir?: string }) =>
+      (await import('./db-commands')).runCount(options, io, env()),
+    );
 
   const debug = root.command('debug').description('read-only diagnostics').exitOverride();
   debug
@@ -114,81 +77,34 @@ function program(io: Io, env: CliEnv): Command {
     .option('--export <file>', 'report straight from a file `opencode export SESSION_ID` printed, with no database')
     .option('--root <dir>', 'with --export: the workspace folder (default: the export’s own, when it is here)')
     .exitOverride()
-    .action(async (workspaceId: string | undefined, options: ContextOptions) => {
-      const items = parseItems(options.items);
-      const request = {
-        workspaceId,
-        sessionId: options.session,
-        items: options.json ? items : (items ?? 'all'),
-        estimator: parseEstimator(options.estimator),
-        call: parseCall(options.call),
-      };
-      if (options.export !== undefined) {
-        if (workspaceId || options.db || options.databaseUrl || options.api)
-          throw usageError('--export reads its own sessions: leave out WORKSPACE_ID, --db, --database-url and --api');
-        const { withExportSource } = await import('../import/export-report');
-        await withExportSource(options.export, { root: options.root }, io, (source, id) =>
-          show(io, source, { ...request, workspaceId: id }, options, items, null),
-        );
-        return;
-      }
-      if (options.root !== undefined) throw usageError('--root only makes sense with --export');
-      const token = options.token ?? env.INVESTIBOOK_TOKEN;
-      if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
-      if (!options.api && options.token) throw usageError('--token only makes sense with --api');
-      const database = options.api ? null : chooseDatabase(options, env, io.cwd);
-      const dataDir = options.dataDir ?? env.INVESTIBOOK_DATA_DIR;
-      const source = options.api
-        ? apiSource(options.api, token!, io.cwd)
-        : localSource(database!.location, io.cwd, dataDir ? resolve(io.cwd, dataDir) : undefined);
-      const from = database && database.how !== 'default' && database.how !== '--db' ? database : null;
-      await show(io, source, request, options, items, from ? `${redact(from.location)} (${from.how})` : null);
-    });
+    .action(async (workspaceId: string | undefined, options: ContextOptions) =>
+      (await import('./context-command')).runContext(workspaceId, options, io, env()),
+    );
 
-  addMcpCommand(root, io, env, { local: localSource, api: apiSource });
+  addMcpCommand(root, io, env, async () => {
+    const [{ localSource }, { apiSource }] = await Promise.all([import('./report-source'), import('./api-source')]);
+    return { local: localSource, api: apiSource };
+  });
   addImportCommand(root, io, env);
 
   return root;
 }
 
-/** An item's text, or the report as JSON, a timeline or a table. */
-async function show(
-  io: Io,
-  source: ReportSource,
-  request: SourceRequest,
-  options: ContextOptions,
-  items: ReturnType<typeof parseItems>,
-  database: string | null,
-): Promise<void> {
-  if (options.item !== undefined) {
-    const content = await source.item({
-      ...request,
-      itemId: options.item,
-      snapshotId: options.snapshot,
-      page: parsePage(options.page),
-    });
-    io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
-    return;
-  }
-  const report = await source.report(request);
-  if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else if (options.timeline) io.out(renderTimeline(report));
-  else io.out(renderReport(report, { items: items ?? 5, database }));
-}
-
 export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
+  let env: CliEnv | undefined;
   try {
-    // The environment first (one schema, src/node/env.ts): a bad value is a usage error.
-    await program(io, readEnv(io.env, cliEnvSchema)).parseAsync(argv, { from: 'user' });
+    const root = program(io, () => env!);
+    // The environment once a command runs (one schema, src/node/env.ts): a bad value is a usage
+    // error, and `--help` never loads the schema.
+    root.hook('preAction', async () => {
+      const { cliEnvSchema, readEnv } = await import('../env');
+      env = readEnv(io.env, cliEnvSchema);
+    });
+    await root.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    return exitCodeFor(
-      error instanceof FolderError
-        ? failed('folder', error.message)
-        : error instanceof CopyTargetNotEmpty
-          ? usageError(error.message)
-          : error,
-      io,
-    );
+    if (error instanceof CommanderError && error.exitCode === 0) return 0; // --help, --version
+    const { cliExitCode } = await import('./exit');
+    return cliExitCode(error, io);
   }
 }

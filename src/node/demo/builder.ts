@@ -8,6 +8,7 @@
  * if the workspace had moved), and times move so the incident happens when its story says
  * (2026-11-28, 02:xx UTC) and the warm-up the day before.
  */
+import { countSessions } from '../counting/count-sessions';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode-export';
@@ -119,6 +120,8 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
   ensureFolder(dirname(root));
   cpSync(join(DEMO_DIR, 'workspace'), root, { recursive: true });
   backdate(root, WORKSPACE_CREATED_AT);
+  // Seeding is the product writing: the sessions' token counts stored, as the bridge stores a turn's.
+  await countSessions(store, DEMO_WORKSPACE_ID, sessions);
   return { workspaceId: DEMO_WORKSPACE_ID, root, sessions };
 }
 

@@ -17,7 +17,9 @@ import type { Io } from '../cli/io';
 import type { CliEnv } from '../env';
 import { AppError, usageError } from '../errors';
 import { ensureFolder } from '../fs-safe';
+import { countSessions } from '../counting/count-sessions';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
+import type { Store } from '../storage/store';
 import { fromOpencode } from './from-opencode';
 import {
   scanSources,
@@ -103,19 +105,39 @@ async function importSources(
   const store = await openStore({ location });
   let results: SessionResult[];
   try {
-    results = await writeSessions(store, scanned, {
-      ...request,
-      kind,
-      now: Date.now(),
-      ...(progress ? { progress: progress.update } : {}),
-    });
-  } catch (error) {
-    throw asInputError(error);
+    try {
+      results = await writeSessions(store, scanned, {
+        ...request,
+        kind,
+        now: Date.now(),
+        ...(progress ? { progress: progress.update } : {}),
+      });
+    } catch (error) {
+      throw asInputError(error);
+    } finally {
+      progress?.clear();
+    }
+    await countWritten(store, results, io);
   } finally {
-    progress?.clear();
     await store.close();
   }
   report(results, sqlite ? location : redact(location), io);
+}
+
+/**
+ * The token counts of what was written, stored once here so that no report counts them again
+ * (counting/count-sessions.ts). The sessions are imported whatever happens: a count that could
+ * not be stored is said, and reports count those texts as they read them.
+ */
+async function countWritten(store: Store, results: readonly SessionResult[], io: Io): Promise<void> {
+  const written = results.filter((r) => r.added + r.replaced > 0);
+  try {
+    for (const r of written) await countSessions(store, r.workspaceId, [r.sessionId]);
+  } catch (error) {
+    io.err(
+      `investibook: the sessions are imported, but their token counts were not stored (${(error as Error).message}): reports count them as they read; \`investibook db count\` stores them\n`,
+    );
+  }
 }
 
 const directoryOf = (s: ScannedExport): string | null =>

@@ -9,33 +9,17 @@
  * server's read-only debug route. Each call makes a fresh report, so the agent sees its session
  * as it is now. The sandboxed live agent runs it with `--api` and a token that can only read
  * its own workspace's report (docs/agent.md); the compiled build it runs (src/node/mcp/main.ts)
- * has no database driver at all.
+ * has no database driver at all. Its work (run-mcp.ts) is loaded only when it runs.
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ReportSource } from '../cli/api-source';
-import { chooseDatabase } from '../cli/database';
 import type { Io } from '../cli/io';
 import type { CliEnv } from '../env';
-import { usageError } from '../errors';
-import { contextReportServer, serveStdio } from './server';
+import type { McpOptions, McpSources } from './run-mcp';
 
-export interface McpSources {
-  /** The database, read-only; absent in the sandbox's build, which only asks a server. */
-  local?: (database: string, cwd: string, dataDir?: string) => ReportSource;
-  api: (url: string, token: string, cwd: string) => ReportSource;
-}
+export type { McpSources };
 
-interface McpOptions {
-  db?: string;
-  databaseUrl?: string;
-  dataDir?: string;
-  session?: string;
-  api?: string;
-  token?: string;
-}
-
-export function addMcpCommand(root: Command, io: Io, env: CliEnv, sources: McpSources): void {
+/** `env`: the environment, parsed once a command runs; `sources`: where reports come from, loaded then too. */
+export function addMcpCommand(root: Command, io: Io, env: () => CliEnv, sources: () => Promise<McpSources>): void {
   root
     .command('mcp')
     .description("a stdio MCP server with one read-only tool, context_report: what fills the agent's context")
@@ -48,33 +32,7 @@ export function addMcpCommand(root: Command, io: Io, env: CliEnv, sources: McpSo
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
     .exitOverride()
     .action(async (workspaceId: string | undefined, options: McpOptions) => {
-      const source = chooseSource(options, io, env, sources);
-      const server = contextReportServer(({ items }) =>
-        source.report({ workspaceId, sessionId: options.session, items }),
-      );
-      // stdout carries the protocol: people read stderr — which workspace, from which database or server.
-      const where = await source.describe(workspaceId).catch((error: unknown) => describeFault(workspaceId, error));
-      io.err(`investibook mcp: serving context_report on stdio for ${where}\n`);
-      await serveStdio(server);
+      const { runMcp } = await import('./run-mcp');
+      await runMcp(workspaceId, options, io, env(), await sources());
     });
-}
-
-/** The database could not be read yet: the tool will say why on each call; stderr says it now. */
-function describeFault(workspaceId: string | undefined, error: unknown): string {
-  const what = workspaceId ? `workspace ${workspaceId}` : 'the workspace of this folder';
-  return `${what} (not readable now: ${error instanceof Error ? error.message : String(error)})`;
-}
-
-function chooseSource(options: McpOptions, io: Io, env: CliEnv, sources: McpSources): ReportSource {
-  const token = options.token ?? env.INVESTIBOOK_TOKEN;
-  if (options.api) {
-    if (options.db || options.databaseUrl) throw usageError('--api asks a server: it takes no --db or --database-url');
-    if (!token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
-    return sources.api(options.api, token, io.cwd);
-  }
-  if (options.token) throw usageError('--token only makes sense with --api');
-  if (!sources.local) throw usageError('this build of investibook mcp only asks a server: use --api URL');
-  const database = chooseDatabase(options, env, io.cwd);
-  const dataDir = options.dataDir ?? env.INVESTIBOOK_DATA_DIR;
-  return sources.local(database.location, io.cwd, dataDir ? resolve(io.cwd, dataDir) : undefined);
 }

@@ -17,7 +17,13 @@ async function main(argv: string[]): Promise<number> {
     const root = new Command('investibook')
       .exitOverride()
       .configureOutput({ writeOut: io.err, writeErr: io.err, outputError: () => {} });
-    addMcpCommand(root, io, readEnv(io.env, cliEnvSchema), { api: apiSource });
+    const env = readEnv(io.env, cliEnvSchema);
+    addMcpCommand(
+      root,
+      io,
+      () => env,
+      async () => ({ api: apiSource }),
+    );
     await root.parseAsync(['mcp', ...argv], { from: 'user' });
     return 0;
   } catch (error) {

@@ -60,7 +60,7 @@ export function tokenizerData(encoding: Encoding, from: 'any' | 'package' = 'any
 }
 
 /** ai-tokenizer's version (its package.json is not exported: found beside its entry point). */
-function tokenizerVersion(): string {
+export function tokenizerVersion(): string {
   const entry = load.resolve('ai-tokenizer');
   const manifest = join(entry.slice(0, entry.lastIndexOf('/dist/')), 'package.json');
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
@@ -120,6 +120,10 @@ export function countEncoded(text: string, encoding: Encoding): number {
   return Math.round((sampled * text.length) / (third * 3));
 }
 
+/** A count in an encoding as a family's estimator gives it (its multiplier applied). */
+export const scaledCount = (tokens: number, multiplier: number): number =>
+  multiplier === 1 ? tokens : Math.round(tokens * multiplier);
+
 function bpeFor(encoding: Encoding, multiplier: number, method: string): Estimator {
   return {
     id: 'bpe',
@@ -128,8 +132,7 @@ function bpeFor(encoding: Encoding, multiplier: number, method: string): Estimat
     multiplier,
     method,
     sampleLimit: BPE_SAMPLE_LIMIT,
-    count: (text) =>
-      multiplier === 1 ? countEncoded(text, encoding) : Math.round(countEncoded(text, encoding) * multiplier),
+    count: (text) => scaledCount(countEncoded(text, encoding), multiplier),
   };
 }
 

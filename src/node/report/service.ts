@@ -33,6 +33,7 @@ import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
 import { runtimeOfRows } from './runtimes';
+import { countsVersion, storedFirst, StoredCounts, withStoredCounts } from './stored-counts';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 
 export interface ReportRequest {
@@ -65,6 +66,12 @@ export interface ServiceOptions extends ReadOptions {
   primary?: Pick<ReadSnapshot, 'sessionOwner'>;
   /** The agent runtime whose rows these are, or how to tell from the workspace (default: what the session's rows say). */
   runtime?: AgentRuntime | ((workspace: WorkspaceRow) => AgentRuntime);
+  /**
+   * The write path's recorder (report/count-sessions.ts): what has no stored count is counted
+   * into it, on this thread, for the caller to store. Absent: the report reads the stored counts
+   * and writes nothing.
+   */
+  counts?: StoredCounts;
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -162,7 +169,8 @@ export class ReportService {
   }
 
   private async contextOnce(request: ReportRequest, texts: ContextInput['texts'] | undefined, also: readonly string[]) {
-    const services = this.services();
+    const stored = this.options.counts ?? new StoredCounts();
+    const services = this.services(stored);
     const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
     // The folder is read before the snapshot (it is no part of the database's), so that no read
     // transaction waits on the file system; again inside only if the root or the runtime moved.
@@ -195,27 +203,37 @@ export class ReportService {
         subagents: await this.readSubagents(r, workspace.id, session, { folder, generatedAt, also }, services),
       };
       await readRows(r, input, () => [...rowsToRead(input, services), ...also]);
+      await readCounts(r, workspace.id, input, stored);
       return input;
     });
     return withRange(() => contextReport(input, services));
   }
 
-  /** The services the core is lent for one report: the memo held for its length (see pinned). */
-  private services(): ContextServices {
+  /**
+   * The services the core is lent for one report: the memo held for its length (see pinned),
+   * the estimators reading the stored counts first. The write path's recorder counts on this
+   * thread (what it counts it keeps).
+   */
+  private services(stored: StoredCounts): ContextServices {
     const estimators = new Map<string, ReturnType<typeof memoized>>();
     return {
       runtime: opencodeRuntime, // the workspace's, once its row is read
       estimator: (id, family) => {
         const key = `${id}:${family}`;
         let found = estimators.get(key);
-        if (!found) estimators.set(key, (found = memoized(estimatorFor(id, family))));
+        if (!found) estimators.set(key, (found = memoized(withStoredCounts(estimatorFor(id, family), stored))));
         return found;
       },
       memo: this.cache.pinned(),
-      threads: {
-        minChars: this.options.parallelMinChars ?? PARALLEL_MIN_CHARS,
-        open: (estimator) => claimTokenPool(estimator.encoding, estimator.multiplier),
-      },
+      ...(this.options.counts
+        ? {}
+        : {
+            threads: {
+              minChars: this.options.parallelMinChars ?? PARALLEL_MIN_CHARS,
+              open: (estimator) =>
+                storedFirst(stored, estimator, () => claimTokenPool(estimator.encoding, estimator.multiplier)),
+            },
+          }),
     };
   }
 
@@ -344,6 +362,17 @@ async function readRows(r: ReadSnapshot, session: SessionRows, plan: () => strin
     if (ids.length === 0) return;
     for (const row of await r.messages(ids)) rows.set(row.id, storedRow(row, stamps.get(row.id)!));
   }
+}
+
+/**
+ * The stored token counts of the session and its subagents' sessions, when the snapshot read
+ * rows to analyse (with nothing to analyse, as in a warm report, there is little to count).
+ */
+async function readCounts(r: ReadSnapshot, workspaceId: string, input: ContextInput, stored: StoredCounts) {
+  const sessions = [input, ...[...(input.subagents?.values() ?? [])].filter((s) => s !== null)];
+  if (sessions.every((s) => s.rows.size === 0)) return;
+  const ids = sessions.flatMap((s) => (s.sessionId === null ? [] : [s.sessionId]));
+  stored.add(await r.tokenCounts(workspaceId, ids, countsVersion()));
 }
 
 /** A stored row as the core reads it: its JSON columns as text, how oddly they were stored, its size. */

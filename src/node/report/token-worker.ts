@@ -4,7 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { Encoding } from '../core/providers';
-import { countEncoded } from './estimator';
+import { countEncoded, scaledCount } from './estimator';
 
 export interface CountRequest {
   texts: string[];
@@ -17,7 +17,5 @@ export interface CountRequest {
 countEncoded(' ', (workerData as { encoding?: Encoding } | null)?.encoding ?? 'o200k_base');
 
 export default function count({ texts, encoding, multiplier }: CountRequest): number[] {
-  return texts.map((text) =>
-    multiplier === 1 ? countEncoded(text, encoding) : Math.round(countEncoded(text, encoding) * multiplier),
-  );
+  return texts.map((text) => scaledCount(countEncoded(text, encoding), multiplier));
 }

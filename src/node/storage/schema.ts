@@ -134,6 +134,29 @@ export const TABLES = {
     ],
     primaryKey: ['workspace_id', 'session_id'],
   },
+  /**
+   * Token counts made on the write path (the bridge after a turn, `investibook import`,
+   * `investibook db count`), so that a report counts only what has none: one row per text a
+   * session's report counts, keyed by the SHA-256 of the text and the tokenizer (its encoding,
+   * and a version naming the package and investibook's counting rules). A count is a fact about
+   * a text, never about a row: a row another writer changed has other texts, which find no count
+   * and are counted as the report reads them. Filed under the session whose report counted it,
+   * so that a report finds its counts in one query of its snapshot before it knows the texts.
+   * Not in contract §1: rows from elsewhere have none, and lose nothing by it.
+   */
+  token_counts: {
+    name: 'token_counts',
+    columns: [
+      text('workspace_id'),
+      text('session_id'),
+      // The encoding ('o200k_base', 'claude', …): the multiplier a family applies is not in it.
+      text('tokenizer'),
+      text('tokenizer_version'),
+      text('content_sha256'),
+      integer('tokens'),
+    ],
+    primaryKey: ['workspace_id', 'session_id', 'tokenizer_version', 'tokenizer', 'content_sha256'],
+  },
 } satisfies Record<string, Table>;
 
 export type TableName = keyof typeof TABLES;
@@ -148,6 +171,7 @@ export const TABLE_ORDER: readonly TableName[] = [
   'interaction_token_usage',
   'session_runtime',
   'session_origins',
+  'token_counts',
 ];
 
 /** The tables of contract §1: the first schema version made exactly these. */
@@ -225,6 +249,8 @@ export const MIGRATIONS: readonly Migration[] = [
       },
     ],
   },
+  // Token counts made where content arrives (the write path), read by the report.
+  { name: '0007_token_counts', steps: [{ kind: 'table', table: TABLES.token_counts }] },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

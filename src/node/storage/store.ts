@@ -111,6 +111,19 @@ export interface SessionOriginRow {
   updated_at: number;
 }
 
+/** A text's token count as the write path made it (schema.ts, token_counts). */
+export interface TokenCountRow {
+  workspace_id: string;
+  session_id: string;
+  /** The encoding, e.g. 'o200k_base'. */
+  tokenizer: string;
+  /** The package and investibook's counting rules, e.g. 'ai-tokenizer@1.0.6/1'. */
+  tokenizer_version: string;
+  /** Lowercase hex SHA-256 of the text's UTF-8. */
+  content_sha256: string;
+  tokens: number;
+}
+
 /** Reads that must agree with each other: one snapshot of the database. */
 export interface ReadSnapshot {
   getWorkspace(id: string): Promise<WorkspaceRow | null>;
@@ -134,6 +147,12 @@ export interface ReadSnapshot {
   sessionParents(workspaceId: string): Promise<{ session_id: string; parent_session_id: string }[]>;
   /** Where the workspace's imported sessions came from (none for the bridge's own); one session's with `sessionId`. */
   sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]>;
+  /** The token counts stored for these sessions of a workspace in one tokenizer version (none without the table). */
+  tokenCounts(
+    workspaceId: string,
+    sessionIds: readonly string[],
+    tokenizerVersion: string,
+  ): Promise<Pick<TokenCountRow, 'tokenizer' | 'content_sha256' | 'tokens'>[]>;
 }
 
 export interface Store extends ReadSnapshot {
@@ -168,6 +187,8 @@ export interface Store extends ReadSnapshot {
   putSessionRuntime(row: NewSessionRuntime): Promise<void>;
   /** Records (or records again) where an imported session came from. */
   putSessionOrigin(row: SessionOriginRow): Promise<void>;
+  /** Stores token counts; a count already stored under the same key is left as it is (it is the same). */
+  putTokenCounts(rows: readonly TokenCountRow[]): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
   insertWorkspace(row: WorkspaceRow): Promise<void>;

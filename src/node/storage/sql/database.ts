@@ -5,7 +5,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { TableName } from '../schema';
-import type { SessionOriginRow } from '../store';
+import type { SessionOriginRow, TokenCountRow } from '../store';
 
 type Json = ColumnType<unknown, string, string>;
 
@@ -44,6 +44,7 @@ export interface Database {
     definitions: Json;
   };
   session_origins: SessionOriginRow;
+  token_counts: TokenCountRow;
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.

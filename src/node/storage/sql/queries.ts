@@ -13,6 +13,7 @@ import type {
   SessionOriginRow,
   SessionRow,
   SessionRuntimeRow,
+  TokenCountRow,
   UsageRow,
   WorkspaceRow,
 } from '../store';
@@ -32,6 +33,9 @@ const USAGE_COLUMNS = [
   'cost_currency',
   'created_at',
 ] as const;
+
+/** Token counts written per statement. */
+const TOKEN_COUNT_BATCH = 500;
 
 export class Queries {
   constructor(readonly dialect: SqlDialect) {}
@@ -299,6 +303,18 @@ export class Queries {
       .execute();
   }
 
+  async tokenCounts(db: Db, workspaceId: string, sessionIds: readonly string[], tokenizerVersion: string) {
+    // Not in contract §1: a database without the table has counted nothing.
+    if (sessionIds.length === 0 || !(await this.hasTable(db, 'token_counts'))) return [];
+    return db
+      .selectFrom('token_counts')
+      .select(['tokenizer', 'content_sha256', 'tokens'])
+      .where('workspace_id', '=', workspaceId)
+      .where('session_id', 'in', sessionIds)
+      .where('tokenizer_version', '=', tokenizerVersion)
+      .execute();
+  }
+
   private selectMessages(db: Db) {
     const { jsonText } = this.dialect;
     return db
@@ -397,6 +413,17 @@ export class Queries {
         })),
       )
       .execute();
+  }
+
+  async putTokenCounts(db: Db, rows: readonly TokenCountRow[]): Promise<void> {
+    // Six parameters a row: well under every backend's limit per statement.
+    for (let i = 0; i < rows.length; i += TOKEN_COUNT_BATCH) {
+      await db
+        .insertInto('token_counts')
+        .values(rows.slice(i, i + TOKEN_COUNT_BATCH))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
   }
 
   async putSessionOrigin(db: Db, r: SessionOriginRow): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type SessionRow,
   type SessionRuntimeRow,
   type Store,
+  type TokenCountRow,
   type UsageRow,
   type WorkspaceRow,
 } from '../store';
@@ -101,6 +102,12 @@ export class SqlReads implements ReadSnapshot {
   async sessionOrigins(workspaceId: string, sessionId?: string): Promise<SessionOriginRow[]> {
     if (this.namesNothing(workspaceId, sessionId ?? '')) return [];
     return this.run.read(() => this.queries.sessionOrigins(this.target, workspaceId, sessionId));
+  }
+
+  async tokenCounts(workspaceId: string, sessionIds: readonly string[], tokenizerVersion: string) {
+    const asked = sessionIds.filter((id) => !this.namesNothing(workspaceId, id));
+    if (asked.length === 0) return [];
+    return this.run.read(() => this.queries.tokenCounts(this.target, workspaceId, asked, tokenizerVersion));
   }
 }
 
@@ -214,6 +221,12 @@ export abstract class SqlStore extends SqlReads implements Store {
       row.agent_version,
     );
     await this.run.write(() => this.queries.putSessionOrigin(this.target, row));
+  }
+
+  async putTokenCounts(rows: readonly TokenCountRow[]): Promise<void> {
+    for (const row of rows) this.storable('the token count', row.workspace_id, row.session_id);
+    if (rows.length === 0) return;
+    await this.run.write(() => this.queries.putTokenCounts(this.target, rows));
   }
 
   async insertUser(id: string, name: string): Promise<void> {
