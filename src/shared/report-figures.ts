@@ -169,12 +169,14 @@ export function jumpText(jump: Jump): string {
   return `Call ${jump.point.call}: +${fmt(jump.delta)} tokens${top ? ` — ${top.label} (${fmt(top.tokens)})` : ''}`;
 }
 
-/** How many calls the timeline shows of how many the session made, and which ones it cannot. */
+/**
+ * How many calls the timeline shows of how many counted a prompt (the numbered ones), and how
+ * many more measured nothing (failed or stopped before the provider counted them: no number).
+ */
 export interface TimelineCoverage {
   points: number;
   calls: number;
-  /** Calls without a prompt count (listed when the timeline is not thinned out). */
-  missing: number[];
+  uncounted: number;
   /** More calls than points can hold: the timeline is thinned out evenly. */
   sampled: boolean;
 }
@@ -186,22 +188,17 @@ export function timelineCoverage(report: ContextReport): TimelineCoverage | null
   if (points.length === 0) return null;
   const calls = Math.max(report.calibration?.calls ?? 0, points.at(-1)!.call);
   const sampled = points.length >= TIMELINE_MAX_POINTS && calls > points.length;
-  const seen = new Set(points.map((p) => p.call));
-  const missing: number[] = [];
-  if (!sampled) for (let call = 1; call <= calls; call++) if (!seen.has(call)) missing.push(call);
-  return { points: points.length, calls, missing, sampled };
+  return { points: points.length, calls, uncounted: report.calibration?.uncountedCalls ?? 0, sampled };
 }
 
-/** "31 model calls", "31 model calls — call 30 reported no prompt size", "200 of 1,234 calls, evenly spaced". */
+/** "31 model calls", "30 model calls — 1 more reported no prompt size", "200 of 1,234 calls, evenly spaced". */
 export function coverageText(coverage: TimelineCoverage): string {
-  const { points, calls, missing, sampled } = coverage;
-  if (sampled) return `${fmt(points)} of ${fmt(calls)} model calls, evenly spaced`;
-  if (missing.length === 0) return `${fmt(calls)} model ${calls === 1 ? 'call' : 'calls'}`;
-  const named =
-    missing.length <= 3
-      ? `${missing.length === 1 ? 'call' : 'calls'} ${missing.join(', ')}`
-      : `${fmt(missing.length)} calls`;
-  return `${fmt(points)} of ${fmt(calls)} model calls — ${named} reported no prompt size`;
+  const { points, calls, uncounted, sampled } = coverage;
+  const counted = sampled
+    ? `${fmt(points)} of ${fmt(calls)} model calls, evenly spaced`
+    : `${fmt(calls)} model ${calls === 1 ? 'call' : 'calls'}`;
+  if (uncounted === 0) return counted;
+  return `${counted} — ${fmt(uncounted)} more reported no prompt size (failed or stopped), unnumbered`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -431,8 +431,13 @@ export const calibrationSchema = z.object({
    * are scaled to the total in proportion; estimate-only: no total yet (pending).
    */
   mode: z.enum(['measured', 'scaled', 'estimate-only']),
-  /** Model calls of the session (compaction calls not counted). */
+  /**
+   * Model calls of the session whose prompt the provider counted — the calls that have a number
+   * (`?call=N`, the timeline): compaction calls, and calls that measured nothing, not counted.
+   */
   calls: z.int(),
+  /** Calls that failed or were stopped before the provider counted a prompt: no number, no point. */
+  uncountedCalls: z.optional(z.int()),
   /** The call the total describes: its prompt is the agent's total when matchesUsage. */
   reference: z.nullable(
     z.object({ messageId: z.string(), call: z.int(), promptTokens: z.int(), matchesUsage: z.boolean() }),
@@ -449,7 +454,30 @@ export const calibrationSchema = z.object({
    */
   runtime: z.optional(
     z.object({
-      changes: z.array(z.object({ call: z.int(), messageId: z.string(), delta: z.int(), reason: z.string() })),
+      changes: z.array(
+        z.object({
+          call: z.int(),
+          messageId: z.string(),
+          delta: z.int(),
+          reason: z.string(),
+          /**
+           * A re-measure held to what the runtime is made of: `basis` ('recorded definitions', or
+           * 'the runtime before the switch' when none were recorded), `expected` and the range
+           * [`low`, `high`] a measure must fall in to agree, what the prompt left (`measured`), and
+           * what could not agree (`unexplained`, in the unexplained row; 0 when it agreed).
+           */
+          bound: z.optional(
+            z.object({
+              measured: z.int(),
+              expected: z.int(),
+              basis: z.string(),
+              low: z.int(),
+              high: z.int(),
+              unexplained: z.int(),
+            }),
+          ),
+        }),
+      ),
       /**
        * The item in parts: from the definitions recorded for the agent and model of the call the
        * total describes (`recorded`), the parts' own estimates against the measured item; or why
@@ -480,6 +508,53 @@ export const calibrationSchema = z.object({
       dropsHiddenAtTurn: z.nullable(z.boolean()),
       receivesVisible: z.nullable(z.boolean()),
       visibleCurrentTurnOnly: z.nullable(z.boolean()),
+      /**
+       * The provider's documented rule the session was walked under (by the model of most of its
+       * calls): what it answers of the four above, in words, with its source; `answers` empty and
+       * no `source` where none is documented (the counts decide).
+       */
+      rule: z.optional(
+        z.object({
+          id: z.string(),
+          provider: z.string(),
+          says: z.string(),
+          model: z.nullable(z.string()),
+          answers: z.record(z.string(), z.boolean()),
+          source: z.optional(z.object({ url: z.string(), quote: z.string() })),
+          /** The session's other models whose rule is another one (not applied). */
+          otherModels: z.array(z.string()),
+        }),
+      ),
+      /**
+       * How the counts stood to the rule: `confirmed` (calls favour it, none the other answer),
+       * `contradicted` (some calls favour the other answer, not overwhelmingly: the rule kept),
+       * `overturned` (overwhelming: the counts' answer taken), `untested` (no call had enough
+       * reasoning at stake), `no_rule` (the counts decided). Clients show an unknown one by `said`.
+       */
+      verdict: z.optional(z.string()),
+      /** The verdict in words, with the calls that contradict the rule. */
+      said: z.optional(z.string()),
+      evidence: z.optional(
+        z.object({
+          /** Calls whose counts favour the rule, and the other answer (each with ≥ `stakeAtLeast` at stake). */
+          confirming: z.int(),
+          contradicting: z.int(),
+          stakeAtLeast: z.int(),
+          /** Of the answers above, those the counts overturned and those they contradicted (kept). */
+          overturned: z.array(z.string()),
+          contradicted: z.array(z.string()),
+          /** The calls that contradict the rule (the first 20): the answer, the reasoning at stake, what each answer leaves unexplained. */
+          calls: z.array(
+            z.object({
+              call: z.int(),
+              question: z.string(),
+              stake: z.int(),
+              ruleResidual: z.int(),
+              otherResidual: z.int(),
+            }),
+          ),
+        }),
+      ),
     }),
   ),
   /** measured calls exist but contradict the total (none equals it, and it is not newer): figures scaled. */

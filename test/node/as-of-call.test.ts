@@ -83,7 +83,9 @@ describe('the report as of a model call', () => {
     expect(table.stdout()).not.toContain('as the agent reported it');
     const bad = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath, '--call', '999'], bad)).not.toBe(0);
-    expect(bad.stderr()).toMatch(/call 999 is out of range: this session has made \d+ model calls? \(1–\d+\)/);
+    expect(bad.stderr()).toMatch(
+      /call 999 is out of range: this session has \d+ model calls? whose prompt the provider counted \(1–\d+\)/,
+    );
   });
 
   it('names the calls there are when asked for one that is not', async () => {

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { afterLastCall, leftBehind, measuredAt, referenceCall } from '../../src/node/core/calibrate';
 import {
+  boundRuntime,
+  describedByDefinitions,
   hiddenProduced,
   isInForm,
   plausible,
@@ -15,8 +17,8 @@ import {
   shareByEstimate,
   shareGrowth,
 } from '../../src/node/core/calibration-steps';
-import { misfit, policyPrefix } from '../../src/node/core/reasoning-policy';
-import type { Item, ModelCall } from '../../src/node/core/types';
+import { judgeRule, misfit, policyPrefix } from '../../src/node/core/reasoning-policy';
+import type { Item, ModelCall, PolicyVote } from '../../src/node/core/types';
 
 const item = (key: string, tokens: number, extra: Partial<Item> = {}): Item =>
   ({ key, tokens, source: 'evidence', label: key, sourceRef: `ref/${key}`, bytes: tokens * 4, ...extra }) as Item;
@@ -221,7 +223,72 @@ describe('the reasoning policy’s measure of fit', () => {
 
   it('is weighed on the first 300 measured main calls', () => {
     const calls = Array.from({ length: 700 }, (_, i) => call({ message: i, prompt: i % 2 ? null : 10 }));
-    expect(policyPrefix(calls)).toEqual({ message: 598, call: 599 });
+    // Only calls that measured a prompt are numbered: the 300th of them is message 598's.
+    expect(policyPrefix(calls)).toEqual({ message: 598, call: 300 });
     expect(policyPrefix(calls.slice(0, 10))).toEqual({ message: Infinity, call: Infinity });
+  });
+});
+
+describe('a re-measured runtime held to what it is made of', () => {
+  it('stands within ±25 % of the recorded definitions, else keeps them and leaves the rest unexplained', () => {
+    expect(boundRuntime(7_000, 6_570, 'recorded definitions')).toMatchObject({
+      low: 4_927,
+      high: 8_213,
+      unexplained: 0,
+    });
+    expect(boundRuntime(8_214, 6_570, 'recorded definitions').unexplained).toBe(8_214 - 6_570);
+    expect(boundRuntime(4_926, 6_570, 'recorded definitions').unexplained).toBe(4_926 - 6_570);
+  });
+
+  it('with nothing recorded, stands within half to twice (+1,000) the runtime before the switch', () => {
+    // silent-panda under a rule that keeps every turn's reasoning: the switch left 3,327 of 16,106.
+    expect(boundRuntime(3_327, 16_106, 'the runtime before the switch')).toMatchObject({
+      low: 8_053,
+      high: 33_212,
+      unexplained: 3_327 - 16_106,
+    });
+    expect(boundRuntime(15_820, 16_106, 'the runtime before the switch').unexplained).toBe(0);
+    expect(boundRuntime(15_184, 10_648, 'the runtime before the switch').unexplained).toBe(0);
+  });
+
+  it('is held to the recorded definitions only where they describe the switch', () => {
+    expect(describedByDefinitions('another agent')).toBe(true);
+    expect(describedByDefinitions('another model')).toBe(true);
+    expect(describedByDefinitions('tools added: investibook_context_report')).toBe(true);
+    expect(describedByDefinitions('other tools or system prompt asked for')).toBe(false);
+    expect(describedByDefinitions('tools or system prompt back to the defaults')).toBe(false);
+    expect(describedByDefinitions('AGENTS.md changed on disk')).toBe(false);
+  });
+});
+
+describe('the counts against a provider’s rule', () => {
+  const vote = (favours: PolicyVote['favours'], question: PolicyVote['question'] = 'turn', call = 1): PolicyVote => ({
+    call,
+    question,
+    stake: 1_000,
+    ruleResidual: favours === 'other' ? 1_000 : 0,
+    otherResidual: favours === 'other' ? 0 : 1_000,
+    favours,
+  });
+
+  it('overturn it only overwhelmingly: three calls against it and none for it', () => {
+    const against = [1, 2, 3].map((n) => vote('other', 'turn', n));
+    expect(judgeRule(against, ['turn'])).toEqual({ overturned: ['turn'], contradicted: [] });
+    // One call for the rule keeps it, said as contradicted.
+    expect(judgeRule([...against, vote('rule', 'turn', 4)], ['turn'])).toEqual({
+      overturned: [],
+      contradicted: ['turn'],
+    });
+    // Two against: contradicted, kept.
+    expect(judgeRule(against.slice(0, 2), ['turn'])).toEqual({ overturned: [], contradicted: ['turn'] });
+    // Too close to tell, or for the rule: confirmed (nothing said against it).
+    expect(judgeRule([vote('neither'), vote('rule')], ['turn'])).toEqual({ overturned: [], contradicted: [] });
+  });
+
+  it('judge each question the rule answers on its own votes', () => {
+    const votes = [1, 2, 3].map((n) => vote('other', 'reasoning', n));
+    expect(judgeRule(votes, ['turn', 'reasoning'])).toEqual({ overturned: ['reasoning'], contradicted: [] });
+    // A question the rule leaves open is the counts' already: never judged.
+    expect(judgeRule(votes, ['turn'])).toEqual({ overturned: [], contradicted: [] });
   });
 });

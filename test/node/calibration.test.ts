@@ -161,6 +161,45 @@ describe('calibration by the provider counts', () => {
     expect(total(r2)).toBe(r2.actual!.contextUsed);
   });
 
+  it('holds a re-measure at an agent switch to the definitions recorded for that agent, the rest unexplained', async () => {
+    const recording = loadRecording('shell-reread');
+    // From the third reply on, the plan agent, whose recorded definitions lack the bash tool.
+    const switched = structuredClone(recording);
+    const replies = switched.export.messages.filter((m) => m.info.role === 'assistant');
+    for (const reply of replies.slice(2)) Object.assign(reply.info, { agent: 'plan', mode: 'plan' });
+    const build = switched.runtime![0]!;
+    const plan = structuredClone(build);
+    Object.assign(plan, { key: 'plan scripted/scripted', definitions: { ...plan.definitions, agent: 'plan' } });
+    const tools = (plan.definitions as { tools: { id: string }[] }).tools;
+    (plan.definitions as { tools: { id: string }[] }).tools = tools.filter((t) => t.id !== 'bash');
+    switched.runtime!.push(plan);
+    const r = await reportOfRecording(switched);
+    const [first, change] = r.calibration!.runtime!.changes;
+    expect(change).toMatchObject({ reason: 'another agent', bound: { basis: 'recorded definitions', unexplained: 0 } });
+    // The same counts: the prompt leaves the runtime it left before, within ±25 % of plan's definitions.
+    expect(Math.abs(change!.delta)).toBeLessThan(50);
+    expect(change!.bound!.expected).toBeLessThan(first!.delta);
+    // The plan agent's prompt 3,000 tokens larger than its definitions allow: they do not agree.
+    const grown = structuredClone(switched);
+    for (const reply of grown.export.messages.filter((m) => m.info.role === 'assistant').slice(2)) {
+      for (const part of reply.parts) if (part.type === 'step-finish') (part.tokens as { input: number }).input += 3000;
+      (reply.info.tokens as { input: number }).input += 3000;
+    }
+    grown.acp.usageUpdates.at(-1)!.used += 3000;
+    const g = await reportOfRecording(grown);
+    const bounded = g.calibration!.runtime!.changes[1]!;
+    expect(bounded.bound).toMatchObject({ basis: 'recorded definitions', expected: change!.bound!.expected });
+    expect(bounded.bound!.measured).toBeGreaterThan(bounded.bound!.high);
+    // The runtime is what plan's definitions make it; the 3,000 and more are unexplained, with the reason.
+    expect(g.calibration!.runtimeOverhead).toBe(bounded.bound!.expected);
+    const unexplained = g.remainder!.find((row) => row.kind === 'unexplained')!;
+    expect(unexplained.tokens).toBe(bounded.bound!.unexplained);
+    expect(unexplained.tokens).toBeGreaterThan(3000);
+    expect(unexplained.reason).toContain(`At call ${bounded.call} (another agent)`);
+    expect(unexplained.reason).toContain('recorded definitions');
+    expect(total(g)).toBe(g.actual!.contextUsed);
+  });
+
   it('shares a total newer than every persisted call among what was added since', async () => {
     const recording = loadRecording('fresh');
     // The last call was made (its ACP total recorded) but its message never stored.

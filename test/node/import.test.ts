@@ -227,7 +227,8 @@ describe('investibook import: growing, linking, workspaces', () => {
       /^Context: 36,845 tokens · the last model call's prompt, as the provider counted it at 2026-/m,
     );
     expect(table.stdout).toMatch(
-      /The total is the prompt of model call 39, the last the provider counted \(.*\): no agent total/,
+      // 38: the calls the provider counted are numbered (one of the 39 replies counted nothing).
+      /The total is the prompt of model call 38, the last the provider counted \(.*\): no agent total/,
     );
     expect(table.stdout).toContain('is not in its prompt: no model call has counted it.');
     const report = await reportAt(at.db, { workspaceId: 'ws' });

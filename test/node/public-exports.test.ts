@@ -14,7 +14,7 @@
  * - hidden reasoning is measured apart, and what each provider does with reasoning is what the
  *   counts show (kept within a turn, dropped at a new user message, received back or not).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -38,7 +38,14 @@ const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
   file: string;
   url: string;
   kept: string;
+  repo: string;
 }[];
+/** Kept for issue 32 (every call's growth explained, not nine in ten): the dark-factory sessions but the two kept before. */
+const EVERY_CALL = new Set(
+  SOURCES.filter((s) => s.repo === 'victoryforphil/dark-factory')
+    .map((s) => s.file)
+    .filter((f) => !/crisp-garden|curious-sailor/.test(f)),
+);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -49,19 +56,24 @@ afterEach(() => {
  * A public export as `investibook import` stores it (the command itself, in-process): OpenCode's
  * rows and nothing else, so the total is the last measured call's prompt as the provider counted it.
  */
-async function reportOfExport(file: string): Promise<ContextReport> {
+async function reportOfExport(file: string, path = join(DIR, file), call?: number): Promise<ContextReport> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-public-'));
   dirs.push(dir);
   const root = join(dir, 'ws');
   mkdirSync(root);
   const io = captureIo(dir);
-  const code = await run(['import', join(DIR, file), '--db', join(dir, 'x.db'), '--root', root, '--workspace', WS], io);
+  const code = await run(['import', path, '--db', join(dir, 'x.db'), '--root', root, '--workspace', WS], io);
   expect(io.stderr()).toBe('');
   expect(code).toBe(0);
   const store = await openSqlite(join(dir, 'x.db'), { readOnly: true });
   try {
-    const report = await new ReportService(store).report({ workspaceId: WS, items: 'all' });
+    const report = await new ReportService(store).report({
+      workspaceId: WS,
+      items: 'all',
+      ...(call !== undefined ? { call } : {}),
+    });
     expect(contextReportSchema.safeParse(report).success).toBe(true);
+    if (call !== undefined) return report;
     expect(report.actual).toMatchObject({
       source: 'provider',
       contextUsed: report.calibration!.reference!.promptTokens,
@@ -70,6 +82,63 @@ async function reportOfExport(file: string): Promise<ContextReport> {
   } finally {
     await store.close();
   }
+}
+
+interface ExportMessage {
+  info: {
+    id: string;
+    role: string;
+    providerID?: string;
+    modelID?: string;
+    model?: { providerID: string; modelID: string };
+    tokens?: {
+      total?: number;
+      input: number;
+      output: number;
+      reasoning: number;
+      cache: { read: number; write: number };
+    };
+  };
+  parts: { type: string }[];
+}
+const messagesOf = (file: string) =>
+  (JSON.parse(readFileSync(join(DIR, file), 'utf8').replace(/^\uFEFF/, '')) as { messages: ExportMessage[] }).messages;
+
+/** The export as if another model had made it (its rows name `model`): the same counts, another provider's rule. */
+async function reportAsModel(file: string, model: string): Promise<ContextReport> {
+  const exported = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as { messages: ExportMessage[] };
+  const [providerID, modelID] = model.split('/') as [string, string];
+  for (const { info } of exported.messages) {
+    if (info.role === 'assistant') Object.assign(info, { providerID, modelID });
+    else if (info.model) info.model = { providerID, modelID };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-public-model-'));
+  dirs.push(dir);
+  const path = join(dir, file);
+  writeFileSync(path, JSON.stringify(exported));
+  return reportOfExport(file, path);
+}
+
+/**
+ * At each measured call, what the provider produced (output and reasoning; OpenCode ≤ 1.2.5
+ * counted the reasoning inside the output, as `total` tells) since the last user message: the
+ * most hidden reasoning a provider that drops it at a user message can hold in that prompt.
+ */
+function producedSinceUser(file: string): Map<string, number> {
+  const out = new Map<string, number>();
+  let since = 0;
+  for (const { info, parts } of messagesOf(file)) {
+    if (info.role === 'user') {
+      if (!parts.some((p) => p.type === 'compaction')) since = 0;
+      continue;
+    }
+    out.set(info.id, since);
+    const t = info.tokens;
+    if (!t) continue;
+    const inside = t.total === t.input + t.cache.read + t.cache.write + t.output;
+    since += t.output + (inside ? 0 : t.reasoning);
+  }
+  return out;
 }
 
 /** What the rows may give as the reason the runtime was measured (again). */
@@ -176,8 +245,122 @@ describe('public OpenCode sessions', () => {
         checked++;
         if (Math.abs(added - growth) <= 0.4 * Math.max(Math.abs(growth), Math.abs(added)) + 64) within++;
       });
-      if (checked >= 5) expect(within / checked).toBeGreaterThanOrEqual(0.9);
+      if (EVERY_CALL.has(file)) expect(within).toBe(checked);
+      else if (checked >= 5) expect(within / checked).toBeGreaterThanOrEqual(0.9);
       EXPECT[file]?.(r);
     });
+
+    it(`${file}: the runtime never falls below half its first measure, and no more reasoning is booked than its rule allows`, async () => {
+      const r = await reportOfExport(file);
+      const [first, ...later] = r.calibration!.runtime!.changes;
+      const at = new Map(r.timeline!.map((p) => [p.call, p]));
+      for (const change of later) expect(at.get(change.call)!.runtimeOverhead).toBeGreaterThanOrEqual(first!.delta / 2);
+      const reasoning = r.calibration!.reasoning!;
+      expect(reasoning.rule!.says.length).toBeGreaterThan(0);
+      expect(reasoning.said).toContain(reasoning.rule!.provider);
+      if (reasoning.rule!.answers.dropsHiddenAtTurn === true && reasoning.verdict !== 'overturned') {
+        const allowed = producedSinceUser(file);
+        for (const point of r.timeline!)
+          expect(point.hiddenReasoning ?? 0).toBeLessThanOrEqual(allowed.get(point.messageId)!);
+      }
+    });
   }
+});
+
+describe('the provider’s rule, and the counts against it', () => {
+  it('confirmed: silent-panda, OpenAI’s rule — the plan turn’s reasoning dropped at the user message, the runtime what it is made of', async () => {
+    const r = await reportOfExport('openai-gpt-5.3-codex_dark-factory_silent-panda.json');
+    const reasoning = r.calibration!.reasoning!;
+    expect(reasoning).toMatchObject({
+      dropsHiddenAtTurn: true,
+      verdict: 'confirmed',
+      rule: { id: 'openai-responses-current-turn', model: 'openai/gpt-5.3-codex' },
+      evidence: { contradicting: 0 },
+    });
+    expect(reasoning.rule!.source!.url).toMatch(/^https:\/\/cookbook\.openai\.com\//);
+    expect(r.notes.join(' ')).toMatch(/counts confirm it at \d+ calls and contradict it at none/);
+    // The plan → build switch after the prune: the runtime moves by hundreds, not by the plan turn's reasoning.
+    const [first, change] = r.calibration!.runtime!.changes;
+    expect(change).toMatchObject({ reason: 'another agent', bound: { unexplained: 0 } });
+    expect(Math.abs(change!.delta)).toBeLessThan(1_000);
+    // The build turn holds only its own reasoning: none of the plan turn's 12,785.
+    const switched = r.timeline!.find((p) => p.call === change!.call)!;
+    expect(switched.hiddenReasoning).toBe(0);
+    expect(r.remainder!.find((row) => row.kind === 'hidden_reasoning')!.tokens).toBeLessThan(15_000);
+    expect(first!.delta).toBeGreaterThan(15_000);
+  });
+
+  it('contradicted, not overwhelmingly: the rule is kept and said against — a Claude thinking session as if Sonnet 4.5', async () => {
+    // Sonnet 4.5 keeps only the last turn's thinking; these counts (a newer Claude's) keep 32,000 tokens of it across a user message.
+    const r = await reportAsModel('anthropic-claude-sonnet-5_pfm-categorization.json', 'anthropic/claude-sonnet-4-5');
+    const reasoning = r.calibration!.reasoning!;
+    expect(reasoning).toMatchObject({
+      verdict: 'contradicted',
+      dropsHiddenAtTurn: true,
+      rule: { id: 'anthropic-last-turn' },
+    });
+    expect(reasoning.evidence!.contradicted).toContain('dropsHiddenAtTurn');
+    const against = reasoning.evidence!.calls.filter((c) => c.question === 'dropsHiddenAtTurn');
+    expect(against.length).toBeGreaterThan(0);
+    expect(against.length).toBeLessThan(3);
+    expect(reasoning.said).toMatch(/contradict it .* not overwhelmingly .* the rule is kept/);
+    expect(r.notes).toContain(reasoning.said);
+  });
+
+  it('overwhelming: three user messages each dropping ≥ 500 tokens of reasoning overturn a rule that keeps it', async () => {
+    // hidden-river's counts drop the turn's reasoning at calls 11, 28 and 36 (1,276, 797, 633 tokens); as if GPT-5.6 (which keeps it).
+    const r = await reportAsModel('openai-gpt-5.3-codex_dark-factory_hidden-river.json', 'openai/gpt-5.6-sol');
+    const reasoning = r.calibration!.reasoning!;
+    expect(reasoning).toMatchObject({
+      verdict: 'overturned',
+      dropsHiddenAtTurn: true,
+      rule: { id: 'openai-responses-all-turns' },
+    });
+    expect(reasoning.evidence!.overturned).toEqual(['dropsHiddenAtTurn']);
+    expect(reasoning.evidence!.calls.filter((c) => c.question === 'dropsHiddenAtTurn').length).toBeGreaterThanOrEqual(
+      3,
+    );
+    expect(reasoning.said).toMatch(/counts overturn it .* none favours the rule/);
+    // What the report then books is what the rule it was kept from would: the same as under OpenAI's own.
+    const own = await reportOfExport('openai-gpt-5.3-codex_dark-factory_hidden-river.json');
+    const hidden = (x: ContextReport) => x.remainder!.find((row) => row.kind === 'hidden_reasoning')?.tokens ?? 0;
+    expect(hidden(r)).toBe(hidden(own));
+  });
+
+  it('a runtime re-measure that cannot agree with what the runtime is made of is unexplained, never the runtime’s', async () => {
+    // silent-panda as if GPT-5.6 kept every turn's reasoning: the counts at the switch (pruned,
+    // so no vote) leave the runtime 3,327 tokens — not what the build agent is made of.
+    const r = await reportAsModel('openai-gpt-5.3-codex_dark-factory_silent-panda.json', 'openai/gpt-5.6-sol');
+    const [first, change] = r.calibration!.runtime!.changes;
+    expect(change!.bound).toMatchObject({ basis: 'the runtime before the switch', expected: first!.delta });
+    expect(change!.bound!.measured).toBeLessThan(first!.delta / 2);
+    expect(change!.delta).toBe(0);
+    expect(r.calibration!.runtimeOverhead).toBe(first!.delta);
+    const unexplained = r.remainder!.find((row) => row.kind === 'unexplained')!;
+    expect(unexplained.tokens).toBe(change!.bound!.unexplained);
+    expect(unexplained.reason).toContain(`At call ${change!.call} (another agent)`);
+  });
+});
+
+describe('one numbering of calls', () => {
+  it('only calls that measured a prompt have a number: the timeline, the total’s call and ?call=N count the same ones', async () => {
+    // silent-panda: 60 assistant messages, 57 calls the provider counted (two aborted replies and a
+    // last one holding only its step-start counted nothing).
+    const file = 'openai-gpt-5.3-codex_dark-factory_silent-panda.json';
+    const r = await reportOfExport(file);
+    expect(r.calibration!.calls).toBe(57);
+    expect(r.timeline!.map((p) => p.call)).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
+    expect(r.calibration!.reference!.call).toBe(57);
+    // The switch is the 25th counted call, whatever the aborted replies before it.
+    const change = r.calibration!.runtime!.changes[1]!;
+    expect(change.call).toBe(25);
+    const asOf = await reportOfExport(file, join(DIR, file), change.call);
+    expect(asOf.asOf).toMatchObject({ call: 25, of: 57, messageId: change.messageId });
+    expect(asOf.actual!.contextUsed).toBe(r.timeline!.find((p) => p.call === 25)!.promptTokens);
+    await expect(reportOfExport(file, join(DIR, file), 58)).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /call 58 is out of range: this session has 57 model calls whose prompt the provider counted \(1–57\)/,
+      ),
+    });
+  });
 });

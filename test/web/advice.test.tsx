@@ -35,7 +35,7 @@ describe('what to do, in the web report', () => {
       `Room ${h.left.toLocaleString('en-US')} tokens left before OpenCode compacts — ${callsLeftText(h)}`,
     );
     expect(callsLeftText(h)).toMatch(
-      /^about [\d,]+ more model calls at \+[\d,]+ tokens a call \(the growth over calls 25–31, 6 calls\)$/,
+      /^about [\d,]+ more model calls at \+[\d,]+ tokens a call \(the growth over calls 25–30, 5 calls\)$/,
     );
     expect(verdict).toHaveTextContent(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, 'USD')} over the session`);
   });

@@ -348,7 +348,7 @@ export function renderTimeline(report: ContextReport): string {
   });
   lines.push(table.toString());
   const coverage = timelineCoverage(report);
-  if (coverage && (coverage.missing.length || coverage.sampled)) lines.push(`(${coverageText(coverage)})`);
+  if (coverage && (coverage.uncounted || coverage.sampled)) lines.push(`(${coverageText(coverage)})`);
   const jumps = biggestJumps(points);
   if (jumps.length) lines.push('', 'Biggest jumps:', ...jumps.map((j) => `  ${jumpText(j)}`));
   return `${lines.join('\n')}\n`;

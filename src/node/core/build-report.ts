@@ -5,6 +5,7 @@
  * Invariant: when there is a total, the sources' scaledTokens plus `calibration.unattributed`
  * add up to it exactly.
  */
+import { reasoningOf, ruleNote } from './reasoning-report';
 import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
 import type {
   Basis,
@@ -194,6 +195,7 @@ function calibrationBlock(
   return {
     mode: calibration.mode,
     calls: calibration.calls,
+    ...(calibration.uncountedCalls > 0 ? { uncountedCalls: calibration.uncountedCalls } : {}),
     reference: calibration.reference,
     totalIsCompaction: calibration.totalIsCompaction,
     runtimeOverhead: calibration.runtimeOverhead,
@@ -217,12 +219,7 @@ function calibrationBlock(
           }
         : {}),
     },
-    reasoning: {
-      keepsHidden: calibration.asks.hidden ? calibration.policy.keepsHidden : null,
-      dropsHiddenAtTurn: calibration.asks.turn ? calibration.policy.dropsAtTurn : null,
-      receivesVisible: calibration.asks.reasoning ? calibration.policy.receives : null,
-      visibleCurrentTurnOnly: calibration.asks.reasoningTurn ? calibration.policy.reasoningTurnOnly : null,
-    },
+    reasoning: reasoningOf(calibration),
     ...(calibration.scaledBecause ? { scaledBecause: calibration.scaledBecause } : {}),
     unattributed: {
       tokens: left + unexplained + hidden + afterLastCall,
@@ -374,11 +371,16 @@ function remainderRows(
     figures.left,
     'In the prompt the total describes, gone from the context since: the next request will not hold it.',
   );
+  const misses = calibration.runtimeChanges.filter((c) => c.bound && c.bound.unexplained !== 0);
+  const runtimeWords = misses.map(
+    (c) =>
+      ` At call ${c.call} (${c.reason}) the prompt left ${fmt(c.bound!.measured)} tokens for the runtime, which is made of ${fmt(c.bound!.expected)} (${c.bound!.basis}; ${fmt(c.bound!.low)}–${fmt(c.bound!.high)} would agree): the runtime keeps ${fmt(c.bound!.expected)} and the ${fmt(c.bound!.unexplained)} that cannot agree are here.`,
+  );
   row(
     'unexplained',
     'Unexplained',
     figures.unexplained,
-    'Growth of the prompts that nothing the server can see explains — no item, image, hidden reasoning or change of the runtime. Shown as such, never inside a source.',
+    `Growth of the prompts that nothing the server can see explains — no item, image, hidden reasoning or change of the runtime. Shown as such, never inside a source.${runtimeWords.join('')}`,
   );
   return rows;
 }
@@ -401,7 +403,15 @@ function reasoningPolicyNote(calibration: Calibration): string | null {
     );
   if (asks.reasoningTurn && policy.reasoningTurnOnly)
     facts.push("drops earlier turns' visible reasoning at a new user message");
-  return facts.length ? `By its own counts, this provider ${facts.join(', ')}.` : null;
+  if (facts.length === 0) return null;
+  const { rule, overturned } = calibration.rule;
+  const lead =
+    Object.keys(rule.answers).length === 0
+      ? 'By its own counts,'
+      : overturned.length > 0
+        ? 'By its counts where they overturn its rule, by the rule elsewhere,'
+        : 'By its rule,';
+  return `${lead} this provider ${facts.join(', ')}.`;
 }
 
 /** Visible reasoning the provider never counted, by its own counts. */
@@ -609,6 +619,7 @@ function notes(input: ReportInput): string[] {
       out.push(
         `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${fmt(ref.promptTokens)} tokens); the difference is shown as unexplained.`,
       );
+    out.push(ruleNote(calibration));
     const said = reasoningPolicyNote(calibration);
     if (said) out.push(said);
     if (calibration.hidden.tokens > 0)

@@ -26,7 +26,7 @@
  * Pure. Items carry estimates already; nothing here tokenizes.
  */
 import { apportion } from './apportion';
-import { plausible, sumTokens } from './calibration-steps';
+import { numberedCalls, plausible, sumTokens } from './calibration-steps';
 import type { Snapshot, Walk } from './calibration-walk';
 import { sessionPrices } from './costs';
 import { bestWalk } from './reasoning-policy';
@@ -45,6 +45,8 @@ type Base = Pick<
   | 'notReceived'
   | 'policy'
   | 'asks'
+  | 'rule'
+  | 'uncountedCalls'
   | 'droppedAtTurn'
 >;
 
@@ -57,14 +59,17 @@ type Base = Pick<
 export function calibrate(input: CalibrationInput): Calibration {
   const { session, usage } = input;
   const { calls } = session;
-  const main = calls.filter((c) => !c.compaction);
-  const measuredCalls = main.filter((c) => c.prompt !== null);
-  // As of an earlier call (`asOfCall`): that call, its view and its history.
-  const asOf = input.asOfCall === undefined ? null : (main[input.asOfCall - 1] ?? null);
+  const measuredCalls = numberedCalls(calls);
+  // As of an earlier call (`asOfCall`, numbered among the measured ones): that call, its view and its history.
+  const asOf = input.asOfCall === undefined ? null : (measuredCalls[input.asOfCall - 1] ?? null);
   const priced = sessionPrices(calls);
-  const walk = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
+  const { walk, judgement } = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
   const spent = walk.ledger?.finish();
-  const base = baseOf(walk, asOf, main.length, spent ? { ...spent, pricesFit: priced?.fit ?? null } : null);
+  const base = {
+    ...baseOf(walk, asOf, measuredCalls.length, spent ? { ...spent, pricesFit: priced?.fit ?? null } : null),
+    rule: judgement,
+    uncountedCalls: calls.filter((c) => !c.compaction && c.prompt === null).length,
+  };
   if (!usage || measuredCalls.length === 0) return unmeasured(base, usage ? 'scaled' : 'estimate-only');
   const last = measuredCalls.at(-1)!;
   const matching = asOf ?? [...measuredCalls].reverse().find((c) => c.prompt === usage.contextUsed);
@@ -89,7 +94,7 @@ export function calibrate(input: CalibrationInput): Calibration {
     reference: {
       messageId: reference.messageId,
       promptTokens: reference.prompt!,
-      call: main.indexOf(reference) + 1,
+      call: measuredCalls.indexOf(reference) + 1,
       matchesUsage: matches,
     },
     totalIsCompaction,
@@ -119,7 +124,12 @@ export function referenceCall(
   );
 }
 
-function baseOf(walk: Walk, asOf: ModelCall | null, calls: number, cost: Calibration['cost']): Base {
+function baseOf(
+  walk: Walk,
+  asOf: ModelCall | null,
+  calls: number,
+  cost: Calibration['cost'],
+): Omit<Base, 'rule' | 'uncountedCalls'> {
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
   const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));
   return {

@@ -8,7 +8,7 @@
  */
 import { SOURCE_IDS, type SourceId } from '../../shared/sources';
 import { apportion } from './apportion';
-import type { Item, ModelCall, ReasoningPolicy } from './types';
+import type { Item, ModelCall, ReasoningPolicy, RuntimeBound } from './types';
 
 /** Hidden reasoning below this is not told apart from the estimates' own error. */
 export const MIN_HIDDEN = 64;
@@ -22,6 +22,14 @@ export const DEFAULT_POLICY: ReasoningPolicy = {
   receives: true,
   reasoningTurnOnly: false,
 };
+
+/**
+ * The calls that get a number — `?call=N`, `--call N`, the picker and the timeline all count
+ * these: the session's model calls that measured a prompt (compactions, and calls that failed
+ * or were stopped before the provider counted anything, have none). Call N is the N-th of them.
+ */
+export const numberedCalls = (calls: readonly ModelCall[]): ModelCall[] =>
+  calls.filter((c) => !c.compaction && c.prompt !== null);
 
 /** Growth this far from the estimate is not the new items' cost. */
 export function plausible(measured: number, estimated: number): boolean {
@@ -142,10 +150,49 @@ export function runtimeSwitch(
     const [agent0, model0] = JSON.parse(previousKey) as [unknown, unknown, unknown];
     if (agent !== agent0) return 'another agent';
     if (model !== model0) return 'another model';
-    return asked ? 'other tools or system prompt asked for' : 'tools or system prompt back to the defaults';
+    return asked ? ASKED_TOOLS : DEFAULT_TOOLS;
   }
   const changed = changes.find((c) => c.at > previousTime && c.at <= call.time);
-  return changed ? (changed.reason ?? `${changed.what} changed on disk`) : null;
+  return changed ? (changed.reason ?? `${changed.what}${ON_DISK}`) : null;
+}
+
+const ASKED_TOOLS = 'other tools or system prompt asked for';
+const DEFAULT_TOOLS = 'tools or system prompt back to the defaults';
+const ON_DISK = ' changed on disk';
+
+/**
+ * Whether the definitions recorded for an agent and model describe the runtime after this
+ * switch: another agent or model, or the recorded definitions' own change — not tools or a
+ * system prompt a user message asked for, nor a file changed on disk, which they do not show.
+ */
+export function describedByDefinitions(change: string): boolean {
+  return change !== ASKED_TOOLS && change !== DEFAULT_TOOLS && !change.endsWith(ON_DISK);
+}
+
+/**
+ * How far a re-measured runtime may be from what it is made of: the recorded definitions'
+ * estimate within ±25 % (their parts, in the report's tokenizer, came within 11 % of every
+ * recorded request — the Claude table the farthest); with nothing recorded, the runtime before
+ * the switch within half to twice (+1,000) of it — another agent or model of the same runtime
+ * changes its prompt and tools, not its kind (the public plan ↔ build switches move it by −300 to
+ * +500, a model switch by up to +4,536 of 10,648).
+ */
+export const RUNTIME_TOLERANCE = {
+  recorded: { low: 0.75, high: 1.25, slack: 0 },
+  before: { low: 0.5, high: 2, slack: 1000 },
+} as const;
+
+/**
+ * A re-measured runtime held to what it is made of: it stands when it agrees (within the
+ * tolerance of its basis); else the runtime is what it is made of and the rest is unexplained —
+ * never the runtime's, never reasoning.
+ */
+export function boundRuntime(measured: number, expected: number, basis: RuntimeBound['basis']): RuntimeBound {
+  const tolerance = basis === 'recorded definitions' ? RUNTIME_TOLERANCE.recorded : RUNTIME_TOLERANCE.before;
+  const low = Math.floor(expected * tolerance.low);
+  const high = Math.ceil(expected * tolerance.high + tolerance.slack);
+  const agrees = measured >= low && measured <= high;
+  return { measured, expected, basis, low, high, unexplained: agrees ? 0 : measured - expected };
 }
 
 /**

@@ -8,7 +8,9 @@
  * one walk per policy tried, nothing shared.
  */
 import {
+  boundRuntime,
   DEFAULT_POLICY,
+  describedByDefinitions,
   emptyBySource,
   hiddenProduced,
   isInForm,
@@ -26,6 +28,8 @@ import type {
   CalibrationInput,
   Item,
   ModelCall,
+  PolicyQuestion,
+  PolicyVote,
   ReasoningPolicy,
   RuntimeChange,
   TimelineEvent,
@@ -68,6 +72,21 @@ interface CallOutcome {
   dropped: number;
 }
 
+/** Reasoning at stake at a call below this does not test a provider's rule (the estimates' own error). */
+export const REASONING_AT_STAKE = 500;
+
+/** What a call's counts are weighed on: which questions it puts, and the reasoning at stake in each. */
+interface CallQuestions {
+  canAdd: boolean;
+  newTurn: boolean;
+  carriedHidden: number;
+  /** Visible reasoning of earlier turns the policy may drop at this user message. */
+  oldReasoning: number;
+  weighsOld: boolean;
+  reasoningTokens: number;
+  weighsReasoning: boolean;
+}
+
 interface Hypothesis {
   /** Hidden reasoning kept from before: all of it, or none (dropped at a new user message). */
   keep: boolean;
@@ -102,6 +121,15 @@ export class Walk {
   readonly asks = { hidden: false, turn: false, reasoning: false, reasoningTurn: false };
   /** Visible reasoning of earlier turns the provider dropped at a new user message. */
   readonly droppedAtTurn = new Set<string>();
+  /** Each call's counts on the questions the provider's rule answers (reasoning-policy.ts judges them). */
+  readonly votes: PolicyVote[] = [];
+  /** Per message, its turn (the user messages before it); the turns that made tool calls. */
+  private readonly turnOf: number[] = [];
+  private readonly toolTurns = new Set<number>();
+  private readonly messageOf = new Map<string, number>();
+  /** The turn of the call being measured, and the number of its turn's first measured call. */
+  private currentTurn = 0;
+  private turnStart = 0;
   /** The runtime as measured for each combination of agent, model and tools: a combination met again is not measured again. */
   private readonly overheads = new Map<string, number>();
   readonly timeline: TimelinePoint[] = [];
@@ -136,6 +164,8 @@ export class Walk {
     private readonly reference: ModelCall | null = null,
     /** What each item cost, kept by the walk whose figures the report shows. */
     readonly ledger: CostLedger | null = null,
+    /** Questions the provider's rule answers: no call's counts may answer them otherwise. */
+    private readonly fixed: ReadonlySet<PolicyQuestion> = new Set(),
   ) {
     this.billing = ledger;
     const { session, items, alwaysLoaded } = input;
@@ -143,9 +173,13 @@ export class Walk {
     this.alwaysKeys = new Set(alwaysLoaded.map((i) => i.key));
     this.changes = [...(input.changes ?? [])].sort((a, b) => a.at - b.at);
     for (const item of alwaysLoaded) this.add(item);
+    let turn = 0;
+    for (const message of session.messages) this.turnOf.push(message.userTurn ? ++turn : turn);
     items.forEach((list, message) => {
       for (const item of list) {
         this.itemsByKey.set(item.key, item);
+        this.messageOf.set(item.key, message);
+        if (item.tool) this.toolTurns.add(this.turnOf[message] ?? 0);
         if (item.until !== undefined) this.prunes.push({ at: item.until, message });
       }
     });
@@ -167,9 +201,12 @@ export class Walk {
           this.addSegment(index, call.segment + 1);
           continue;
         }
-        this.callNumber++;
         this.advanceTo(call.time);
-        if (call.prompt !== null) this.measure(call);
+        // Only a call that measured a prompt has a number (numberedCalls).
+        if (call.prompt !== null) {
+          this.callNumber++;
+          this.measure(call);
+        }
         this.addSegment(index, call.segment + 1);
       }
       this.addSegment(index, Number.POSITIVE_INFINITY);
@@ -257,6 +294,7 @@ export class Walk {
   private measure(call: ModelCall): void {
     const prompt = call.prompt!;
     const events = new Set<TimelineEvent>();
+    this.currentTurn = this.turnOf[call.message] ?? 0;
     if (this.compactedSinceCall) events.add('compaction');
     if (this.prunedSinceCall) events.add('pruning');
     const first = this.overhead === null;
@@ -281,6 +319,7 @@ export class Walk {
       number: this.callNumber,
       hidden: hiddenProduced(call, produced, this.input.reasoningCopies?.[call.message]),
     };
+    if (this.userSinceCall) this.turnStart = this.callNumber;
     this.addedSinceCall = new Set();
     this.prunedSinceCall = false;
     this.compactedSinceCall = false;
@@ -330,15 +369,41 @@ export class Walk {
     return null;
   }
 
-  /** The runtime measured again at a switch the rows show, the new items at their estimates. */
-  private remeasureRuntime(call: ModelCall, change: string, added: readonly Item[], left: number): void {
+  /**
+   * The runtime measured again at a switch the rows show, the new items at their estimates, and
+   * held to what it is made of: the definitions recorded for the call's agent and model, else the
+   * runtime before the switch. A measure that cannot agree leaves the runtime at what it is made
+   * of and the difference unexplained.
+   */
+  private remeasureRuntime(
+    call: ModelCall,
+    change: string,
+    added: readonly Item[],
+    left: number,
+    events: Set<TimelineEvent>,
+  ): void {
     const before = this.overhead!;
-    this.overhead = this.assignAll(runtimeBeyond(added, left));
+    const beyond = runtimeBeyond(added, left);
+    const recorded = describedByDefinitions(change) ? (this.input.runtimeExpected?.(call) ?? null) : null;
+    const bound =
+      recorded !== null
+        ? boundRuntime(beyond.overhead, recorded, 'recorded definitions')
+        : boundRuntime(beyond.overhead, before, 'the runtime before the switch');
+    let booked = 0;
+    if (bound.unexplained === 0) this.overhead = this.assignAll(beyond);
+    else {
+      for (const item of added) this.assign(item, item.tokens, 'estimated');
+      this.overhead = bound.expected;
+      booked = left - sumTokens(added) - bound.expected;
+      this.unexplained += booked;
+      events.add('unexplained');
+    }
     this.runtimeChanges.push({
       messageId: call.messageId,
       call: this.callNumber,
       delta: this.overhead - before,
       reason: change,
+      bound: { ...bound, unexplained: booked },
     });
   }
 
@@ -368,14 +433,14 @@ export class Walk {
     change: string | null,
     events: Set<TimelineEvent>,
   ): CallOutcome {
-    const reasoning = fresh.filter((i) => i.reasoning && !i.rough);
+    const reasoning = fresh.filter((i) => i.reasoning && !i.rough && !this.earlierTurnFresh(i.key));
     const reasoningTokens = sumTokens(reasoning);
     const hypothesis = this.choose(prompt, this.calTotal - this.calOf(fresh), fresh, reasoningTokens, change !== null);
     const { added, dropped } = this.applyHypothesis(hypothesis, fresh, reasoning, events);
     const carried = this.calTotal - this.calOf(fresh);
     const left = prompt - carried - this.hiddenTotal() - this.unexplained;
     if (change !== null) {
-      this.remeasureRuntime(call, change, added, left);
+      this.remeasureRuntime(call, change, added, left, events);
       events.add('overhead_change');
       return { added, basis: 'estimated', dropped };
     }
@@ -400,8 +465,10 @@ export class Walk {
       const freshKeys = new Set(fresh.map((i) => i.key));
       for (const key of [...this.reasoningInView]) {
         const item = this.view.get(key)!;
-        if (freshKeys.has(key) || this.notReceived.has(key) || this.droppedAtTurn.has(key)) continue;
-        dropped += this.cal.get(key) ?? 0;
+        if (this.notReceived.has(key) || this.droppedAtTurn.has(key) || this.keptTurn(key)) continue;
+        if (freshKeys.has(key) && !this.earlierTurnFresh(key)) continue;
+        // The previous turn's last reasoning reaches the prompt only now: it never was in one.
+        if (!freshKeys.has(key)) dropped += this.cal.get(key) ?? 0;
         this.exclude(this.droppedAtTurn, key);
         this.assign(item, 0, 'measured');
       }
@@ -411,12 +478,9 @@ export class Walk {
       this.hidden.push({ call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden });
       events.add('hidden_reasoning');
     }
-    let added = [...fresh];
-    if (!hypothesis.received) {
-      for (const item of reasoning) this.exclude(this.notReceived, item.key);
-      added = fresh.filter((i) => !this.notReceived.has(i.key));
-    }
-    for (const item of fresh) if (this.notReceived.has(item.key)) this.assign(item, 0, 'measured');
+    if (!hypothesis.received) for (const item of reasoning) this.exclude(this.notReceived, item.key);
+    const added = fresh.filter((i) => !this.uncounted(i.key));
+    for (const item of fresh) if (this.uncounted(item.key)) this.assign(item, 0, 'measured');
     return { added, dropped };
   }
 
@@ -498,7 +562,8 @@ export class Walk {
    * Which account of this call's growth the counts support best: the previous call's hidden
    * reasoning kept or not, what was kept dropped at a new user message or not, the visible
    * reasoning counted or not. Each choice away from the expected one must earn its place by
-   * explaining clearly more of the growth.
+   * explaining clearly more of the growth — and none may answer a question the provider's rule
+   * answers (`fixed`): there the counts only vote (`votes`).
    */
   private choose(
     prompt: number,
@@ -507,32 +572,16 @@ export class Walk {
     reasoningTokens: number,
     runtimeChanged: boolean,
   ): Hypothesis {
-    const previous = this.previous;
-    const canAdd = previous !== null && previous.hidden >= MIN_HIDDEN && this.inWindow.has(previous.call.message);
-    const carriedHidden = this.hidden.reduce((n, h) => n + h.tokens, 0);
-    // A new user message, with hidden reasoning the provider may drop there (kept, or the last call's).
-    const newTurn = this.userSinceCall && (carriedHidden > 0 || canAdd);
-    const oldReasoning = this.userSinceCall ? this.carriedReasoning(fresh) : 0;
-    const weighsOld = oldReasoning >= MIN_REASONING;
-    const weighsReasoning = reasoningTokens >= MIN_REASONING;
-    if (canAdd) this.asks.hidden = true;
-    if (newTurn) this.asks.turn = true;
-    if (weighsReasoning) this.asks.reasoning = true;
-    if (weighsOld) this.asks.reasoningTurn = true;
-    const drops = newTurn && this.policy.dropsAtTurn;
-    const expected: Hypothesis = {
-      keep: !drops,
-      add: canAdd && this.policy.keepsHidden && !drops,
-      received: this.policy.receives,
-      dropReasoning: weighsOld && this.policy.reasoningTurnOnly,
-    };
+    const q = this.questions(fresh, reasoningTokens);
+    const expected = this.hypothesisOf(this.policy, q);
     if (runtimeChanged) return expected;
+    const previous = this.previous;
     const rough = fresh.some((i) => i.rough);
     const estimate = fresh.reduce((n, i) => n + i.tokens, 0);
     const residual = (option: Hypothesis) => {
-      const hidden = (option.keep ? carriedHidden : 0) + (option.add ? previous!.hidden : 0);
+      const hidden = (option.keep ? q.carriedHidden : 0) + (option.add ? previous!.hidden : 0);
       const share =
-        prompt - this.overhead! - carried - hidden - this.unexplained + (option.dropReasoning ? oldReasoning : 0);
+        prompt - this.overhead! - carried - hidden - this.unexplained + (option.dropReasoning ? q.oldReasoning : 0);
       return share - (estimate - (option.received ? 0 : reasoningTokens));
     };
     const expectedResidual = residual(expected);
@@ -543,19 +592,101 @@ export class Walk {
         share: expectedResidual + expectedEstimate,
         estimate: expectedEstimate,
         // A call no question of the policy touches shows how far the tokenizer is from the provider's.
-        clean: !canAdd && !newTurn && !weighsReasoning && !weighsOld,
+        clean: !q.canAdd && !q.newTurn && !q.weighsReasoning && !q.weighsOld,
       });
+    // Pruned or compacted since the last call: what left needs terms of its own, the counts test no rule here.
+    if (!this.prunedSinceCall && !this.compactedSinceCall) this.vote(q, expected, residual);
     // The session's policy holds unless this call's counts refute it beyond doubt: another
     // account explains all but a quarter of what it leaves, and what it leaves is far more than
     // the estimates could be off by (DeepSeek, for one, returns the reasoning of some calls only).
     const uncertainty = 64 + (rough ? 0.35 : 0.15) * estimate;
     if (Math.abs(expectedResidual) <= 2 * uncertainty) return expected;
+    const best = this.closest(q, expected, residual);
+    return Math.abs(residual(best)) <= Math.abs(expectedResidual) / 4 ? best : expected;
+  }
+
+  /** The questions this call puts, and the reasoning at stake in each (recorded in `asks`). */
+  private questions(fresh: readonly Item[], reasoningTokens: number): CallQuestions {
+    const previous = this.previous;
+    const canAdd = previous !== null && previous.hidden >= MIN_HIDDEN && this.inWindow.has(previous.call.message);
+    const carriedHidden = this.hiddenTotal();
+    // A new user message, with hidden reasoning the provider may drop there (kept, or the last call's).
+    const newTurn = this.userSinceCall && (carriedHidden > 0 || canAdd);
+    const oldReasoning = this.userSinceCall ? this.carriedReasoning(fresh) : 0;
+    const q = {
+      canAdd,
+      newTurn,
+      carriedHidden,
+      oldReasoning,
+      weighsOld: oldReasoning >= MIN_REASONING,
+      reasoningTokens,
+      weighsReasoning: reasoningTokens >= MIN_REASONING,
+    };
+    if (canAdd) this.asks.hidden = true;
+    if (newTurn) this.asks.turn = true;
+    if (q.weighsReasoning) this.asks.reasoning = true;
+    if (q.weighsOld) this.asks.reasoningTurn = true;
+    return q;
+  }
+
+  /** The account a policy gives of a call that puts these questions. */
+  private hypothesisOf(policy: ReasoningPolicy, q: CallQuestions): Hypothesis {
+    const drops = q.newTurn && policy.dropsAtTurn;
+    return {
+      keep: !drops,
+      add: q.canAdd && policy.keepsHidden && !drops,
+      received: policy.receives,
+      dropReasoning: q.weighsOld && policy.reasoningTurnOnly,
+    };
+  }
+
+  /**
+   * The call's counts on each question the rule answers, with enough reasoning at stake — the
+   * reasoning the two answers differ by (at a user message, what this turn produced) —: an
+   * answer is favoured when it leaves less than half the stake of the growth unexplained and the
+   * other more than half the stake beyond it. (Each answer moves the growth by the stake, so the
+   * other answer's residual is the rule's ± the stake.)
+   */
+  private vote(q: CallQuestions, expected: Hypothesis, residual: (option: Hypothesis) => number): void {
+    const previousHidden = q.canAdd && this.policy.keepsHidden ? this.previous!.hidden : 0;
+    const turnHidden = this.hidden.filter((h) => h.call >= this.turnStart).reduce((n, h) => n + h.tokens, 0);
+    const stakes: Record<PolicyQuestion, number> = {
+      turn: q.newTurn ? turnHidden + previousHidden : 0,
+      hidden: q.canAdd && expected.keep ? this.previous!.hidden : 0,
+      reasoning: q.weighsReasoning ? q.reasoningTokens : 0,
+      reasoningTurn: q.weighsOld ? q.oldReasoning : 0,
+    };
+    // Whether the rule's answer has the stake in the prompt (the other then leaves it out).
+    const keeps: Record<PolicyQuestion, boolean> = {
+      turn: !this.policy.dropsAtTurn,
+      hidden: this.policy.keepsHidden,
+      reasoning: this.policy.receives,
+      reasoningTurn: !this.policy.reasoningTurnOnly,
+    };
+    const ruleResidual = residual(expected);
+    for (const question of this.fixed) {
+      const stake = stakes[question];
+      if (stake < REASONING_AT_STAKE) continue;
+      const otherResidual = keeps[question] ? ruleResidual + stake : ruleResidual - stake;
+      const [r, o] = [Math.abs(ruleResidual), Math.abs(otherResidual)];
+      const favours =
+        r - o > stake / 2 && o < stake / 2 ? 'other' : o - r > stake / 2 && r < stake / 2 ? 'rule' : 'neither';
+      this.votes.push({ call: this.callNumber, question, stake, ruleResidual, otherResidual, favours });
+    }
+  }
+
+  /** Of the accounts the questions the rule leaves open allow, the one that leaves least of the growth. */
+  private closest(q: CallQuestions, expected: Hypothesis, residual: (option: Hypothesis) => number): Hypothesis {
+    const open = (question: PolicyQuestion, asked: boolean) => asked && !this.fixed.has(question);
+    const drops = q.newTurn && this.policy.dropsAtTurn;
     let best = expected;
-    let bestResidual = Math.abs(expectedResidual);
-    for (const keep of newTurn ? [true, false] : [true]) {
-      for (const add of canAdd ? [true, false] : [false]) {
-        for (const received of weighsReasoning ? [true, false] : [expected.received]) {
-          for (const dropReasoning of weighsOld ? [false, true] : [false]) {
+    let bestResidual = Math.abs(residual(expected));
+    for (const keep of open('turn', q.newTurn) ? [true, false] : [expected.keep]) {
+      for (const add of open('hidden', q.canAdd) && !(drops && this.fixed.has('turn'))
+        ? [true, false]
+        : [expected.add]) {
+        for (const received of open('reasoning', q.weighsReasoning) ? [true, false] : [expected.received]) {
+          for (const dropReasoning of open('reasoningTurn', q.weighsOld) ? [false, true] : [expected.dropReasoning]) {
             const option = { keep, add, received, dropReasoning };
             const r = Math.abs(residual(option));
             if (r < bestResidual) {
@@ -566,11 +697,39 @@ export class Walk {
         }
       }
     }
-    return bestResidual <= Math.abs(expectedResidual) / 4 ? best : expected;
+    return best;
+  }
+
+  /**
+   * New to this prompt at a user message, yet of an earlier turn (the previous turn's last
+   * reasoning), and droppable there: under a policy that keeps only the turns with tool calls.
+   */
+  private earlierTurnFresh(key: string): boolean {
+    if (!this.policy.keepsToolTurns || !this.userSinceCall || this.keptTurn(key)) return false;
+    const message = this.messageOf.get(key);
+    return message !== undefined && (this.turnOf[message] ?? 0) < this.currentTurn;
+  }
+
+  /** Reasoning of a turn that made tool calls, which the policy keeps for the session (DeepSeek). */
+  private keptTurn(key: string): boolean {
+    if (!this.policy.keepsToolTurns) return false;
+    const message = this.messageOf.get(key);
+    return message !== undefined && this.toolTurns.has(this.turnOf[message] ?? 0);
   }
 
   /** Visible reasoning in view from before this call's new items, still counted. */
   private carriedReasoning(fresh: readonly Item[]): number {
+    if (this.policy.keepsToolTurns) {
+      // Only what a turn without tool calls left may be dropped — its last reasoning too, new to this prompt.
+      const freshKeys = new Set(fresh.map((i) => i.key));
+      let droppable = 0;
+      for (const key of this.reasoningInView) {
+        if (this.uncounted(key) || this.keptTurn(key)) continue;
+        if (!freshKeys.has(key)) droppable += this.cal.get(key) ?? 0;
+        else if (this.earlierTurnFresh(key)) droppable += this.view.get(key)!.tokens;
+      }
+      return droppable;
+    }
     let total = this.reasoningCal;
     const seen = new Set<string>();
     for (const item of fresh) {

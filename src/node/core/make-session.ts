@@ -7,6 +7,7 @@
  */
 import { countedItems, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
+import { numberedCalls } from './calibration-steps';
 import { analyseMessage, analyseMessages, analysisPlan, type AnalysisContext, type AnalysisServices } from './analysis';
 import { chars4Estimator, toItem } from './estimate';
 import { narrowerReads, type TextOf } from './large-reads';
@@ -120,13 +121,14 @@ export async function makeSession(
     ],
     reasoningCopies: analyses.map((a) => a.reasoningCopies),
     ...(calls.asOfNumber !== undefined ? { asOfCall: calls.asOfNumber } : {}),
+    runtimeExpected: recordedRuntime(session, services, plan.context.estimator),
   });
   const split = runtimeSplit(calibration, calls.shape.calls, session, services, plan.context.estimator, {
     called: calledTools(analyses, calls.asOf),
   });
   const described = describedMessages(analyses, headers, new Set(calibration.history), warnings);
   const reference = calibration.reference
-    ? calls.shape.calls.filter((c) => !c.compaction)[calibration.reference.call - 1]
+    ? numberedCalls(calls.shape.calls)[calibration.reference.call - 1]
     : undefined;
   const runtimeInput = {
     name: runtime.name,
@@ -203,7 +205,7 @@ export function callsView(
 function asOfBlock({ shape, asOfNumber, asOf }: CallsView): NonNullable<ReportInput['asOf']> {
   return {
     call: asOfNumber!,
-    of: shape.calls.filter((c) => !c.compaction).length,
+    of: numberedCalls(shape.calls).length,
     messageId: asOf!.messageId,
     at: asOf!.time,
   };
@@ -258,11 +260,10 @@ function readLines(
   return text === undefined ? null : (runtime.advice?.fileLines(text) ?? null);
 }
 
-/** The number (1-based, main calls) of the last call whose prompt was measured; undefined when none was. */
+/** The number of the last call whose prompt was measured (numberedCalls); undefined when none was. */
 function lastMeasured(calls: readonly ModelCall[]): number | undefined {
-  const main = calls.filter((c) => !c.compaction);
-  for (let i = main.length - 1; i >= 0; i--) if (main[i]!.prompt !== null) return i + 1;
-  return undefined;
+  const count = numberedCalls(calls).length;
+  return count === 0 ? undefined : count;
 }
 
 /**
@@ -278,7 +279,7 @@ function runtimeSplit(
   { called }: { called: ReadonlySet<string> },
 ): RuntimeSplit | undefined {
   if (calibration.mode !== 'measured' || !calibration.reference) return undefined;
-  const reference = calls.filter((c) => !c.compaction)[calibration.reference.call - 1];
+  const reference = numberedCalls(calls)[calibration.reference.call - 1];
   const call = { agent: reference?.agent ?? null, model: reference?.model ?? null };
   const { runtime } = services;
   const at = reference?.time;
@@ -292,19 +293,42 @@ function runtimeSplit(
   return splitRuntime(calibration.runtimeOverhead ?? 0, estimate, called, call);
 }
 
-/** The main call `n` (1-based) of a session, measured; else why not. */
+/**
+ * What the runtime is made of for a call, by the definitions recorded for its agent and model
+ * (their parts' estimates, framing not counted); null where none were recorded.
+ */
+function recordedRuntime(
+  session: SessionInput,
+  { runtime }: Pick<AnalysisServices, 'runtime'>,
+  estimator: Estimator,
+): ((call: ModelCall) => number | null) | undefined {
+  const records = session.runtimeRecords ?? [];
+  if (!runtime.runtimeParts || records.length === 0) return undefined;
+  return (call) => {
+    const estimate = runtime.runtimeParts!(
+      records,
+      { agent: call.agent ?? null, model: call.model ?? null, at: call.time },
+      estimator,
+    );
+    if ('reason' in estimate || estimate.parts.length === 0) return null;
+    return estimate.parts.reduce((n, p) => n + p.estimate, 0);
+  };
+}
+
+/**
+ * Call `n` (1-based) of a session: the n-th that measured a prompt (numberedCalls — a call that
+ * failed or was stopped before the provider counted it has no number); else why not.
+ */
 function asOfCallOf(calls: readonly ModelCall[], n: number): ModelCall {
-  const main = calls.filter((c) => !c.compaction);
-  const call = main[n - 1];
+  const numbered = numberedCalls(calls);
+  const call = numbered[n - 1];
   if (!Number.isInteger(n) || n < 1 || !call)
     throw new CallUnavailable(
       'call_out_of_range',
-      main.length === 0
-        ? `call ${n}: this session has made no model call yet`
-        : `call ${n} is out of range: this session has made ${main.length} model call${main.length === 1 ? '' : 's'} (1–${main.length})`,
+      numbered.length === 0
+        ? `call ${n}: this session has no model call whose prompt was counted yet`
+        : `call ${n} is out of range: this session has ${numbered.length} model call${numbered.length === 1 ? '' : 's'} whose prompt the provider counted (1–${numbered.length})`,
     );
-  if (call.prompt === null)
-    throw new CallUnavailable('call_not_measured', `call ${n} recorded no provider counts (it failed or was stopped)`);
   return call;
 }
 

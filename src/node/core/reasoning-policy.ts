@@ -1,33 +1,98 @@
 /**
  * Which reasoning policy the calibration applies: the one input step of the walk that says what
  * the provider does with reasoning (keeps a call's hidden reasoning, drops it at a new user
- * message, receives the visible reasoning sent back, only for the current turn). Today it is
- * chosen by the counts: the walk under the expected policy, then the other answers to the
- * questions the session's calls put, the one that fits the measured growth clearly better kept.
+ * message, receives the visible reasoning sent back, only for the current turn). The provider's
+ * documented rule (provider-rules.ts) answers what it answers; the counts decide only what it
+ * leaves open — the walk under the rule, then the other answers to the open questions the
+ * session's calls put, the one that fits the measured growth clearly better kept — and they
+ * overturn the rule only when they contradict it overwhelmingly (`judgeRule`).
  */
-import { DEFAULT_POLICY } from './calibration-steps';
+import { DEFAULT_POLICY, numberedCalls } from './calibration-steps';
 import { Walk, type Fit } from './calibration-walk';
 import { CostLedger, type Prices } from './costs';
-import type { CalibrationInput, ModelCall } from './types';
+import { sessionRule } from './provider-rules';
+import type { CalibrationInput, ModelCall, PolicyQuestion, PolicyVote, ReasoningPolicy, RuleJudgement } from './types';
+
+/** The policy's field each question asks about, and the questions a rule answers. */
+const FIELDS: [PolicyQuestion, 'keepsHidden' | 'dropsAtTurn' | 'receives' | 'reasoningTurnOnly'][] = [
+  ['hidden', 'keepsHidden'],
+  ['turn', 'dropsAtTurn'],
+  ['reasoning', 'receives'],
+  ['reasoningTurn', 'reasoningTurnOnly'],
+];
 
 /**
- * The walk under the reasoning policy the session's counts support best. Which questions arise
- * (hidden reasoning produced, kept across a new user message, visible reasoning sent back) is
- * seen in a first walk; each combination of answers is then walked, and the one whose calls'
- * growth its new items' estimates follow most closely — after one scale for the whole session,
- * as a tokenizer that is not the provider's would need — is kept. Ties keep the expected policy.
+ * Overwhelming: at least this many calls, each with REASONING_AT_STAKE tokens of reasoning at
+ * stake, whose counts favour the other answer by more than half that reasoning — and not one
+ * that favours the rule's.
+ */
+export const OVERWHELMING_VOTES = 3;
+
+/** How the counts stood to the rule, per question: overturned (overwhelming), contradicted (kept), else confirmed or untested. */
+export function judgeRule(
+  votes: readonly PolicyVote[],
+  answered: readonly PolicyQuestion[],
+): Pick<RuleJudgement, 'overturned' | 'contradicted'> {
+  const overturned: PolicyQuestion[] = [];
+  const contradicted: PolicyQuestion[] = [];
+  for (const question of answered) {
+    const against = votes.filter((v) => v.question === question && v.favours === 'other').length;
+    const forRule = votes.filter((v) => v.question === question && v.favours === 'rule').length;
+    if (against >= OVERWHELMING_VOTES && forRule === 0) overturned.push(question);
+    else if (against > 0) contradicted.push(question);
+  }
+  return { overturned, contradicted };
+}
+
+/**
+ * The walk under the provider's rule and the policy the counts support for what it leaves open,
+ * and how the counts stood to the rule. A rule the counts overturn is walked once more, with the
+ * overturned answers flipped.
  */
 export function bestWalk(
   input: CalibrationInput,
   calls: readonly ModelCall[],
   reference: ModelCall | null,
   prices: Prices | null,
+): { walk: Walk; judgement: RuleJudgement } {
+  const { rule, model, others } = sessionRule(
+    calls.filter((c) => !c.compaction && c.prompt !== null).map((c) => c.model),
+  );
+  const answered = FIELDS.filter(([, field]) => rule.answers[field] !== undefined).map(([q]) => q);
+  const fixed = new Set(answered);
+  const expected: ReasoningPolicy = { ...DEFAULT_POLICY, ...rule.answers };
+  const walked = searchOpen(input, calls, reference, prices, expected, fixed);
+  const { overturned, contradicted } = judgeRule(walked.votes, answered);
+  const judgement = { rule, model, others, votes: walked.votes, overturned, contradicted };
+  if (overturned.length === 0) return { walk: walked, judgement };
+  const policy = { ...walked.policy };
+  for (const [question, field] of FIELDS) if (overturned.includes(question)) policy[field] = !policy[field];
+  const walk = new Walk(input, policy, reference, new CostLedger(prices), fixed);
+  walk.run(calls);
+  return { walk, judgement };
+}
+
+/**
+ * The walk under the policy the session's counts support best on the questions the rule leaves
+ * open. Which questions arise (hidden reasoning produced, kept across a new user message,
+ * visible reasoning sent back) is seen in a first walk; each combination of answers to the open
+ * ones is then walked, and the one whose calls' growth its new items' estimates follow most
+ * closely — after one scale for the whole session, as a tokenizer that is not the provider's
+ * would need — is kept. Ties keep the expected policy.
+ */
+function searchOpen(
+  input: CalibrationInput,
+  calls: readonly ModelCall[],
+  reference: ModelCall | null,
+  prices: Prices | null,
+  expected: ReasoningPolicy,
+  fixed: ReadonlySet<PolicyQuestion>,
 ): Walk {
   const ledger = () => new CostLedger(prices);
-  const first = new Walk(input, DEFAULT_POLICY, reference, ledger());
+  const first = new Walk(input, expected, reference, ledger(), fixed);
   first.run(calls);
-  const { hidden, turn, reasoning, reasoningTurn } = first.asks;
-  if (!hidden && !turn && !reasoning && !reasoningTurn) return first;
+  const asked = (q: PolicyQuestion) => first.asks[q] && !fixed.has(q);
+  if (!asked('hidden') && !asked('turn') && !asked('reasoning') && !asked('reasoningTurn')) return first;
   // The other policies are weighed on the first POLICY_CALLS measured calls: a provider's policy
   // shows in them as well as in all (a session's thousandth call asks nothing its hundredth did
   // not), and a long session is not walked once per policy.
@@ -35,14 +100,14 @@ export function bestWalk(
   const prefix = (walk: Walk) => walk.fits.filter((f) => f.call <= upTo);
   let best = first;
   let bestError = misfit(prefix(first));
-  const answers = (asked: boolean, expected: boolean) => (asked ? [expected, !expected] : [expected]);
-  for (const keepsHidden of answers(hidden, true)) {
-    for (const dropsAtTurn of answers(turn, false)) {
-      for (const receives of answers(reasoning, true)) {
-        for (const reasoningTurnOnly of answers(reasoningTurn, false)) {
-          const policy = { keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
-          if (keepsHidden && !dropsAtTurn && receives && !reasoningTurnOnly) continue;
-          const walk = new Walk(input, policy, reference);
+  const answers = (q: PolicyQuestion, value: boolean) => (asked(q) ? [value, !value] : [value]);
+  for (const keepsHidden of answers('hidden', expected.keepsHidden)) {
+    for (const dropsAtTurn of answers('turn', expected.dropsAtTurn)) {
+      for (const receives of answers('reasoning', expected.receives)) {
+        for (const reasoningTurnOnly of answers('reasoningTurn', expected.reasoningTurnOnly)) {
+          const policy = { ...expected, keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
+          if (FIELDS.every(([, field]) => policy[field] === expected[field])) continue;
+          const walk = new Walk(input, policy, reference, null, fixed);
           walk.run(calls, until);
           const error = misfit(prefix(walk));
           // Another policy must fit clearly better than the expected one.
@@ -56,7 +121,7 @@ export function bestWalk(
   }
   if (best === first) return first;
   // Chosen (on the prefix, or without the ledger): walked whole.
-  const chosen = new Walk(input, best.policy, reference, ledger());
+  const chosen = new Walk(input, best.policy, reference, ledger(), fixed);
   chosen.run(calls);
   return chosen;
 }
@@ -66,13 +131,9 @@ const POLICY_CALLS = 300;
 
 /** Where the POLICY_CALLS-th measured main call is: its message and number (all of them when fewer). */
 export function policyPrefix(calls: readonly ModelCall[]): { message: number; call: number } {
-  let number = 0;
-  let measured = 0;
-  for (const call of calls) {
-    if (call.compaction) continue;
-    number++;
-    if (call.prompt !== null && ++measured === POLICY_CALLS) return { message: call.message, call: number };
-  }
+  const numbered = numberedCalls(calls);
+  const last = numbered[POLICY_CALLS - 1];
+  if (last) return { message: last.message, call: POLICY_CALLS };
   return { message: Number.POSITIVE_INFINITY, call: Number.POSITIVE_INFINITY };
 }
 

@@ -316,7 +316,25 @@ export interface RuntimeChange {
   delta: number;
   /** What the rows show changed: agent, model, tools, system prompt, instructions, skills. */
   reason: string;
+  /** A re-measure held to what the runtime is made of (calibration-steps.ts `boundRuntime`). */
+  bound?: RuntimeBound;
 }
+
+/** What a re-measured runtime was held to, and what of it could not agree. */
+export interface RuntimeBound {
+  /** What the call's prompt left for the runtime. */
+  measured: number;
+  /** What the runtime is made of, by `basis`, and the range a measure must fall in to agree with it. */
+  expected: number;
+  basis: 'recorded definitions' | 'the runtime before the switch';
+  low: number;
+  high: number;
+  /** Measured beyond the range, booked as unexplained (0: it agreed). */
+  unexplained: number;
+}
+
+/** What the runtime is made of for a call, where something tells (the definitions recorded for its agent and model). */
+export type RuntimeExpected = (call: ModelCall) => number | null;
 
 export interface CalibrationInput {
   /** The session's messages, calls and window, as the runtime adapter reads them. */
@@ -333,6 +351,8 @@ export interface CalibrationInput {
   reasoningCopies?: readonly (number | undefined)[];
   /** The context as of this main call (1-based, measured), instead of the agent's latest total. */
   asOfCall?: number;
+  /** What the runtime is made of for a call's agent and model, where it was recorded (the live agent). */
+  runtimeExpected?: RuntimeExpected;
 }
 
 export interface Calibration {
@@ -369,12 +389,16 @@ export interface Calibration {
   /** What the provider does with reasoning, as the session's counts show it, and which of it they could show. */
   policy: ReasoningPolicy;
   asks: { hidden: boolean; turn: boolean; reasoning: boolean; reasoningTurn: boolean };
+  /** The provider's documented rule, and how the session's counts stood to it. */
+  rule: RuleJudgement;
   /** How many reasoning parts the provider dropped at later user messages (of `notReceived`). */
   droppedAtTurn: number;
   /** @deprecated the runtime changes as deltas (`runtimeChanges`). */
   overheadChanges: { messageId: string; delta: number }[];
   timeline: TimelinePoint[];
+  /** Calls that measured a prompt (the numbered ones), and those that measured none. */
   calls: number;
+  uncountedCalls: number;
   /** History messages (before the latest compaction, outside its tail). */
   history: number[];
 }
@@ -389,6 +413,54 @@ export interface ReasoningPolicy {
   receives: boolean;
   /** Counts it only for the current turn: earlier turns' reasoning is dropped at a new user message (DeepSeek, GLM). */
   reasoningTurnOnly: boolean;
+  /** …except the reasoning of a turn that made tool calls, kept for the session (DeepSeek's thinking mode). */
+  keepsToolTurns?: boolean;
+}
+
+/** What a provider keeps of earlier reasoning, as it documents it (provider-rules.ts). */
+export interface ReasoningRule {
+  id: string;
+  /** Whose rule, through which API, for which models. */
+  provider: string;
+  /** What the provider keeps, in words; without a rule, why there is none. */
+  says: string;
+  /** The questions of the reasoning policy the rule answers; the counts decide the rest. */
+  answers: Partial<ReasoningPolicy>;
+  /** Where it is written (absent: no rule). */
+  source?: { url: string; quote: string };
+}
+
+/** The questions a reasoning policy answers, by the walk's name for each (`Calibration.asks`). */
+export type PolicyQuestion = 'hidden' | 'turn' | 'reasoning' | 'reasoningTurn';
+
+/**
+ * One call's counts on one question of the policy: the growth the rule's answer leaves
+ * unexplained against the other answer's, where at least REASONING_AT_STAKE tokens were at stake.
+ */
+export interface PolicyVote {
+  call: number;
+  question: PolicyQuestion;
+  /** The reasoning the two answers differ by. */
+  stake: number;
+  /** What each answer leaves of the call's growth beyond its new items' estimates. */
+  ruleResidual: number;
+  otherResidual: number;
+  /** Which answer the counts favour by more than half the stake (neither: too close to tell). */
+  favours: 'rule' | 'other' | 'neither';
+}
+
+/** How the session's counts stood to the provider's rule (reasoning-policy.ts `judgeRule`). */
+export interface RuleJudgement {
+  rule: ReasoningRule;
+  /** The model whose rule it is, and the session's other models with another rule. */
+  model: string | null;
+  others: string[];
+  /** The calls whose counts tested the rule (stake ≥ REASONING_AT_STAKE, at a clean boundary). */
+  votes: PolicyVote[];
+  /** Questions the counts overturned: they contradicted the rule overwhelmingly. */
+  overturned: PolicyQuestion[];
+  /** Questions the counts contradicted, not overwhelmingly: the rule kept. */
+  contradicted: PolicyQuestion[];
 }
 
 /** What a runtime keeps of a session but never sends, by kind. */
