@@ -21,7 +21,7 @@ import { Queries } from '../sql/queries';
 import { SqlReads, SqlStore, type Runner } from '../sql/sql-store';
 import { StoreOpenError, StoreUnavailable, StoreValueError, type ReadSnapshot, type Store } from '../store';
 import { postgresDialect } from './dialect';
-import { kyselyPool, QueryTimeout } from './pool';
+import { ConnectionGate, kyselyPool, QueryTimeout } from './pool';
 
 export interface PostgresOptions {
   readOnly: boolean;
@@ -33,6 +33,11 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
   /** Bound on getting a connection, a new one included (default 3 s): then `database_timeout`. */
   connectTimeoutMs?: number;
+  /**
+   * Bound on waiting for a free connection while all are busy (default 15 s), before the
+   * connecting itself: then `database_timeout`. A burst queues rather than fails.
+   */
+  queueTimeoutMs?: number;
   /** Bound on each statement of a migration at open (default 5 min: an index on a large table). */
   migrationTimeoutMs?: number;
 }
@@ -67,11 +72,13 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
   } catch {
     throw new StoreOpenError(`not a valid database URL: ${location}`, 'database_url_invalid');
   }
-  const pool = new pg.Pool({ ...poolConfig(queryTimeoutMs, 1000), max: options.maxConnections ?? 10 });
+  const max = options.maxConnections ?? 10;
+  const pool = new pg.Pool({ ...poolConfig(queryTimeoutMs, 1000), max });
   // An idle connection that dies (database restarted) must not take the process with it; the
   // next query reconnects or answers 503.
   pool.on('error', () => {});
-  const store = new PostgresStore(pool, location, options, queryTimeoutMs + 250);
+  const gate = new ConnectionGate(max, options.queueTimeoutMs ?? 15_000);
+  const store = new PostgresStore(pool, location, options, queryTimeoutMs + 250, gate);
   try {
     // Either one is the first round trip: a database that cannot be reached fails here.
     if (options.readOnly) await store.checkSchema();
@@ -195,8 +202,11 @@ export class PostgresStore extends SqlStore {
     readonly location: string,
     private readonly options: PostgresOptions,
     queryTimeoutMs: number,
+    gate: ConnectionGate,
   ) {
-    const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: kyselyPool(pool, queryTimeoutMs) }) });
+    const kysely = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool: kyselyPool(pool, queryTimeoutMs, gate) }),
+    });
     const mapped = <T>(work: () => Promise<T>) => work().catch((error: unknown) => Promise.reject(storeError(error)));
     const run: Runner = { read: mapped, write: mapped };
     super(kysely, new Queries(postgresDialect), run);
