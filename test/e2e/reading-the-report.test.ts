@@ -128,7 +128,11 @@ describe.each(SIZES)('on a $name', (size) => {
     const { context, page, errors } = await open(size);
     const region = await runDebug(page);
     const plot = region.getByRole('slider', { name: 'Model call' });
-    await plot.scrollIntoViewIfNeeded();
+    // In the middle of the list: brought just into view at the bottom, the readout's "Show the
+    // report as of call N" button under the chart can be hidden by the composer, and Playwright's
+    // tap first scrolls it into view — the chart moved by that scroll (170 px on a phone, in runs
+    // whose seeded figures left the chart low), not because a call was chosen.
+    await plot.evaluate((el) => el.scrollIntoView({ block: 'center' }));
     const points = report.timeline!;
     const target = points[4]!; // call 5
     const box = (await plot.boundingBox())!;
