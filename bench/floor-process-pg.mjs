@@ -4,9 +4,8 @@
  * the workspace, reads its files once, and prints one JSON line.
  *   node bench/floor-process-pg.mjs DATABASE_URL WORKSPACE_ID ROOT
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
+import { folderBytes } from './floor-folder.mjs';
 
 const [url, workspaceId, root] = process.argv.slice(2);
 const client = new pg.Client({ connectionString: url });
@@ -21,12 +20,5 @@ for (const row of rows) {
   parts += JSON.parse(row.parts).length;
 }
 await client.end();
-let bytes = 0;
-const walk = (dir) => {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) walk(join(dir, entry.name));
-    else bytes += readFileSync(join(dir, entry.name)).length;
-  }
-};
-walk(root);
+const bytes = folderBytes(root);
 process.stdout.write(`${JSON.stringify({ parts, bytes })}\n`);

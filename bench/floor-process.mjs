@@ -5,9 +5,8 @@
  * the least a program answering from these rows could do.
  *   node bench/floor-process.mjs DB WORKSPACE_ID ROOT
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { folderBytes } from './floor-folder.mjs';
 
 const [dbPath, workspaceId, root] = process.argv.slice(2);
 const db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -17,12 +16,5 @@ for (const row of db.prepare('SELECT info, parts FROM messages_v2 WHERE workspac
   parts += JSON.parse(row.parts).length;
 }
 db.close();
-let bytes = 0;
-const walk = (dir) => {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) walk(join(dir, entry.name));
-    else bytes += readFileSync(join(dir, entry.name)).length;
-  }
-};
-walk(root);
+const bytes = folderBytes(root);
 process.stdout.write(`${JSON.stringify({ parts, bytes })}\n`);

@@ -47,6 +47,16 @@ export async function ensureOpencode(log: (line: string) => void = () => {}): Pr
   return bin;
 }
 
+/** OpenCode's switches for a run of its own: no auto-update, models.dev fetch, sharing, LSP downloads, Claude Code or external skills. */
+export const OPENCODE_QUIET = {
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE: '1',
+  OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+} as const;
+
 /**
  * An environment for OpenCode with its own HOME and XDG folders under `home`: no auto-update,
  * no models.dev fetch, no sharing, no LSP downloads, no Claude Code or external skills.
@@ -65,12 +75,7 @@ export function opencodeEnv(home: string, base: NodeJS.ProcessEnv = process.env)
     LANG: base.LANG ?? 'C.UTF-8',
     TZ: base.TZ ?? 'UTC',
     ...xdg,
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_SHARE: '1',
-    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-    OPENCODE_DISABLE_CLAUDE_CODE: '1',
-    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+    ...OPENCODE_QUIET,
   };
 }
 

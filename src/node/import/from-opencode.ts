@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
+import { OPENCODE_QUIET } from '../agent/opencode-runtime';
 import { AppError, notFound, usageError } from '../errors';
 import { scanSources, type ImportSource } from './import-sessions';
 import { folderHere } from './workspace';
@@ -33,12 +34,7 @@ export interface FromOpencodeOptions {
 const TIMEOUT_MS = 120_000;
 /** OpenCode's switches for a run that only reads: no updates, downloads, plugins or project config. */
 const QUIET = {
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_SHARE: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  OPENCODE_DISABLE_CLAUDE_CODE: '1',
-  OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+  ...OPENCODE_QUIET,
   OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
   OPENCODE_DISABLE_PROJECT_CONFIG: '1',
   OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: '1',
