@@ -4,7 +4,7 @@
  * must stay free of Node and DOM APIs.
  */
 // zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 import { ESTIMATORS, type EstimatorId } from './estimators';
 import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
