@@ -202,7 +202,10 @@ async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   const index = join(WEB_ROOT, 'index.html');
   if (!existsSync(join(PROJECT_ROOT, 'vite.config.ts'))) {
     if (existsSync(index)) return;
-    throw failed('web_app_missing', `the web app is missing from this install (${WEB_ROOT}): install the package again`);
+    throw failed(
+      'web_app_missing',
+      `the web app is missing from this install (${WEB_ROOT}): install the package again`,
+    );
   }
   const sources = [join(PROJECT_ROOT, 'src'), join(PROJECT_ROOT, 'index.html'), join(PROJECT_ROOT, 'vite.config.ts')];
   if (existsSync(index) && newestMtime(sources) <= statSync(index).mtimeMs) return;
