@@ -740,7 +740,7 @@ export const contextReportSchema = z.object({
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
 
-export const ITEM_PAGE_CHARS = 8000;
+export { ITEM_PAGE_CHARS } from './item-pages';
 
 /** One zero-based page of an item's text, as the model sees it (base64 and binary omitted). */
 export const itemContentSchema = z.object({
