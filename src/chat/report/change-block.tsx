@@ -52,7 +52,7 @@ export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (te
       aria-label={`The change: ${label}`}
     >
       <span className="change-lead">{changeLead(change)}:</span>
-      {change.kind === 'opencode_config' ? (
+      {change.kind === 'opencode_config' || change.kind === 'new_session' ? (
         <pre className="change-text">
           <code ref={keep}>{change.text}</code>
         </pre>

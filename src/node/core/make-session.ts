@@ -142,6 +142,9 @@ export async function makeSession(
     (id, key) => readLines(rows, runtime, plan.context, id, key),
   );
   if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
+  const asOfHeaders = calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers;
+  const next = runtime.nextPrompt?.(asOfHeaders);
+  const latestReply = next && replyText(calibration.view, next, (id, key) => itemText(rows, runtime, plan.context, id, key));
   const reportInput: Session['input'] = {
     workspaceId: context.workspaceId,
     sessionId: session.sessionId,
@@ -165,6 +168,8 @@ export async function makeSession(
     ...(session.parent ? { parentSessionId: session.parent.sessionId } : {}),
     ...(calls.asOf ? { asOf: asOfBlock(calls) } : {}),
     mentions: described.mentions,
+    ...(next ? { next } : {}),
+    ...(latestReply ? { latestReply } : {}),
     warnings: [...new Set(warnings)],
   };
   return { input: reportInput, blocks: blocksOf(reportInput), analysisContext: plan.context };
@@ -242,6 +247,36 @@ function describedMessages(
     quotes.push({ messageId: header.id, quotes: analysis.quotes ?? [] });
   });
   return { omissions, mentions, quotes, historyBytes };
+}
+
+/** The text of the latest assistant reply in view (for a new session's hand-off), if a row holds it. */
+function replyText(
+  view: readonly Item[],
+  next: NonNullable<ReportInput['next']>,
+  textOf: (messageId: string, key: string) => string | undefined,
+): string | undefined {
+  const replies = new Set(next.messages.filter((m) => m.role === 'assistant').map((m) => m.id));
+  for (let i = view.length - 1; i >= 0; i--) {
+    const item = view[i]!;
+    if (item.source !== 'conversation' || !item.messageId || !replies.has(item.messageId)) continue;
+    const text = textOf(item.messageId, item.key);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+/** One item's text, its message analysed again with texts kept (undefined: no row). */
+function itemText(
+  rows: Rows,
+  runtime: AgentRuntime,
+  context: AnalysisContext,
+  messageId: string,
+  key: string,
+): string | undefined {
+  const row = rows.get(messageId);
+  if (!row) return undefined;
+  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  return contributions.find((c) => c.key === key)?.texts.join('\n');
 }
 
 /** An item's lines as the runtime's read showed them: its message analysed again, texts kept (undefined: no row). */

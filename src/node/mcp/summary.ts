@@ -214,7 +214,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       title: s.title,
       detail: numbersInText(s.detail),
       frees: s.frees,
-      freesText: suggestionFrees(report, s.frees),
+      freesText: suggestionFrees(report, s.frees, s),
       ...(s.change ? { change: s.change } : {}),
     })),
     callsLeft: report.verdict?.headroom?.callsLeft ?? null,
