@@ -188,6 +188,17 @@ describe('the suggestions on the seeded demo', () => {
     expect(h.callsLeftBecause).toBeUndefined();
   });
 
+  it('as of an earlier call: no live change, each saying what it would have done then, its text still usable', async () => {
+    const past = contextReportSchema.parse(JSON.parse(await cli(['--json', '--items', 'all', '--call', '6'])));
+    const changes = past.suggestions.filter((s) => s.change);
+    expect(changes.length).toBeGreaterThan(0);
+    for (const s of changes) {
+      expect(s.change!.request).toBeUndefined();
+      expect(s.detail).toContain('As of call 6: this is what the change would have done then');
+      if (s.change!.kind === 'opencode_config') expect(() => JSON.parse(s.change!.text)).not.toThrow();
+    }
+  });
+
   it('tell what the cache saved over the session: the cached tokens at the input rate, less what they were billed', () => {
     const cost = report.cost!;
     const saved = cost.cacheSavings!;

@@ -57,7 +57,14 @@ export function suggest(facts: SuggestFacts): Suggestion[] {
       ...(rate !== null && tokens > 0 ? { costPerCall: Math.round(tokens * rate * 1e6) / 1e6 } : {}),
     };
     const priced = priceOf({ tokens, once, horizon }, priceFacts);
-    return { ...rest, frees, ...priced, ...(change ? { change: offered(change, input) } : {}) };
+    const note = change ? readOnlyNote(change, input) : '';
+    return {
+      ...rest,
+      detail: note ? `${rest.detail} ${note}` : rest.detail,
+      frees,
+      ...priced,
+      ...(change ? { change: offered(change, input) } : {}),
+    };
   });
   // The one order every view leads with (stable: ties keep the kinds' order).
   const lasts = (s: Suggestion) => (s.paysBack === false ? 1 : 0);
@@ -82,40 +89,44 @@ function priceFactsOf(input: ReportInput, used: number | null, rate: number | nu
   };
 }
 
-/**
- * The change as this report can offer it: on the live agent, the route that makes it; as of an
- * earlier call, what it would have done then; with no live agent (an import), what to type in
- * one's own runtime.
- */
+/** Whether this report can make a change on the live agent: the latest call of a session an ACP agent runs. */
+const isLive = (input: ReportInput): boolean =>
+  !input.asOf && input.usage !== null && input.usage.source !== 'provider' && !input.parentSessionId;
+
+/** The change as this report can offer it: on the live agent, with the route that makes it. */
 function offered(change: Change, input: ReportInput): Change {
-  if (input.asOf)
-    return {
-      ...change,
-      text: `${change.text} (As of call ${fmt(input.asOf.call)}: what the change would have done then; the session has moved on since.)`,
-    };
-  const live = input.usage !== null && input.usage.source !== 'provider' && !input.parentSessionId;
   const route = LIVE_ROUTES[change.kind];
-  if (live && route && input.sessionId)
-    return {
-      ...change,
-      request: {
-        method: 'POST',
-        path: `/api/workspace/${encodeURIComponent(input.workspaceId)}/agent/${route}`,
-        body: {
-          sessionId: input.sessionId,
-          ...(change.kind === 'revert' && change.messageId ? { messageId: change.messageId } : {}),
-          ...(change.kind === 'new_session' ? { text: change.text } : {}),
-        },
+  if (!isLive(input) || !route || !input.sessionId) return change;
+  return {
+    ...change,
+    request: {
+      method: 'POST',
+      path: `/api/workspace/${encodeURIComponent(input.workspaceId)}/agent/${route}`,
+      body: {
+        sessionId: input.sessionId,
+        ...(change.kind === 'revert' && change.messageId ? { messageId: change.messageId } : {}),
+        ...(change.kind === 'new_session' ? { text: change.text } : {}),
       },
-    };
-  const own = live ? undefined : OWN_RUNTIME[change.kind];
-  return own ? { ...change, text: `${change.text} ${own}` } : change;
+    },
+  };
+}
+
+/**
+ * What a read-only report says of a change (its text stays as it is, to copy): as of an earlier
+ * call, that the figures are what it would have done then; with no live agent (an import), how
+ * to make it in one's own OpenCode.
+ */
+function readOnlyNote(change: Change, input: ReportInput): string {
+  if (input.asOf)
+    return `As of call ${fmt(input.asOf.call)}: this is what the change would have done then; the session has moved on since, so nothing here is offered to do now.`;
+  if (isLive(input)) return '';
+  return OWN_RUNTIME[change.kind] ?? '';
 }
 
 /** For a session with no live agent here: how to make the change in one's own OpenCode. */
 const OWN_RUNTIME: Partial<Record<Change['kind'], string>> = {
-  compact: 'No live agent here: in your own OpenCode, type /compact in this session.',
-  new_session: 'No live agent here: in your own OpenCode, type /new and send this as the first message.',
+  compact: 'No live agent here: in your own OpenCode, open this session and type /compact.',
+  new_session: 'No live agent here: in your own OpenCode, type /new and send the hand-off as the first message.',
   revert:
     'No live agent here: in your own OpenCode, open this session and revert to that message (/undo reverts the latest message; the session timeline reverts to an earlier one).',
 };
