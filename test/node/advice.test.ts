@@ -75,7 +75,8 @@ describe('the suggestions on the seeded demo', () => {
 
   it('free only what leaves the next prompt: a message asking for a narrower read frees nothing now and says what it avoids', () => {
     const used = report.actual!.contextUsed;
-    for (const s of report.suggestions) expect(s.frees.percentOfUsed).toBe(Math.round((s.frees.tokens * 1000) / used) / 10);
+    for (const s of report.suggestions)
+      expect(s.frees.percentOfUsed).toBe(Math.round((s.frees.tokens * 1000) / used) / 10);
     const large = report.suggestions.find((s) => s.kind === 'large_item')!;
     expect(large.frees.tokens).toBe(0);
     expect(large.avoids).toEqual({ tokens: report.verdict!.biggestItem!.tokens, per: 're-read' });
@@ -178,7 +179,11 @@ describe('the suggestions on the seeded demo', () => {
     // The demo compacted at call 7: the rate is taken from there.
     expect(h.callsLeftBasis).toMatchObject({ fromCall: 7, toCall: report.calibration!.calls });
     const at = report.timeline!.filter((p) => p.call >= 7).map((p) => p.promptTokens);
-    const steps = at.slice(1).map((t, i) => t - at[i]!).filter((d) => d >= 0).sort((a, b) => a - b);
+    const steps = at
+      .slice(1)
+      .map((t, i) => t - at[i]!)
+      .filter((d) => d >= 0)
+      .sort((a, b) => a - b);
     const mid = (steps.length - 1) / 2;
     const median = (steps[Math.floor(mid)]! + steps[Math.ceil(mid)]!) / 2;
     expect(h.callsLeftBasis!.perCall).toBe(Math.round(median));

@@ -37,7 +37,10 @@ const charsOf = (messages: readonly StoredMessage[]) => (i: number) => {
 /** The recorded session before its manual compaction: three turns, two of them with a large read. */
 function beforeCompaction(): StoredMessage[] {
   const messages = messagesOf('compaction-tail');
-  return messages.slice(0, messages.findIndex((m) => compactionOf(m) !== undefined));
+  return messages.slice(
+    0,
+    messages.findIndex((m) => compactionOf(m) !== undefined),
+  );
 }
 const isUser = (m: StoredMessage) => m.info.role === 'user' && !m.parts.some((p) => p?.type === 'compaction');
 const compactionOf = (m: StoredMessage) =>

@@ -66,7 +66,8 @@ export function callsLeft(
 
 /** The measured calls from the last compaction on (the compaction's first call starts them). */
 function sinceCompaction(timeline: readonly Point[]): readonly Point[] {
-  for (let i = timeline.length - 1; i >= 0; i--) if (timeline[i]!.events.includes('compaction')) return timeline.slice(i);
+  for (let i = timeline.length - 1; i >= 0; i--)
+    if (timeline[i]!.events.includes('compaction')) return timeline.slice(i);
   return timeline;
 }
 

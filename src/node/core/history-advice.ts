@@ -179,7 +179,10 @@ export function handOffText(input: ReportInput, counted: readonly Counted[]): st
   const named = [...files]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 12)
-    .map(([path, t]) => `- ${path}${t > 2_000 ? ` (large: ${fmt(t)} tokens — search it, read only the lines you need)` : ''}`);
+    .map(
+      ([path, t]) =>
+        `- ${path}${t > 2_000 ? ` (large: ${fmt(t)} tokens — search it, read only the lines you need)` : ''}`,
+    );
   const found = input.latestReply ? clip(input.latestReply, 1_500) : null;
   return [
     `This continues an earlier session${input.sessionId ? ` (${input.sessionId})` : ''} in this workspace.`,

@@ -130,12 +130,7 @@ export async function makeSession(
   const reference = calibration.reference
     ? numberedCalls(calls.shape.calls)[calibration.reference.call - 1]
     : undefined;
-  const runtimeInput = {
-    name: runtime.name,
-    label: runtime.runtimeItem.label,
-    words: runtime.words,
-    ...(runtime.advice ? { advice: runtime.advice } : {}),
-  };
+  const runtimeInput = runtimeInputOf(runtime);
   const narrowing = narrowerReads(
     { calibration, usage: calls.usage, runtime: runtimeInput },
     described.quotes,
@@ -143,8 +138,6 @@ export async function makeSession(
   );
   if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
   const asOfHeaders = calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers;
-  const next = runtime.nextPrompt?.(asOfHeaders);
-  const latestReply = next && replyText(calibration.view, next, (id, key) => itemText(rows, runtime, plan.context, id, key));
   const reportInput: Session['input'] = {
     workspaceId: context.workspaceId,
     sessionId: session.sessionId,
@@ -159,7 +152,7 @@ export async function makeSession(
     history: { messages: calibration.history.length, bytes: described.historyBytes },
     omissions: described.omissions,
     usage: calls.usage,
-    provider: runtime.latestCount(calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers, calls.usage),
+    provider: runtime.latestCount(asOfHeaders, calls.usage),
     targetModel: plan.context.facts.targetModel,
     imageRule: familyRules(plan.context.facts.family).imageRule,
     window: runtime.window(calls.usage, context.workspace.agentConfig, plan.context.facts.targetModel),
@@ -168,8 +161,9 @@ export async function makeSession(
     ...(session.parent ? { parentSessionId: session.parent.sessionId } : {}),
     ...(calls.asOf ? { asOf: asOfBlock(calls) } : {}),
     mentions: described.mentions,
-    ...(next ? { next } : {}),
-    ...(latestReply ? { latestReply } : {}),
+    ...nextPromptInput(asOfHeaders, calibration.view, runtime, (id, key) =>
+      itemText(rows, runtime, plan.context, id, key),
+    ),
     warnings: [...new Set(warnings)],
   };
   return { input: reportInput, blocks: blocksOf(reportInput), analysisContext: plan.context };
@@ -247,6 +241,27 @@ function describedMessages(
     quotes.push({ messageId: header.id, quotes: analysis.quotes ?? [] });
   });
   return { omissions, mentions, quotes, historyBytes };
+}
+
+/** The runtime as the report names it: its name, its item's label, its words, its advice. */
+const runtimeInputOf = (runtime: AgentRuntime): ReportInput['runtime'] => ({
+  name: runtime.name,
+  label: runtime.runtimeItem.label,
+  words: runtime.words,
+  ...(runtime.advice ? { advice: runtime.advice } : {}),
+});
+
+/** The runtime's request view with a change made, and the latest reply for a hand-off (absent: it builds none). */
+function nextPromptInput(
+  headers: readonly Header[],
+  view: readonly Item[],
+  runtime: AgentRuntime,
+  textOf: (messageId: string, key: string) => string | undefined,
+): Pick<ReportInput, 'next' | 'latestReply'> {
+  const next = runtime.nextPrompt?.(headers);
+  if (!next) return {};
+  const latestReply = replyText(view, next, textOf);
+  return { next, ...(latestReply ? { latestReply } : {}) };
 }
 
 /** The text of the latest assistant reply in view (for a new session's hand-off), if a row holds it. */

@@ -90,7 +90,10 @@ export function largeItems({ input, counted, used }: ReadFacts): SuggestionDraft
               basis: 'a changed instruction file changes the system prompt: the prompt is read uncached once',
             },
           }
-        : { tokens: 0, avoids: { tokens: c.scaled, per: change.kind === 'workspace_file' ? 'load' : 're-read' } as const }),
+        : {
+            tokens: 0,
+            avoids: { tokens: c.scaled, per: change.kind === 'workspace_file' ? 'load' : 're-read' } as const,
+          }),
       change,
     });
   }

@@ -70,9 +70,7 @@ export function suggest(facts: SuggestFacts): Suggestion[] {
   const lasts = (s: Suggestion) => (s.paysBack === false ? 1 : 0);
   return out.sort(
     (a, b) =>
-      lasts(a) - lasts(b) ||
-      b.frees.tokens - a.frees.tokens ||
-      (b.avoids?.tokens ?? 0) - (a.avoids?.tokens ?? 0),
+      lasts(a) - lasts(b) || b.frees.tokens - a.frees.tokens || (b.avoids?.tokens ?? 0) - (a.avoids?.tokens ?? 0),
   );
 }
 

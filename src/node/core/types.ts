@@ -596,8 +596,10 @@ export interface SubagentSummary {
 // ── Advice (suggestions.ts; the runtime's own changes: RuntimeAdvice) ──
 
 /** A suggestion as its kind makes it: what it frees in tokens (a bound when `upTo`), not yet in shares and money. */
-export interface SuggestionDraft
-  extends Omit<Suggestion, 'frees' | 'change' | 'oneTime' | 'breakEvenCalls' | 'paysBack'> {
+export interface SuggestionDraft extends Omit<
+  Suggestion,
+  'frees' | 'change' | 'oneTime' | 'breakEvenCalls' | 'paysBack'
+> {
   /** What the next call's prompt loses if the change is made now (0: it only prevents growth). */
   tokens: number;
   upTo?: boolean;

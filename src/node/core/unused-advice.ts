@@ -13,8 +13,7 @@ import type { Counted, Item, ReportInput, RuntimePart, SuggestionDraft } from '.
 export const REPORT_TOOL = 'investibook_context_report';
 /** Fewer measured calls than this make "never called" weak evidence, and the suggestion says so. */
 export const FEW_CALLS = 5;
-const isReportTool = (server: string, tool: string) =>
-  tool === REPORT_TOOL || `${server}_${tool}` === REPORT_TOOL;
+const isReportTool = (server: string, tool: string) => tool === REPORT_TOOL || `${server}_${tool}` === REPORT_TOOL;
 
 /**
  * The tools never called, turned off for the agent: Σ of their parts (a tool's part; of an MCP
