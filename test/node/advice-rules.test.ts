@@ -10,6 +10,8 @@ import { narrowerRead, quotedSpans } from '../../src/node/core/narrower-read';
 import { OPENCODE_ADVICE } from '../../src/node/core/opencode/advice';
 import { readOutputLines } from '../../src/node/core/opencode/read-output';
 import type { ContextWindow } from '../../src/shared/wire';
+import type { ReportInput, RuntimePart } from '../../src/node/core/types';
+import { unusedTools } from '../../src/node/core/unused-advice';
 
 const lines = (text: string) => text.split('\n').map((t, i) => ({ n: i + 1, text: t }));
 
@@ -194,5 +196,48 @@ describe('what OpenCode’s configuration turns off', () => {
     expect(JSON.parse(OPENCODE_ADVICE.unusedSkill({ agent: 'plan', skill: 'x-y' }).text)).toEqual({
       agent: { plan: { permission: { skill: { 'x-y': 'deny' } } } },
     });
+  });
+});
+
+describe('the never-called tools, as a suggestion', () => {
+  const tool = (name: string, tokens: number, called: boolean): RuntimePart => ({
+    kind: 'tool',
+    label: name,
+    name,
+    estimate: tokens,
+    tokens,
+    called,
+  });
+  const inputOf = (calls: number, parts: RuntimePart[]) =>
+    ({
+      runtime: { name: 'OpenCode', label: '', words: {}, advice: OPENCODE_ADVICE },
+      runtimeSplit: { parts, estimated: 0, measured: 0, recordedAt: 0, agent: 'build', model: null, notes: [] },
+      agent: 'build',
+      workspace: { agentConfig: { models: {}, mcpServers: [] } },
+      calibration: { calls },
+      usage: { contextUsed: 20_000, contextSize: 200_000, recordedAt: 0 },
+    }) as unknown as ReportInput;
+  const report = (server: string): RuntimePart => ({
+    kind: 'mcp_server',
+    label: server,
+    name: server,
+    estimate: 300,
+    tokens: 300,
+    tools: [{ name: 'investibook_context_report', estimate: 300, called: false }],
+  });
+
+  it('never turn off the report’s own MCP tool, and price the change as a cache broken once', () => {
+    const [s] = unusedTools(inputOf(12, [tool('task', 900, false), tool('read', 500, true), report('investibook')]));
+    expect(s!.tools).toEqual(['task']);
+    expect(s!.tokens).toBe(900);
+    expect(s!.once).toMatchObject({ uncached: 20_000 - 900 });
+    expect(s!.detail).not.toContain('Weak evidence');
+    // Only the report's tool unused: nothing to suggest.
+    expect(unusedTools(inputOf(12, [tool('read', 500, true), report('investibook')]))).toEqual([]);
+  });
+
+  it('say that a tool never called in a handful of calls is weak evidence', () => {
+    const [s] = unusedTools(inputOf(2, [tool('bash', 700, false), tool('read', 500, true)]));
+    expect(s!.detail).toContain('Weak evidence: the session made only 2 model calls');
   });
 });
