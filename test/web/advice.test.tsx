@@ -18,7 +18,7 @@ const report = contextReportSchema.parse(fixtures.report);
 
 describe('what to do, in the web report', () => {
   it('leads the verdict with the suggestion that frees the most, its figures and its change', async () => {
-    const { region } = await openReport();
+    const { region, user } = await openReport();
     const verdict = within(region).getByRole('region', { name: /^In short/ });
     const first = report.suggestions[0]!;
     expect(first.kind).toBe('new_session');
@@ -27,6 +27,9 @@ describe('what to do, in the web report', () => {
       /^Frees [\d,]+ tokens \(\d+\.\d%\) from the next call on — \$0\.00\d+ a call; costs \$0\.\d+ once \([\d,]+ tokens read uncached\), paid back after \d+ calls?$/,
     );
     const change = within(verdict).getByRole('group', { name: 'The change: New session' });
+    // The hand-off is folded in the verdict (room above the fold), shown whole on request.
+    expect(change.querySelector('pre code')).toBeNull();
+    await user.click(within(change).getByRole('button', { name: /^Show the text \(\d+ lines\)$/ }));
     expect(change.querySelector('pre code')!.textContent).toBe(first.change!.text);
     expect(within(change).getByRole('button', { name: 'Copy' })).toBeInTheDocument();
     // The room left, and how many calls that is at the recent growth; what the cache saved.

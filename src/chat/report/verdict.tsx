@@ -74,7 +74,7 @@ export function Verdict({
               </button>
             )}
           </p>
-          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} />}
+          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
         </div>
       )}
       <ul className="verdict-facts">
