@@ -1,10 +1,11 @@
 /**
- * What to do, ranked by what it frees (issue 28), on the seeded demo: the suggestions ordered by
- * what each frees from every later call, the figures (tokens, share, money per call at the
- * session's own rates; a bound marked as one), the never-called tools as one suggestion whose
- * figure is the sum of their parts, each change as it is handed over, the calls left before
- * OpenCode compacts and what the cache saved — and the same order, figures, verdict lead and
- * changes in the CLI table, the Markdown export and the MCP tool's text and structured content.
+ * What to do, true (issues 28 and 37), on the seeded demo: every suggestion's figure is what its
+ * change takes out of the next prompt (a compaction, a new session with its hand-off), a message
+ * that only asks for better behaviour frees nothing now and says what it avoids, each change's
+ * one-time price and break-even, those that do not pay back last; the never-called tools as one
+ * suggestion, each change as it is handed over, the calls left at the median growth since the
+ * last compaction, what the cache saved, a past report offering nothing live — and the same
+ * order, figures, verdict lead and changes in the CLI table, the Markdown export and the MCP tool.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
