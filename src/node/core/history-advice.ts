@@ -85,8 +85,8 @@ function compactNow(facts: HistoryFacts): SuggestionDraft | null {
   return {
     kind: 'compact_now',
     severity: 'info',
-    title: `Compact the session now: the next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}`,
-    detail: `${name} summarises the history and keeps ${view.tailStartId ? `its latest turns (${fmt(tail)} tokens, up to its ${fmt(preserve)}-token budget for recent turns)` : 'no turn of it verbatim'}; everything older leaves the prompt. ${capitalise(summary.basis)}. The details of what leaves are gone for the agent: it keeps what the summary says.`,
+    title: 'Compact the session now',
+    detail: `The next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}: ${name} summarises the history and keeps ${view.tailStartId ? `its latest turns (${fmt(tail)} tokens, up to its ${fmt(preserve)}-token budget for recent turns)` : 'no turn of it verbatim'}; everything older leaves the prompt. ${capitalise(summary.basis)}. The details of what leaves are gone for the agent: it keeps what the summary says.`,
     itemIds: [],
     figures: { summaryTokens: summary.tokens, keptTokens: tail, preserveRecent: preserve },
     tokens: frees,
@@ -114,8 +114,8 @@ function newSession(facts: HistoryFacts): SuggestionDraft | null {
   return {
     kind: 'new_session',
     severity: 'info',
-    title: `Start a new session with a hand-off: the next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}`,
-    detail: `A new session starts from ${input.runtime.name}'s own prompt, the workspace's instructions and the hand-off below (${fmt(handOffTokens)} tokens): what was found so far and the files that matter, by name. The agent reads again only what it needs.`,
+    title: 'Start a new session with a hand-off',
+    detail: `The next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}: ${input.runtime.name}'s own prompt, the instructions and the hand-off (what was found, the files that matter).`,
     itemIds: [],
     figures: { handOffTokens },
     tokens: frees,
@@ -155,8 +155,8 @@ function revertRead(facts: HistoryFacts): SuggestionDraft | null {
   return {
     kind: 'revert_read',
     severity: 'info',
-    title: `Revert to before ${large.item.label}: the next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}`,
-    detail: `${input.runtime.name} drops the history from the message that asked for it on: ${fmt(lostMessages)} message${lostMessages === 1 ? '' : 's'}, the read and ${fmt(lost)} tokens of later work (replies, tool results), and undoes the file changes made since. Ask again with a narrower read.`,
+    title: `Revert to before ${large.item.label}`,
+    detail: `The next call carries ${fmt(used! - frees)} tokens instead of ${fmt(used!)}: ${input.runtime.name} drops the history from the message that asked for it on: ${fmt(lostMessages)} message${lostMessages === 1 ? '' : 's'}, the read and ${fmt(lost)} tokens of later work (replies, tool results), and undoes the file changes made since. Ask again with a narrower read.`,
     itemIds: [itemId(large.item.sourceRef)],
     figures: { lostMessages, lostTokens: lost, itemTokens: large.scaled! },
     tokens: frees,
