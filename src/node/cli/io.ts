@@ -8,6 +8,11 @@ export interface Io {
   stdin?: NodeJS.ReadableStream;
   /** Whether stderr is a terminal: only then does a long import show its progress. */
   errIsTTY?: boolean;
+  /**
+   * Rewrites the one status line on a terminal's stderr (null: clears it). The only way a
+   * command writes a control; out and err show controls as text (terminal-text.ts).
+   */
+  status?: (line: string | null) => void;
 }
 
 export const defaultIo: Io = {

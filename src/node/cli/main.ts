@@ -9,7 +9,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ESTIMATORS } from '../../shared/estimators';
 import type { CliEnv } from '../env';
+import { guardProcess } from './process-guard';
 import { defaultIo, type Io } from './io';
+import { screenIo } from './terminal-text';
 import { addImportCommand } from './import-command';
 import { addMcpCommand } from '../mcp/command';
 import type { ContextOptions } from './context-command';
@@ -90,7 +92,10 @@ function program(io: Io, env: () => CliEnv): Command {
   return root;
 }
 
-export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
+export async function run(argv: string[], given: Io = defaultIo): Promise<number> {
+  // Every write of every command shows controls as text: the one boundary (terminal-text.ts).
+  const io = screenIo(given);
+  if (given === defaultIo) guardProcess(io);
   let env: CliEnv | undefined;
   try {
     const root = program(io, () => env!);
