@@ -11,6 +11,7 @@ import { redact } from '../storage/open';
 import { chooseDatabase } from './database';
 import type { Io } from './io';
 import { renderItemContent, renderReport, renderTimeline } from './render-table';
+import { terminalColumns } from './fit-columns';
 import { jsonText, visibleDeep } from './terminal-text';
 import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
 
@@ -23,6 +24,7 @@ export interface ContextOptions {
   session?: string;
   json?: boolean;
   timeline?: boolean;
+  wide?: boolean;
   items?: string;
   call?: string;
   estimator?: string;
@@ -89,8 +91,9 @@ async function show(
     return;
   }
   const report = await source.report(request);
+  const width = options.wide ? null : terminalColumns(io.columns, io.env);
   // The table lays out the text it prints: every string made visible first (terminal-text.ts).
   if (options.json) io.out(jsonText(report));
-  else if (options.timeline) io.out(renderTimeline(visibleDeep(report)));
-  else io.out(renderReport(visibleDeep(report), { items: items ?? 5, database }));
+  else if (options.timeline) io.out(renderTimeline(visibleDeep(report), width));
+  else io.out(renderReport(visibleDeep(report), { items: items ?? 5, database, width }));
 }

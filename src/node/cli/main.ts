@@ -64,6 +64,7 @@ function program(io: Io, env: () => CliEnv): Command {
     .option('--session <id>', 'session (default: the most recently active)')
     .option('--json', 'print the report as one JSON object')
     .option('--timeline', 'print how the context grew, model call by model call')
+    .option('--wide', 'print tables whole, however wide (default: fit the terminal, else $COLUMNS, else 100 columns)')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
     .option('--call <n>', 'the context as of model call N (1 = the first; default: now)')
     .addOption(new Option('--estimator <name>', 'token estimator').choices(ESTIMATORS))
