@@ -14,6 +14,7 @@ import { defaultIo, type Io } from './io';
 import { screenIo } from './terminal-text';
 import { addImportCommand } from './import-command';
 import { addMcpCommand } from '../mcp/command';
+import { addServeCommand } from './serve-command';
 import type { ContextOptions } from './context-command';
 import type { DatabaseOptions } from './db-commands';
 
@@ -89,6 +90,7 @@ function program(io: Io, env: () => CliEnv): Command {
     return { local: localSource, api: apiSource };
   });
   addImportCommand(root, io, env);
+  addServeCommand(root, io);
 
   return root;
 }
