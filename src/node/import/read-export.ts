@@ -56,8 +56,16 @@ export function isGzip(path: string): boolean {
 
 /** The text of a file, decoded as UTF-8 (gunzipped first when it is gzip), chunk by chunk. */
 async function* textOf(path: string, options: ReadOptions): AsyncGenerator<string> {
+  // Opened and judged before the stream is made: a stream's open error with no listener yet would
+  // be thrown out of the process (a missing file was a stack trace).
+  let gzip: boolean;
+  try {
+    gzip = isGzip(path);
+  } catch (error) {
+    throw new ExportInputError(unreadable(options.name, error));
+  }
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
-  const source = isGzip(path) ? file.pipe(createGunzip()) : file;
+  const source = gzip ? file.pipe(createGunzip()) : file;
   file.on('error', (error) => source.destroy(error));
   const decoder = new StringDecoder('utf8');
   try {
@@ -72,11 +80,20 @@ async function* textOf(path: string, options: ReadOptions): AsyncGenerator<strin
     throw new ExportInputError(
       /unexpected end/i.test(why)
         ? `${options.name} is gzip that ends too early (truncated?)`
-        : `${options.name} could not be read: ${why}`,
+        : unreadable(options.name, error),
     );
   }
   const rest = decoder.end();
   if (rest) yield rest;
+}
+
+/** Why a file could not be read, in words, naming it. */
+function unreadable(name: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT') return `${name}: no such file`;
+  if (code === 'EISDIR') return `${name} is a folder, not a file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${name} cannot be read: permission denied`;
+  return `${name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** Text without a BOM and the line OpenCode printed before the JSON. */

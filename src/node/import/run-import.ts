@@ -215,11 +215,11 @@ function progressLine(io: Io): { update: Progress; clear: () => void } {
       lastStep = step;
       let size = sizes.get(source.path);
       if (size === undefined) sizes.set(source.path, (size = statSync(source.path).size));
-      io.err(`\r\u001b[2K${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
+      io.status?.(`${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
       shown = true;
     },
     clear: () => {
-      if (shown) io.err('\r\u001b[2K');
+      if (shown) io.status?.(null);
       shown = false;
     },
   };
