@@ -16,7 +16,7 @@ import { parse } from 'jsonc-parser';
 import { openAgentNetwork, type AgentNetwork, type NetworkNeeds } from './network/agent-network';
 import { egressPolicy } from './network/egress-policy';
 import { DEFAULT_PERMISSION, tighteningOverlay } from './permissions';
-import { sandboxed, SandboxError } from './sandbox';
+import { checkWorkingFolder, sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
 
 export interface Launch {
@@ -90,6 +90,8 @@ export async function launch(
   program: { command: string; args: readonly string[] },
   options: LaunchOptions = {},
 ): Promise<Launch> {
+  // Before anything is made for it: a folder no agent may have is refused whatever the sandbox setting.
+  checkWorkingFolder(workspace.root, settings.hidden);
   const extraRead = options.extraRead ?? [];
   const base = withoutSecrets(settings.env);
   const home = join(settings.stateDir, 'workspaces', workspaceKey(workspace.id));

@@ -45,6 +45,11 @@ export interface SessionResult {
   /** The workspace was created by this import. */
   createdWorkspace: boolean;
   member: string | null;
+  /** The workspace's folder, and whether it came from the export (then no live agent starts there). */
+  folder: string;
+  folderFromExport: boolean;
+  /** --workspace with --root gave the workspace its folder: an agent may start there now. */
+  folderGiven: boolean;
   added: number;
   replaced: number;
   unchanged: number;
@@ -130,7 +135,14 @@ export async function writeSessions(
         const place = places.get(s)!;
         const member = place.created ? place.created.member : null;
         if (!place.created) await ensureMember(tx, place.workspace.id, options.user);
-        results.push({ ...writer.counts(), createdWorkspace: place.created !== null, member });
+        results.push({
+          ...writer.counts(),
+          createdWorkspace: place.created !== null,
+          member,
+          folder: tx.resolveRoot(place.workspace.root_path),
+          folderFromExport: place.workspace.root_origin === 'export',
+          folderGiven: place.given === true,
+        });
       }
     }
     return results;

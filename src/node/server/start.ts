@@ -9,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { dirname, join, resolve } from 'node:path';
 import { generateToken, sha256Hex } from '../auth';
 import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemo } from '../demo/builder';
+import { dataSecrets } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
@@ -84,9 +85,11 @@ export async function start(options: StartOptions) {
     throw error;
   }
 
-  // The agent never sees the database or the sign-in token, whatever its sandbox binds.
+  // The agent never sees the database or the sign-in token, whatever its sandbox binds; its
+  // working folder never holds them, nor the database's folder or the data folder (folder-rules.ts).
   const secrets = [
-    ...(sqlite ? [database, `${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
+    ...dataSecrets(sqlite ? database : null, dataDir),
+    ...(sqlite ? [`${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
     ...(options.reportDatabase && !isDatabaseUrl(options.reportDatabase) ? [resolve(options.reportDatabase)] : []),
     tokenFile(dataDir, database),
   ];
