@@ -90,7 +90,8 @@ export function folderRefusal(folder: string, secrets: readonly string[]): strin
   if (homes().has(real)) return `is a user's home folder${shown}`;
   for (const secret of secrets) {
     const its = realPath(secret);
-    if (within(its, real)) return `${its === real ? 'is' : 'holds'} ${secret}, which stays out of an agent's reach${shown}`;
+    if (within(its, real))
+      return `${its === real ? 'is' : 'holds'} ${secret}, which stays out of an agent's reach${shown}`;
   }
   return null;
 }

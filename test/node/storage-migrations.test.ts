@@ -146,7 +146,9 @@ async function checkMigrated(store: Store, before: string[] | null): Promise<voi
     expect(messages.length).toBeGreaterThan(0);
     for (const row of messages) expect(JSON.parse(row)).toHaveProperty('runtime', null);
     const workspaces = after.filter((row) => row.startsWith('{"id":"w1"'));
-    expect(workspaces.map((row) => JSON.parse(row) as unknown)).toEqual([expect.objectContaining({ root_origin: null })]);
+    expect(workspaces.map((row) => JSON.parse(row) as unknown)).toEqual([
+      expect.objectContaining({ root_origin: null }),
+    ]);
     expect(after.map((row) => row.replace(/,"(runtime|root_origin)":null}$/, '}'))).toEqual([
       ...before,
       ...ADDED_LATER,

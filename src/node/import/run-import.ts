@@ -144,8 +144,7 @@ async function countWritten(store: Store, results: readonly SessionResult[], io:
   }
 }
 
-const NO_AGENT =
-  'no live agent starts there until you give it: investibook import FILE --workspace ID --root DIR';
+const NO_AGENT = 'no live agent starts there until you give it: investibook import FILE --workspace ID --root DIR';
 
 const directoryOf = (s: ScannedExport): string | null =>
   typeof s.info.directory === 'string' && s.info.directory ? s.info.directory : null;
@@ -158,7 +157,9 @@ function report(results: readonly SessionResult[], database: string, io: Io): vo
       io.out(
         `Created workspace ${r.workspaceId}${r.member ? ` (member: ${r.member})` : ' (no member: only the CLI sees it; give --user ID to let a user see it in the web app)'}\n`,
       );
-      io.out(`Workspace folder: ${r.folder}${r.folderFromExport ? ` (the export's info.directory; ${NO_AGENT})` : ''}\n`);
+      io.out(
+        `Workspace folder: ${r.folder}${r.folderFromExport ? ` (the export's info.directory; ${NO_AGENT})` : ''}\n`,
+      );
     }
     if (r.folderGiven && !made.has(r.workspaceId)) {
       made.add(r.workspaceId);

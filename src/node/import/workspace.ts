@@ -125,11 +125,16 @@ export function rootFor(place: SessionPlace, request: WorkspaceRequest): string 
   const give = 'give --root DIR (the workspace folder to report with) or --workspace ID (an existing workspace)';
   if (!directory) throw refused(`session ${sessionId} names no folder (info.directory): ${give}`);
   if (!isAbsolute(directory))
-    throw refused(`session ${sessionId} names the relative folder ${directory} (info.directory), which is refused: ${give}`);
+    throw refused(
+      `session ${sessionId} names the relative folder ${directory} (info.directory), which is refused: ${give}`,
+    );
   const here = folderHere(directory);
   if (!here) throw refused(`session ${sessionId} ran in ${directory}, which is not a folder on this machine: ${give}`);
   const why = folderRefusal(here, request.secrets ?? []);
-  if (why) throw refused(`session ${sessionId} ran in ${directory}, which ${why}: an import never makes it a workspace; ${give}`);
+  if (why)
+    throw refused(
+      `session ${sessionId} ran in ${directory}, which ${why}: an import never makes it a workspace; ${give}`,
+    );
   return here;
 }
 

@@ -60,6 +60,7 @@ export async function start(options: StartOptions) {
   const dataDir = dataDirFor(database, options.dataDir);
   const isNew = sqlite && !existsSync(database);
   if (sqlite) ensureFolder(dirname(database));
+  if (sqlite && !isNew) warnIfShared(database, log);
   let token = options.token;
 
   const store = await openStore({ location: database, dataDir });
@@ -150,6 +151,23 @@ export async function start(options: StartOptions) {
       await closeStores().catch(() => {});
     },
   };
+}
+
+/**
+ * A database other users may read holds every message for them to read: said once at start
+ * (new databases are made owner-only; an old one is the operator's to close).
+ */
+function warnIfShared(database: string, log: (line: string) => void): void {
+  let mode: number;
+  try {
+    mode = statSync(database).mode & 0o777;
+  } catch {
+    return; // opening it says what is wrong
+  }
+  if (mode & 0o044)
+    log(
+      `Warning: the database ${database} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}): every message in it is theirs to read; \`chmod 600 ${database}\` closes it`,
+    );
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, statfsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { type Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
@@ -53,6 +53,8 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
       if (existsSync(file) && !statSync(file).isFile()) {
         throw new StoreOpenError(`not a database file: ${file}`, 'database_unreadable');
       }
+      // A new database is owner-only (SQLite would make it 0644); its -wal and -shm take its mode.
+      if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
     } else if (!statSync(file).isFile()) {
       // A FIFO or a device would block or never end.
       throw new StoreOpenError(`not a database file: ${file}`, 'database_unreadable');
