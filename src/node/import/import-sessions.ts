@@ -36,6 +36,8 @@ export interface ScannedExport {
   messages: number;
   /** The subagents' sessions its task calls made. */
   children: string[];
+  /** Where it has a text with a lone UTF-16 surrogate, which PostgreSQL cannot store (read-export.ts). */
+  loneSurrogate: string | null;
 }
 
 export interface SessionResult {
@@ -69,13 +71,20 @@ export async function scanSources(sources: readonly ImportSource[], progress?: P
     const children = new Set<string>();
     for await (const event of events(source, 'checking', progress)) {
       if (event.kind === 'info') {
-        current = { source, index: event.index, info: event.info, messages: 0, children: [] };
+        current = { source, index: event.index, info: event.info, messages: 0, children: [], loneSurrogate: null };
       } else if (event.kind === 'message') {
         for (const child of childSessions({ info: { id: '' }, messages: [event.message] })) children.add(child);
       } else {
         const info = current?.index === event.index ? current.info : null;
         if (!info) throw new AppError('invalid', 'bad_export', `${source.name}: export ${event.index + 1} has no info`);
-        found.push({ source, index: event.index, info, messages: event.messages, children: [...children] });
+        found.push({
+          source,
+          index: event.index,
+          info,
+          messages: event.messages,
+          children: [...children],
+          loneSurrogate: event.loneSurrogate,
+        });
         children.clear();
         current = null;
       }

@@ -18,6 +18,7 @@ import type { CliEnv } from '../env';
 import { AppError, usageError } from '../errors';
 import { dataSecrets, folderRefusal } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
+import { sweepStaleTemp } from '../temp-folders';
 import { countSessions } from '../counting/count-sessions';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
@@ -58,6 +59,7 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
   const checkedRoot = (path: string) => checkedFolder(path, secrets);
   const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
   const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
+  sweepStaleTemp();
   const work = mkdtempSync(join(tmpdir(), 'investibook-import-'));
   try {
     if (options.fromOpencode !== undefined) {
@@ -100,6 +102,13 @@ async function importSources(
   }
   const { location } = chooseDatabase(options, env, io.cwd);
   const sqlite = !isDatabaseUrl(location);
+  const lone = sqlite ? undefined : scanned.find((s) => s.loneSurrogate);
+  if (lone)
+    throw new AppError(
+      'invalid',
+      'bad_export',
+      `${lone.source.name}: ${lone.loneSurrogate} has a text with a lone UTF-16 surrogate (a \\ud800-style escape without its pair), which PostgreSQL cannot store as JSON: nothing was imported`,
+    );
   // A database that is not there yet has no workspace: every session needs a folder first (an
   // allowed one), so that a refusal leaves no database behind.
   if (sqlite && !existsSync(location)) {

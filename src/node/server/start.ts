@@ -11,6 +11,7 @@ import { generateToken, sha256Hex } from '../auth';
 import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemo } from '../demo/builder';
 import { dataSecrets } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
+import { sweepStaleTemp } from '../temp-folders';
 import { PROJECT_ROOT } from '../project';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
@@ -58,6 +59,7 @@ export async function start(options: StartOptions) {
   const sqlite = !isDatabaseUrl(options.database);
   const database = sqlite ? resolve(options.database) : options.database;
   const dataDir = dataDirFor(database, options.dataDir);
+  sweepStaleTemp();
   const isNew = sqlite && !existsSync(database);
   if (sqlite) ensureFolder(dirname(database));
   if (sqlite && !isNew) warnIfShared(database, log);

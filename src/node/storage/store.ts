@@ -244,7 +244,7 @@ export class StoreUnavailable extends Error {
 export class StoreOpenError extends Error {
   constructor(
     message: string,
-    readonly code: 'database_not_found' | 'database_unreadable' | 'database_url_invalid',
+    readonly code: 'database_not_found' | 'database_unreadable' | 'database_url_invalid' | 'database_read_only',
     options?: { cause?: unknown },
   ) {
     super(message, options);
