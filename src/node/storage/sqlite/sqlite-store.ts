@@ -12,16 +12,7 @@
  */
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  openSync,
-  readFileSync,
-  statfsSync,
-  statSync,
-} from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { type Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
