@@ -135,15 +135,24 @@ describe('an import of a bad file', () => {
 });
 
 describe('temporary files', () => {
-  const exportFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('investibook-export-'));
-
   it('--export makes no database on disk: nothing in the temporary folder, during or after', async () => {
     const at = place();
-    const before = exportFolders();
-    const result = await cli(['debug', 'context', '--export', EXPORT, '--root', at.root, '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ schemaVersion: 1 });
-    expect(exportFolders()).toEqual(before);
+    // A temporary folder of this test's own (os.tmpdir() reads TMPDIR), so others' runs do not count.
+    const own = mkdtempSync(join(dir, 'tmpdir-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = own;
+    try {
+      expect(tmpdir()).toBe(own);
+      const result = await cli(['debug', 'context', '--export', EXPORT, '--root', at.root, '--json']);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ schemaVersion: 1 });
+      // Without --root, the export's folder is not here: an empty one is made, and removed after.
+      expect((await cli(['debug', 'context', '--export', EXPORT, '--json'])).code).toBe(0);
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 
   it('a killed run’s folders over an hour old are swept by the next; fresh ones and others’ names stay', () => {
