@@ -62,6 +62,11 @@ export function realPath(path: string): string {
   }
 }
 
+/** The fixed folders as real paths, and the homes: read once per process (every agent start asks). */
+let known: { trees: string[]; shared: string[]; homes: Set<string> } | null = null;
+const knownFolders = () =>
+  (known ??= { trees: SYSTEM_TREES.map(realPath), shared: SHARED_FOLDERS.map(realPath), homes: homes() });
+
 /** Every user's home on this machine (`/etc/passwd`), and the current user's. */
 function homes(): Set<string> {
   const found = new Set<string>([realPath(homedir())]);
@@ -84,10 +89,11 @@ export function folderRefusal(folder: string, secrets: readonly string[]): strin
   const real = realPath(folder);
   const shown = real === resolve(folder) ? '' : ` (${real})`;
   if (real === '/') return `is the file system's root${shown}`;
-  const tree = SYSTEM_TREES.map(realPath).find((system) => within(real, system));
+  const { trees, shared, homes: userHomes } = knownFolders();
+  const tree = trees.find((system) => within(real, system));
   if (tree) return `is ${real === tree ? 'the system folder' : 'inside the system folder'} ${tree}${shown}`;
-  if (SHARED_FOLDERS.map(realPath).includes(real)) return `is ${real}, a folder shared by far more than one project`;
-  if (homes().has(real)) return `is a user's home folder${shown}`;
+  if (shared.includes(real)) return `is ${real}, a folder shared by far more than one project`;
+  if (userHomes.has(real)) return `is a user's home folder${shown}`;
   for (const secret of secrets) {
     const its = realPath(secret);
     if (within(its, real))

@@ -212,10 +212,11 @@ export function sandboxed(spec: SandboxSpec): { command: string; args: string[] 
   for (const path of spec.writable) bind('--bind', realpathSync(path));
   if (spec.network) bind('--bind', realpathSync(spec.network.dir));
   for (const layer of spec.layered ?? []) args.push(...layerArgs(layer.path, layer.storage));
+  const shows = [...bound].map((b) => b.replace(/^--(ro-)?bind/, '')).map((b) => ({ b, real: realPath(b) }));
   for (const secret of spec.hidden) {
     const real = realPath(secret);
     // By path logic, not by text: `/` holds everything (a `${b}/` prefix test missed it).
-    const shown = [...bound].map((b) => b.replace(/^--(ro-)?bind/, '')).find((b) => within(real, realPath(b)));
+    const shown = shows.find((s) => within(real, s.real))?.b;
     if (shown)
       throw new SandboxError(`the agent's sandbox would show ${secret} (inside ${shown}): refusing to start it`);
   }
