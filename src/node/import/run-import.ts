@@ -16,7 +16,9 @@ import { chooseDatabase } from '../cli/database';
 import type { Io } from '../cli/io';
 import type { CliEnv } from '../env';
 import { AppError, usageError } from '../errors';
+import { dataSecrets, folderRefusal } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
+import { sweepStaleTemp } from '../temp-folders';
 import { countSessions } from '../counting/count-sessions';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
@@ -53,8 +55,11 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
     throw usageError('give FILE... or --from-opencode [DIR], not both');
   if (options.session && options.fromOpencode === undefined)
     throw usageError('--session only makes sense with --from-opencode (a file names its own session)');
+  const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
+  const checkedRoot = (path: string) => checkedFolder(path, secrets);
   const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
-  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user };
+  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
+  sweepStaleTemp();
   const work = mkdtempSync(join(tmpdir(), 'investibook-import-'));
   try {
     if (options.fromOpencode !== undefined) {
@@ -97,8 +102,16 @@ async function importSources(
   }
   const { location } = chooseDatabase(options, env, io.cwd);
   const sqlite = !isDatabaseUrl(location);
-  // A database that is not there yet has no workspace: every session needs a folder first.
-  if (sqlite && !existsSync(location) && !request.workspaceId) {
+  const lone = sqlite ? undefined : scanned.find((s) => s.loneSurrogate);
+  if (lone)
+    throw new AppError(
+      'invalid',
+      'bad_export',
+      `${lone.source.name}: ${lone.loneSurrogate} has a text with a lone UTF-16 surrogate (a \\ud800-style escape without its pair), which PostgreSQL cannot store as JSON: nothing was imported`,
+    );
+  // A database that is not there yet has no workspace: every session needs a folder first (an
+  // allowed one), so that a refusal leaves no database behind.
+  if (sqlite && !existsSync(location)) {
     for (const s of scanned) rootFor({ sessionId: s.info.id, parentId: null, directory: directoryOf(s) }, request);
   }
   if (sqlite) ensureFolder(dirname(location));
@@ -140,6 +153,8 @@ async function countWritten(store: Store, results: readonly SessionResult[], io:
   }
 }
 
+const NO_AGENT = 'no live agent starts there until you give it: investibook import FILE --workspace ID --root DIR';
+
 const directoryOf = (s: ScannedExport): string | null =>
   typeof s.info.directory === 'string' && s.info.directory ? s.info.directory : null;
 
@@ -151,6 +166,13 @@ function report(results: readonly SessionResult[], database: string, io: Io): vo
       io.out(
         `Created workspace ${r.workspaceId}${r.member ? ` (member: ${r.member})` : ' (no member: only the CLI sees it; give --user ID to let a user see it in the web app)'}\n`,
       );
+      io.out(
+        `Workspace folder: ${r.folder}${r.folderFromExport ? ` (the export's info.directory; ${NO_AGENT})` : ''}\n`,
+      );
+    }
+    if (r.folderGiven && !made.has(r.workspaceId)) {
+      made.add(r.workspaceId);
+      io.out(`Workspace folder: ${r.folder} (given with --root: a live agent may start there)\n`);
     }
     const counts = [
       `${r.added} new`,
@@ -169,10 +191,20 @@ function report(results: readonly SessionResult[], database: string, io: Io): vo
     );
 }
 
-function checkedRoot(path: string): string {
+/** A folder given on the command line (--root, --from-opencode DIR), held to the same rule as an export's. */
+function checkedFolder(path: string, secrets: readonly string[]): string {
   const here = folderHere(path);
   if (!here) throw usageError(`${path} is not a folder on this machine`);
+  const why = folderRefusal(here, secrets);
+  if (why) throw usageError(`${path} ${why}: a workspace's folder must be a project's own folder`);
   return here;
+}
+
+/** What no workspace folder may hold: the database, its folder, the data folder (folder-rules.ts). */
+function secretsOf(location: string, env: CliEnv, cwd: string): string[] {
+  const sqlite = !isDatabaseUrl(location);
+  const dataDir = resolve(cwd, env.INVESTIBOOK_DATA_DIR ?? (sqlite ? dirname(location) : 'data'));
+  return dataSecrets(sqlite ? location : null, dataDir);
 }
 
 async function sourceOf(file: string, io: Io, work: string): Promise<ImportSource> {
