@@ -14,6 +14,8 @@ import { openStore } from '../storage/open';
 import { scanSources, writeSessions } from './import-sessions';
 import { ExportInputError } from './read-export';
 import { folderHere, idFromFolder } from './workspace';
+import { isTranscript, readTranscripts } from './claude-code/run';
+import { writeTranscripts } from './claude-code/write-transcripts';
 
 export async function withExportSource<T>(
   file: string,
@@ -25,6 +27,7 @@ export async function withExportSource<T>(
   try {
     const path = resolve(io.cwd, file);
     const source = { path, name: file };
+    if (isTranscript(path)) return await transcriptSource(source, dir, options, io, work);
     let scanned;
     try {
       scanned = await scanSources([source]);
@@ -54,4 +57,35 @@ export async function withExportSource<T>(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The same for a Claude Code transcript (and nothing else: its subagents' files are not named by it). */
+async function transcriptSource<T>(
+  source: { path: string; name: string },
+  dir: string,
+  options: { root?: string | undefined },
+  io: Io,
+  work: (source: ReportSource, workspaceId: string) => Promise<T>,
+): Promise<T> {
+  const sessions = readTranscripts([source]);
+  const directory = sessions[0]!.directory;
+  const given = options.root === undefined ? null : folderHere(resolve(io.cwd, options.root));
+  if (options.root !== undefined && !given) throw usageError(`${options.root} is not a folder on this machine`);
+  let root = given ?? folderHere(directory);
+  if (!root) {
+    root = join(dir, 'workspace');
+    mkdirSync(root);
+    io.err(
+      `investibook: ${directory ? `the transcript's folder ${directory} is not on this machine` : 'the transcript names no folder'}: give --root DIR to read the workspace's own files\n`,
+    );
+  }
+  const workspaceId = idFromFolder(directory ?? root);
+  const database = join(dir, 'export.db');
+  const store = await openStore({ location: database });
+  try {
+    await writeTranscripts(store, sessions, { workspaceId, root, kind: 'claude_code_transcript', now: Date.now() });
+  } finally {
+    await store.close();
+  }
+  return work(localSource(database, io.cwd), workspaceId);
 }

@@ -31,6 +31,7 @@ import {
   type CountingRules,
 } from './prompt-tokens';
 import { answer, hiddenInRequest, type Answer, type Roles, type Script } from './script';
+import { addMessagesApi, type RecordedMessagesRequest } from './anthropic';
 
 export interface RecordedRequest {
   /** 1-based, in arrival order. */
@@ -70,6 +71,8 @@ export interface ScriptedModelOptions extends Roles {
   /** The tokenizer the model counts prompts with (default o200k_base). */
   encoding?: Encoding;
   family?: ScriptedFamily;
+  /** Called with every request to Anthropic's Messages API (Claude Code's), as it is answered. */
+  onMessagesRequest?: (request: RecordedMessagesRequest) => void;
 }
 
 /** The counting rules of a family. */
@@ -100,6 +103,14 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
       data: [...new Set(['scripted', ...options.smallModels])].map((id) => ({ id, object: 'model' })),
     }),
   );
+
+  addMessagesApi(app, {
+    script: options.script,
+    smallModels: options.smallModels,
+    rules,
+    cached: (before, now) => cachedTokens(before, now, rules),
+    ...(options.onMessagesRequest ? { onRequest: options.onMessagesRequest } : {}),
+  });
 
   app.post('/v1/chat/completions', async (c) => {
     const body = (await c.req.json()) as ChatRequest;
