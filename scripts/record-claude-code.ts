@@ -89,7 +89,14 @@ async function record(scenario: ClaudeCodeScenario, entry: string): Promise<stri
       promptResults.push({ prompt: index, text, ...result });
     }
     await agent.close();
-    const main = requests.filter((r) => r.kind === 'step' || r.kind === 'fallback');
+    const written = transcripts(home);
+    // The request of the session's last main-agent response (the scripted model names each
+    // response by its request's number); helper calls after it (prompt suggestions) are not it.
+    const mainFile = Object.keys(written).find((k) => !k.includes('/subagents/')) ?? '';
+    const last = (written[mainFile] ?? [])
+      .map((line) => JSON.parse(line) as { type?: string; isSidechain?: boolean; message?: { id?: string } })
+      .findLast((e) => e.type === 'assistant' && !e.isSidechain && e.message?.id);
+    const lastSeq = Number(/^msg_scripted_(\d+)$/.exec(last?.message?.id ?? '')?.[1]);
     const recording = {
       about:
         'Recorded from the real Claude Code by npm run record:claude-code (scripts/record-claude-code.ts). Do not edit: re-record.',
@@ -98,7 +105,7 @@ async function record(scenario: ClaudeCodeScenario, entry: string): Promise<stri
       claudeAgentAcp: CLAUDE_AGENT_ACP_VERSION,
       recordedAt: new Date().toISOString(),
       workspace: { root, digest },
-      config: { model: MODEL, smallModel: SMALL_MODEL, tokenizer: 'o200k_base' },
+      config: { model: MODEL, smallModel: SMALL_MODEL, tokenizer: 'claude' },
       sessionId,
       acp: { usageUpdates, promptResults },
       requests: requests.map((r) => ({
@@ -108,8 +115,8 @@ async function record(scenario: ClaudeCodeScenario, entry: string): Promise<stri
         messages: r.body.messages.length,
         usage: r.usage,
       })),
-      lastRequest: main.at(-1)?.body ?? null,
-      transcripts: transcripts(home),
+      lastRequest: requests.find((r) => r.seq === lastSeq)?.body ?? null,
+      transcripts: written,
     };
     mkdirSync(OUT, { recursive: true });
     const file = join(OUT, `${scenario.name}.json`);

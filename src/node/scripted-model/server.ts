@@ -104,11 +104,13 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
     }),
   );
 
+  // Anthropic's API counts with Claude's tokenizer (unless the family says otherwise).
+  const anthropicRules = familyCounting({ ...family, encoding: family.encoding ?? options.encoding ?? 'claude' });
   addMessagesApi(app, {
     script: options.script,
     smallModels: options.smallModels,
-    rules,
-    cached: (before, now) => cachedTokens(before, now, rules),
+    rules: anthropicRules,
+    cached: (before, now) => cachedTokens(before, now, anthropicRules),
     ...(options.onMessagesRequest ? { onRequest: options.onMessagesRequest } : {}),
   });
 
