@@ -55,7 +55,7 @@ const write = (f: Fixture, sessions: TranscriptSession[]) =>
 
 describe('Claude Code: the report against the recorded requests of the real Claude Code', () => {
   it('has the recordings the report must get right', () => {
-    expect(NAMES).toEqual(expect.arrayContaining(['fresh', 'subagent']));
+    expect(NAMES).toEqual(expect.arrayContaining(['fresh', 'subagent', 'compaction']));
   });
 
   for (const name of NAMES) {

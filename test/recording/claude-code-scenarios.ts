@@ -28,6 +28,15 @@ const base = (turns: Script['turns']): Script => ({
 const FRESH_PROMPT =
   'INC-4821: payment requests time out on prod-pay-tidb-hz1. Investigate and tell me the likely cause.';
 
+const freshTurn = (root: string): Script['turns'][number] => ({
+  when: 'INC-4821: payment requests time out',
+  steps: [
+    { tools: [read(root, 'evidence/evidence_summary_for_agent.txt'), read(root, 'meta/cluster.json')] },
+    { tools: [bash('grep -n "merchant_limits" evidence/slow-query.log | head -40', 'Find slow queries')] },
+    { text: 'Most likely cause: a read hotspot on store 4.' },
+  ],
+});
+
 export const CLAUDE_CODE_SCENARIOS: ClaudeCodeScenario[] = [
   {
     name: 'fresh',
@@ -80,6 +89,19 @@ export const CLAUDE_CODE_SCENARIOS: ClaudeCodeScenario[] = [
             { tools: [read(root, 'evidence/pd-hot-regions.txt')] },
             { text: 'Store 4 holds the hot read regions.' },
           ],
+        },
+      ]),
+  },
+  {
+    name: 'compaction',
+    description: 'An investigation turn, /compact, then a turn on the summary that reads the alerts.',
+    prompts: [FRESH_PROMPT, '/compact', 'INC-4821 next: check the alerts.'],
+    script: (root) =>
+      base([
+        freshTurn(root),
+        {
+          when: 'INC-4821 next: check the alerts',
+          steps: [{ tools: [read(root, 'meta/alerts.json')] }, { text: 'The alerts confirm store 4.' }],
         },
       ]),
   },

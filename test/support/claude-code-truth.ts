@@ -36,8 +36,12 @@ function sourceOfCall(name: string, args: Record<string, unknown>): SourceId {
 }
 
 /** A text of a user message: Claude Code's reminders, a skill's text, or the user's words. */
-function sourceOfUserText(text: string): SourceId {
+function sourceOfUserText(text: string, reads: { path: string }): SourceId {
   if (text.startsWith('Base directory for this skill:')) return 'skills_knowledge';
+  // A file attached again after a compaction: the read's call (naming the file), then its result.
+  const called = /^<system-reminder>\nCalled the Read tool with the following input: (\{.*\})/.exec(text);
+  if (called) reads.path = String((JSON.parse(called[1]!) as { file_path?: unknown }).file_path ?? '');
+  if (called || text.startsWith('<system-reminder>\nResult of calling the Read tool:')) return sourceOfPath(reads.path);
   // A background task's (a subagent's) report: its payload.
   if (text.includes('<task-notification>')) return 'unknown_tool_payload';
   if (text.startsWith('<system-reminder>')) return 'agent_instructions';
@@ -66,6 +70,7 @@ export function claudeCodeTruth(request: MessagesRequest): {
   const tokens = Object.fromEntries(SOURCE_IDS.map((id) => [id, 0])) as Record<SourceId, number>;
   const add = (source: SourceId, n: number) => (tokens[source] += n);
   const calls = new Map<string, SourceId>();
+  const reads = { path: '' };
   add('agent_instructions', REPLY_PRIMING_TOKENS + toolSchemaTokens(chat.tools, rules));
   chat.messages.forEach((message: ChatMessage, index) => {
     const pieces = messagePieces(message);
@@ -88,7 +93,7 @@ export function claudeCodeTruth(request: MessagesRequest): {
       const n = pieceTokens(piece, rules);
       if (own) add(own, n);
       else if (piece.kind === 'tool_call') add(calls.get(piece.callId ?? '') ?? 'unknown_tool_payload', n);
-      else if (message.role === 'user') add(sourceOfUserText(piece.text), n);
+      else if (message.role === 'user') add(sourceOfUserText(piece.text, reads), n);
       else add('conversation', n);
     }
   });

@@ -114,10 +114,11 @@ export function asChatRequest(body: MessagesRequest): ChatRequest {
 
 /**
  * The request as the script reads it: Claude Code puts its reminders (instructions, environment)
- * as text blocks before the user's own words, which the script matches on.
+ * and its notes of a local command (`/compact`) as text blocks before the user's own words, which
+ * the script matches on.
  */
 function ownWordsOnly(chat: ChatRequest): ChatRequest {
-  const own = (part: ChatContentPart) => !(part.text ?? '').startsWith('<system-reminder>');
+  const own = (part: ChatContentPart) => !/^<(system-reminder|local-command-|command-)/.test(part.text ?? '');
   return {
     ...chat,
     messages: chat.messages.map((m) =>

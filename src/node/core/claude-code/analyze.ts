@@ -137,8 +137,17 @@ class EntryWalk {
     const kind = str(attachment.type);
     const rendered = Array.isArray(this.info.rendered) ? this.info.rendered.filter(isObject) : [];
     const asSystem = this.info.renderedRole === 'system';
+    // A file Claude Code attaches again after a compaction (as a Read's call and result): a read of it.
+    const read =
+      kind === 'file' && str(attachment.filename)
+        ? this.decide({ name: 'Read', input: { file_path: attachment.filename } })
+        : null;
     rendered.forEach((r, i) => {
       const text = asSystem ? systemText(str(r.content)) : str(r.content);
+      if (read)
+        return this.add(read.source, `${read.label} (attached again)`, i, [text], {
+          ...(read.path ? { path: read.path } : {}),
+        });
       if (kind === 'skill_listing') return this.add('skills_knowledge', 'Skill listing', i, [text]);
       if (kind !== 'instructions') return this.add('agent_instructions', `Claude Code reminder: ${kind}`, i, [text]);
       const files = Array.isArray(attachment.files) ? attachment.files.filter(isObject) : [];

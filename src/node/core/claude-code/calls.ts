@@ -58,18 +58,26 @@ export function modelCalls(entries: readonly EntryHeader[]): ModelCall[] {
 
 /**
  * The main agent's request, kept up to date one entry at a time: every main-chain entry in file
- * order; a compact boundary restarts it (the summary and what follows are the new history).
+ * order; a compact boundary restarts it (the summary, the entries it names as kept, and what
+ * follows are the new history).
  */
 export class EntryWindow implements WindowWalk {
   order: number[] = [];
+  private readonly byUuid = new Map<string, number>();
 
   constructor(private readonly entries: readonly EntryHeader[]) {}
 
   append(index: number): boolean {
     const entry = this.entries[index]!;
     if (entry.sidechain) return false;
+    if (entry.uuid) this.byUuid.set(entry.uuid, index);
     if (entry.compactBoundary) {
-      this.order = [index];
+      // The entries it keeps from before it stay in view (Claude Code sends them after the summary).
+      const kept = (entry.preserved ?? []).flatMap((uuid) => {
+        const at = this.byUuid.get(uuid);
+        return at === undefined ? [] : [at];
+      });
+      this.order = [index, ...kept.sort((a, b) => a - b)];
       return true;
     }
     this.order.push(index);

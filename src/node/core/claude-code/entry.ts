@@ -42,8 +42,12 @@ export interface EntryHeader {
   /** Milliseconds since the epoch. */
   time: number;
   cwd?: string;
+  /** The entry's own uuid (what a compact boundary names the entries it keeps by). */
+  uuid?: string;
   /** A `system` entry that marks a compaction: the request restarts from here. */
   compactBoundary: boolean;
+  /** A compact boundary's entries kept from before it (`compactMetadata.preservedMessages.uuids`). */
+  preserved?: string[];
   /** The assistant entry's tool calls, by tool_use id. */
   toolUses?: Record<string, ToolUse>;
   /** A human prompt (not a tool result, not a meta entry): a new user turn. */
@@ -82,6 +86,9 @@ export function entryHeader(row: ParsedRow, size: number, warn: (message: string
   const usage = type === 'assistant' ? usageOf(message.usage) : undefined;
   const time = Date.parse(str(info.timestamp) ?? '');
   const sessions = subagentSessions(info);
+  const compactBoundary = type === 'system' && info.subtype === 'compact_boundary';
+  const kept = isObject(info.compactMetadata) ? info.compactMetadata.preservedMessages : undefined;
+  const preserved = compactBoundary && isObject(kept) && Array.isArray(kept.uuids) ? kept.uuids.filter(str) : [];
   return {
     id: row.id,
     size,
@@ -95,7 +102,9 @@ export function entryHeader(row: ParsedRow, size: number, warn: (message: string
       ...(usage ? { usage } : {}),
       time: Number.isFinite(time) ? time : 0,
       ...(str(info.cwd) ? { cwd: str(info.cwd) } : {}),
-      compactBoundary: type === 'system' && info.subtype === 'compact_boundary',
+      ...(str(info.uuid) ? { uuid: str(info.uuid) } : {}),
+      compactBoundary,
+      ...(preserved.length > 0 ? { preserved: preserved as string[] } : {}),
       ...(Object.keys(toolUses).length > 0 ? { toolUses } : {}),
       userTurn:
         type === 'user' &&
