@@ -14,7 +14,7 @@ import { ExportInputError } from '../../src/node/import/read-export';
 import { PROJECT_ROOT } from '../../src/node/project';
 import type { MessagesRequest } from '../../src/node/scripted-model/anthropic';
 import { SOURCE_IDS, contextReportSchema } from '../../src/shared/wire';
-import { buildRecordingWorkspace } from '../recording/workspace';
+import { buildRecordingWorkspace, treeDigest } from '../recording/workspace';
 import { claudeCodeTruth } from '../support/claude-code-truth';
 import { createFixture, reportOf, WS, type Fixture } from '../support/fixtures';
 
@@ -25,6 +25,7 @@ const NAMES = readdirSync(DIR)
 
 interface Recording {
   sessionId: string;
+  workspace: { digest: string };
   lastRequest: MessagesRequest;
   transcripts: Record<string, string[]>;
 }
@@ -63,6 +64,8 @@ describe('Claude Code: the report against the recorded requests of the real Clau
       fx = await createFixture();
       claudeWorkspace(fx.root);
       const recording = load(name);
+      // The workspace the recording ran in, the same again (else: npm run record:claude-code).
+      expect(treeDigest(fx.root)).toBe(recording.workspace.digest);
       await write(fx, sessionsOf(fx, recording));
       const report = await reportOf(fx, { sessionId: recording.sessionId, items: 'all' });
       expect(contextReportSchema.safeParse(report).success).toBe(true);
