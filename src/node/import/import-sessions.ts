@@ -17,7 +17,7 @@ import { messageRows } from '../agent/opencode-export';
 import { childSessions } from '../agent/session-runtime';
 import { AppError } from '../errors';
 import { columnText } from '../storage/column-text';
-import type { MessageRow, Store } from '../storage/store';
+import type { MessageRow, NewMessage, Store } from '../storage/store';
 import { readExports, type ExportEvent } from './read-export';
 import { chooseWorkspace, ensureMember, type WorkspaceRequest } from './workspace';
 
@@ -307,7 +307,10 @@ class SessionWriter {
  * as values — PostgreSQL's JSONB gives back its own key order and spacing, and keeps U+0000 as
  * U+FFFD).
  */
-function same(stored: MessageRow, next: ReturnType<typeof messageRows>[number]): boolean {
+export function same(
+  stored: MessageRow,
+  next: Pick<NewMessage, 'timeCreated' | 'timeUpdated' | 'info' | 'parts'>,
+): boolean {
   if (Number(stored.time_created) !== next.timeCreated || Number(stored.time_updated) !== next.timeUpdated)
     return false;
   const sameColumn = (column: unknown, value: unknown) => {

@@ -33,6 +33,7 @@ import {
   type SessionResult,
 } from './import-sessions';
 import { ExportInputError } from './read-export';
+import { importClaudeCode, isTranscript, type Writing } from './claude-code/run';
 import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
 
 export interface ImportOptions {
@@ -42,11 +43,19 @@ export interface ImportOptions {
   db?: string;
   databaseUrl?: string;
   fromOpencode?: string | boolean;
+  fromClaudeCode?: string | boolean;
   session?: string;
   opencode?: string;
 }
 
 export async function runImport(files: string[], options: ImportOptions, io: Io, env: CliEnv): Promise<void> {
+  const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
+  if (options.fromClaudeCode !== undefined) {
+    if (options.fromOpencode !== undefined) throw usageError('give --from-opencode or --from-claude-code, not both');
+    if (files.length > 0) throw usageError('give FILE... or --from-claude-code [DIR], not both');
+    await importClaudeCode(null, options, io, env, writing(secrets));
+    return;
+  }
   if (options.fromOpencode === undefined && files.length === 0)
     throw usageError(
       'import needs FILE... (what `opencode export SESSION_ID` printed; - for standard input) or --from-opencode [DIR]',
@@ -55,7 +64,6 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
     throw usageError('give FILE... or --from-opencode [DIR], not both');
   if (options.session && options.fromOpencode === undefined)
     throw usageError('--session only makes sense with --from-opencode (a file names its own session)');
-  const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
   const checkedRoot = (path: string) => checkedFolder(path, secrets);
   const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
   const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
@@ -77,6 +85,14 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
     }
     const sources: ImportSource[] = [];
     for (const file of files) sources.push(await sourceOf(file, io, work));
+    // Claude Code transcripts are told by their content (JSON lines), whatever their names.
+    const transcripts = sources.filter((s) => isTranscript(s.path));
+    if (transcripts.length > 0) {
+      if (transcripts.length < sources.length)
+        throw usageError('give OpenCode exports and Claude Code transcripts in separate imports');
+      await importClaudeCode(sources, options, io, env, writing(secrets));
+      return;
+    }
     await importSources(sources, request, 'opencode_export', options, io, env);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -223,6 +239,14 @@ async function sourceOf(file: string, io: Io, work: string): Promise<ImportSourc
   if (!stats.isFile()) throw usageError(`${file} is not a file`);
   return { path, name: file };
 }
+
+/** What the Claude Code import shares with this one: the counts stored after, the words said, the folder rule. */
+const writing = (secrets: readonly string[]): Writing => ({
+  countWritten: (store: Store, results: readonly SessionResult[], io: Io) => countWritten(store, results, io),
+  report: (results: readonly SessionResult[], database: string, io: Io) => report(results, database, io),
+  checkedRoot: (path: string) => checkedFolder(path, secrets),
+  secrets,
+});
 
 function asInputError(error: unknown): unknown {
   return error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
