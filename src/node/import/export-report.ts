@@ -8,7 +8,7 @@
  * The file's folder is read for the workspace's own files (AGENTS.md, skills) only when the
  * folder rule allows it (folder-rules.ts): a file never points the report at `/` or `/etc`.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Io } from '../cli/io';
@@ -21,7 +21,7 @@ import { IN_MEMORY, openSqlite } from '../storage/sqlite/sqlite-store';
 import { isTranscript, readTranscripts } from './claude-code/run';
 import { writeTranscripts } from './claude-code/write-transcripts';
 import { scanSources, writeSessions } from './import-sessions';
-import { ExportInputError } from './read-export';
+import { checkFile, ExportInputError } from './read-export';
 import { folderHere, idFromFolder } from './workspace';
 
 /** What the file holds, read and ready to write: its folder and how to store it. */
@@ -89,17 +89,6 @@ function loadTranscript(path: string, file: string): Loaded {
       await writeTranscripts(store, sessions, { workspaceId, root, kind: 'claude_code_transcript', now: Date.now() });
     },
   };
-}
-
-/** A missing file, a folder, a FIFO: said in one line before anything is read. */
-function checkFile(path: string, file: string): void {
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    throw usageError(`${file}: no such file`);
-  }
-  if (!stats.isFile()) throw usageError(`${file} is not a file`);
 }
 
 /** The file's own folder, when it is here and allowed; else null, and the report says why in one line. */

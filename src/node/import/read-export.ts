@@ -9,13 +9,14 @@
  * JSON of another shape, a file that ends in the middle (truncated). Message and part contents
  * are never judged here: unknown part types from another OpenCode version are kept as they are.
  */
-import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { isObject } from '../../shared/opencode/format';
 import type { ExportedMessage, SessionExport } from '../agent/opencode-export';
+import { usageError } from '../errors';
 
 /** The input is not an OpenCode export (or not all of one): the CLI answers exit 2. */
 export class ExportInputError extends Error {
@@ -108,6 +109,21 @@ async function* textOf(path: string, options: ReadOptions): AsyncGenerator<strin
 }
 
 /** Why a file could not be read, in words, naming it. */
+/**
+ * A missing file, a folder, a FIFO: said in one line before anything is read (a usage error, exit 2).
+ * `name` is the file as the user gave it.
+ */
+export function checkFile(path: string, name: string): void {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    throw usageError(unreadable(name, error));
+  }
+  if (stats.isDirectory()) throw usageError(`${name} is a folder, not a file`);
+  if (!stats.isFile()) throw usageError(`${name} is not a file`);
+}
+
 function unreadable(name: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'ENOENT') return `${name}: no such file`;

@@ -32,7 +32,7 @@ import {
   type ScannedExport,
   type SessionResult,
 } from './import-sessions';
-import { ExportInputError } from './read-export';
+import { checkFile, ExportInputError } from './read-export';
 import { importClaudeCode, isTranscript, type Writing } from './claude-code/run';
 import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
 
@@ -230,13 +230,7 @@ async function sourceOf(file: string, io: Io, work: string): Promise<ImportSourc
     return { path, name: 'standard input' };
   }
   const path = resolve(io.cwd, file);
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    throw usageError(`${file}: no such file`);
-  }
-  if (!stats.isFile()) throw usageError(`${file} is not a file`);
+  checkFile(path, file);
   return { path, name: file };
 }
 
