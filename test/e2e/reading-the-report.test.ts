@@ -289,7 +289,7 @@ describe('the Markdown export', () => {
     // The same text but for when it was made.
     const stamp = (s: string) => s.replace(/^Generated .*$/m, 'Generated …');
     expect(stamp(markdown)).toBe(stamp(expected));
-    expect(markdown).toContain('| Source | Tokens | Share | Cost |');
+    expect(markdown).toContain('| Source | Tokens | Used % | Cost |');
     expect(markdown).toMatch(/_\(read again: 2 of 2\)_/);
     expect(markdown).toContain(roomParts(report.verdict!.headroom!).text);
     await context.close();

@@ -29,15 +29,16 @@ describe('what to do, in the web report', () => {
     const change = within(verdict).getByRole('group', { name: 'The change: Ask the agent' });
     expect(change).toHaveTextContent(first.change!.text);
     expect(within(change).getByRole('button', { name: 'Copy' })).toBeInTheDocument();
-    // The room left, and how many calls that is at the recent growth; what the cache saved.
+    // Under the sources: the room left, and how many calls that is at the recent growth; what the cache saved.
+    const facts = within(region).getByRole('region', { name: /^Room, cache and cost/ });
     const h = report.verdict!.headroom!;
-    expect(verdict).toHaveTextContent(
+    expect(facts).toHaveTextContent(
       `Room ${h.left.toLocaleString('en-US')} tokens left before OpenCode compacts — ${callsLeftText(h)}`,
     );
     expect(callsLeftText(h)).toMatch(
       /^about [\d,]+ more model calls at \+[\d,]+ tokens a call \(the growth over calls 25–30, 5 calls\)$/,
     );
-    expect(verdict).toHaveTextContent(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, 'USD')} over the session`);
+    expect(facts).toHaveTextContent(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, 'USD')} over the session`);
   });
 
   it('lists the suggestions in the report’s order, by what they free, each with its change', async () => {
