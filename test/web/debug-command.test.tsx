@@ -141,8 +141,8 @@ describe('/debug', () => {
       expect(line).toHaveAttribute(
         'title',
         source === 'acp'
-          ? expect.stringMatching(/^The total is the agent's last ACP usage_update/)
-          : expect.stringMatching(/no agent total \(ACP usage_update\) was recorded for this session/),
+          ? expect.stringMatching(/^The total is the last one the agent reported itself/)
+          : expect.stringMatching(/the agent reported no total of its own for this session/),
       );
     });
   }
@@ -330,7 +330,7 @@ describe('/debug', () => {
     const region = await reportRegion();
     await user.click(within(region).getByRole('button', { name: 'Copy JSON' }));
     expect(JSON.parse(await navigator.clipboard.readText())).toEqual(report);
-    expect(within(region).getByText('JSON copied')).toBeInTheDocument();
+    expect(await within(region).findByText('JSON copied')).toBeInTheDocument();
     await user.click(within(region).getByRole('button', { name: 'Copy Markdown' }));
     const markdown = await navigator.clipboard.readText();
     expect(markdown).toContain('| Evidence |');

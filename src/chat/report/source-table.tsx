@@ -23,6 +23,12 @@ const BASIS: Record<string, string> = {
   scaled: 'estimated, then shared out in proportion to the total',
 };
 
+/** What a source whose name alone does not say holds: on its label (hover) and in its expanded row. */
+const WHAT_IT_HOLDS: Record<string, string> = {
+  unknown_tool_payload:
+    'Tool calls, and their results, that name no file, web address or working folder: nothing says which source they belong to.',
+};
+
 /** The id of a row's disclosure button: the bar and the verdict move focus there. */
 export const toggleId = (prefix: string, key: string) => `${prefix}-toggle-${key.replace(/[^\w-]/g, '_')}`;
 
@@ -98,7 +104,7 @@ export function SourceTable(props: {
                       style={colorVar(row.color)}
                       aria-hidden="true"
                     />
-                    <span className="source-label">
+                    <span className="source-label" title={WHAT_IT_HOLDS[row.key]}>
                       <WrapPoints text={row.label} />
                     </span>
                   </button>
@@ -213,6 +219,7 @@ function SourceDetails({
   ].filter(Boolean);
   return (
     <>
+      {WHAT_IT_HOLDS[source.id] && <p className="source-facts">{WHAT_IT_HOLDS[source.id]}</p>}
       <p className="source-facts">
         {facts.join(' · ')}
         {row.runtimeTokens > 0 && (
