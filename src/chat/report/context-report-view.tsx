@@ -302,7 +302,7 @@ function ReportBody(
         {report.parentSessionId && (
           <p className="report-meta subagent-parent">
             A subagent’s session, made by a task call of{' '}
-            {props.parentTitle ? <q>{props.parentTitle}</q> : 'another session'}
+            {props.parentTitle ? `“${props.parentTitle}”` : 'another session'}
             {report.asOf && !choosing
               ? `: it has no total of its own, so this is as of its last measured call`
               : ''}.{' '}
