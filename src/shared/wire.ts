@@ -4,7 +4,7 @@
  * must stay free of Node and DOM APIs.
  */
 // zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 import { ESTIMATORS, type EstimatorId } from './estimators';
 import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
@@ -740,7 +740,7 @@ export const contextReportSchema = z.object({
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
 
-export const ITEM_PAGE_CHARS = 8000;
+export { ITEM_PAGE_CHARS } from './item-pages';
 
 /** One zero-based page of an item's text, as the model sees it (base64 and binary omitted). */
 export const itemContentSchema = z.object({

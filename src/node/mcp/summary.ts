@@ -7,7 +7,7 @@
  * more than once, the suggestions by what they free with each change, the calls left before
  * OpenCode compacts, and the session's cost with what the cache saved. Pure.
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { fmt, fmtPct } from '../../shared/format';
 import {
   costCells,

@@ -7,7 +7,7 @@
  * one call of the core.
  */
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
-import { ITEM_PAGE_CHARS } from '../../shared/wire';
+import { ITEM_PAGE_CHARS } from '../../shared/item-pages';
 import {
   contextReport,
   subagentInput,
