@@ -183,7 +183,7 @@ describe.each(SIZES)('on a $name', (size) => {
     const verdict = region.getByRole('region', { name: 'In short' });
     const [first] = report.suggestions;
     const text = (await verdict.textContent())!;
-    expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees)}.`);
+    expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees, first)}.`);
     const calls = callsLeftParts(report.verdict!.headroom!)!;
     const facts = (await region.getByRole('region', { name: 'Room, cache and cost' }).textContent())!;
     expect(facts).toContain(
@@ -209,7 +209,7 @@ describe.each(SIZES)('on a $name', (size) => {
     const entries = list.getByRole('listitem');
     for (const [i, s] of report.suggestions.entries()) {
       const entry = entries.nth(i);
-      expect(await entry.locator('.suggestion-frees').textContent()).toBe(suggestionFrees(report, s.frees));
+      expect(await entry.locator('.suggestion-frees').textContent()).toBe(suggestionFrees(report, s.frees, s));
       expect(await entry.locator('.change-text').innerText()).toBe(s.change!.text);
     }
     const tools = entries.nth(report.suggestions.findIndex((s) => s.kind === 'unused_tools'));

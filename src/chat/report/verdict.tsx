@@ -57,7 +57,9 @@ export function Verdict({
         <div className="verdict-action">
           <p>
             <strong>What to do:</strong> {v.action.title}.{' '}
-            {suggestion && <span className="verdict-frees">{suggestionFrees(report, suggestion.frees)}.</span>}{' '}
+            {suggestion && (
+              <span className="verdict-frees">{suggestionFrees(report, suggestion.frees, suggestion)}.</span>
+            )}{' '}
             {target && listed.has(target) && target !== v.biggestItem?.id && (
               <button type="button" className="link" onClick={() => onShow(target)}>
                 Show the text

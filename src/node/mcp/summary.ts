@@ -98,7 +98,7 @@ export const contextSummarySchema = z.object({
     repeatedTokens: z.int(),
     reads: z.array(z.object({ label: z.string(), path: z.optional(z.string()), reads: z.int() })),
   }),
-  /** By what they free from each later call, largest first (the verdict's "What to do" is the first). */
+  /** By what they free from the next call on (then what they avoid; those that do not pay back last) (the verdict's "What to do" is the first). */
   suggestions: z.array(
     z.object({
       kind: z.string(),
@@ -214,7 +214,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       title: s.title,
       detail: numbersInText(s.detail),
       frees: s.frees,
-      freesText: suggestionFrees(report, s.frees),
+      freesText: suggestionFrees(report, s.frees, s),
       ...(s.change ? { change: s.change } : {}),
     })),
     callsLeft: report.verdict?.headroom?.callsLeft ?? null,
