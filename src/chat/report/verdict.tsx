@@ -5,9 +5,9 @@
  * and what the cache saved, the cost — every figure one the report carries elsewhere too (its
  * `verdict`), printed as it is.
  */
-import { changeLead, suggestionFrees } from '../../shared/advice-text';
+import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
-import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '../../shared/report-figures';
+import { actionSuggestion, agentCost, fmtCost, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
 import { useReportName } from './report-name';
 import type { ReportModel } from './report-model';
@@ -66,15 +66,9 @@ export function Verdict({
               </button>
             )}
           </p>
-          {/* Why, and the change to copy, fold: the verdict stays a few lines, so the sources fit
-              under it on one screen; opened, the text Copy takes is the text on the screen. */}
-          {suggestion && (suggestion.change || suggestion.detail) && (
-            <details className="verdict-change">
-              <summary>{suggestion.change ? `${changeLead(suggestion.change)}: the text` : 'Why'}</summary>
-              {suggestion.detail && <p className="muted verdict-detail">{numbersInText(suggestion.detail)}</p>}
-              {suggestion.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} />}
-            </details>
-          )}
+          {/* The change folds (its own Show the text): the verdict stays a few lines, so the
+              sources fit under it on one screen; the why is in the suggestions' list. */}
+          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
         </div>
       )}
     </section>
