@@ -1,6 +1,6 @@
 /**
  * Regenerates the README screenshots: starts the product on a fresh temporary demo database,
- * opens the demo chat in Chromium and runs /debug — on a desktop (light and dark: the report;
+ * opens the demo chat in Chromium and runs /debug — on a desktop, 1440 × 900 (light and dark: the report;
  * light: the timeline, a revealed item, the reader) and on a phone (light and dark); then a live
  * agent turn in progress, continuing the seeded session (as npm run demo:agent does) — it hands
  * a check to a subagent — and the session switcher with the subagent's session under its parent.
@@ -63,7 +63,7 @@ async function scrollTo(page: Page, target: ReturnType<Page['locator']>, offset 
 
 try {
   for (const scheme of ['light', 'dark'] as const) {
-    const page = await openReport(browser, { width: 1200, height: 1000 }, scheme);
+    const page = await openReport(browser, { width: 1440, height: 900 }, scheme);
     await page.screenshot({ path: `docs/images/debug-report-${scheme}.png` });
     if (scheme === 'light') {
       const region = page.getByRole('region', { name: 'Context breakdown' });

@@ -23,7 +23,7 @@ export function totalSourceSentence(report: Totalled): string | null {
   if (report.asOf) return `The total is model call ${report.asOf.call}'s prompt, as the provider counted it.`;
   if (actual.source === 'provider') {
     const call = report.calibration?.reference?.call;
-    return `The total is the prompt of ${call ? `model call ${call}, ` : ''}the last the provider counted (${actual.recordedAt}): no agent total (ACP usage_update) was recorded for this session, which did not run here.`;
+    return `The total is the prompt of ${call ? `model call ${call}, ` : ''}the last the provider counted (${actual.recordedAt}): the agent reported no total of its own for this session, which did not run here.`;
   }
-  return `The total is the agent's last ACP usage_update (${actual.recordedAt}).`;
+  return `The total is the last one the agent reported itself (its usage update over ACP, the Agent Client Protocol, ${actual.recordedAt}).`;
 }

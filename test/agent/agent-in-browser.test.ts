@@ -295,7 +295,11 @@ describe('the live agent in the browser', () => {
       await parent.getByRole('button', { name: /^Open its report/ }).click();
       const child = page.getByRole('region', { name: /^Context breakdown — .*a subagent’s session/ });
       await child.waitFor({ timeout: 30_000 });
-      expect(await child.textContent()).toContain('A subagent’s session, made by a task call of session');
+      // Its parent named as the chat names it: by its title, never its session id.
+      const parentTitle = workspaceSchema.parse(await api('')).sessions.find((s) => s.id === report.sessionId)?.title;
+      expect(parentTitle).toBeTruthy();
+      expect(await child.textContent()).toContain(`A subagent’s session, made by a task call of “${parentTitle}”`);
+      expect(await child.locator('.subagent-parent').textContent()).not.toContain(report.sessionId!);
       expect(await child.locator('.summary-figure').textContent()).toContain(`${fmt(task.i.subagent!.total!)} /`);
       // …and back to its parent's: a newer report of the parent, the earlier one folded to a line.
       await child.getByRole('button', { name: 'Open the parent’s report' }).click();

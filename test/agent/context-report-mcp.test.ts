@@ -107,9 +107,9 @@ describe('the agent asks for its own context report', () => {
     const summary = contextSummary(before);
     expect(summary.verdict.length).toBeGreaterThan(2);
     expect(text).toContain(summary.verdict[0]!);
-    expect(text).toContain('Sources (tokens, share of the used context, cost over the session):');
+    expect(text).toContain('Sources (tokens, Used % — the share of the used context, cost over the session):');
     for (const row of summary.sources.slice(0, 3)) expect(text).toContain(`- ${row.label}: `);
-    expect(text).toMatch(/^Largest items:\n1\. /m);
+    expect(text).toMatch(/^Largest items \(tokens, Used %\):\n1\. /m);
     expect(text).toContain(`Context: ${before.actual!.contextUsed.toLocaleString('en-US')} / 200,000 tokens`);
 
     // It wrote nothing: the workspace is byte for byte as it was, and the database holds what it

@@ -1,5 +1,5 @@
 /**
- * Issue 29 in a real Chromium, on `npm start`'s demo, at phone (390 × 844) and desktop
+ * Issues 29 and 39 in a real Chromium, on `npm start`'s demo, at phone (390 × 844) and desktop
  * (1440 × 900) size, light and dark: no label breaks inside a word; a call chosen on the
  * timeline is exactly the one under the pointer (or the finger), with a mark of its own, and a
  * step in the browser's history that a reload forgets; OpenCode's runtime is one row of the
@@ -123,6 +123,54 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it.each(SCHEMES)(
+    '%s: every report lays out like the first — /debug, /debug again, Refresh: no hidden column, no broken name',
+    async (scheme) => {
+      const { context, page, errors } = await open(size, scheme);
+      const folded = page.locator('.superseded');
+      /** The newest report's table: each header cell drawn, together as wide as the table; no name broken. */
+      const layout = async (region: Locator) => {
+        const table = region.locator('.report-table');
+        const columns = await table.evaluate((el) => {
+          const cells = [...el.querySelectorAll<HTMLElement>('thead th')];
+          return {
+            hidden: cells.filter((c) => !c.checkVisibility()).map((c) => c.textContent),
+            gap: el.getBoundingClientRect().width - cells.reduce((w, c) => w + c.getBoundingClientRect().width, 0),
+            source: cells[0]!.getBoundingClientRect().width,
+          };
+        });
+        return { ...columns, broken: await brokenWords(region, `${LABELS}, .report-table th`) };
+      };
+      const first = await layout(await runDebug(page));
+      expect(first.hidden).toEqual([]);
+      expect(Math.abs(first.gap)).toBeLessThan(2);
+      expect(first.broken).toEqual([]);
+      // A second /debug of the session: the first folds, the new one compares with it.
+      const second = await runDebug(page);
+      await expect.poll(() => folded.count()).toBe(1);
+      const again = await layout(second);
+      // Refresh: a third report, made the same way.
+      await second.getByRole('button', { name: 'Refresh' }).click();
+      await expect.poll(() => folded.count()).toBe(2);
+      const region = page.getByRole('region', { name: /^Context breakdown/ }).last();
+      await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
+      const refreshed = await layout(region);
+      for (const [name, shown] of [
+        ['second', again],
+        ['refreshed', refreshed],
+      ] as const) {
+        expect(shown.hidden, name).toEqual([]);
+        expect(Math.abs(shown.gap), name).toBeLessThan(2);
+        expect(shown.broken, name).toEqual([]);
+        // On a phone the table is the first one's (the change is in the expanded rows).
+        if (size.touch) expect(Math.abs(shown.source - first.source), name).toBeLessThan(1);
+      }
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('chooses exactly the call under the pointer, marks it, and makes it a step in the history', async () => {
     const { context, page, errors } = await open(size);
@@ -289,7 +337,7 @@ describe('the Markdown export', () => {
     // The same text but for when it was made.
     const stamp = (s: string) => s.replace(/^Generated .*$/m, 'Generated …');
     expect(stamp(markdown)).toBe(stamp(expected));
-    expect(markdown).toContain('| Source | Tokens | Share | Cost |');
+    expect(markdown).toContain('| Source | Tokens | Used % | Cost |');
     expect(markdown).toMatch(/_\(read again: 2 of 2\)_/);
     expect(markdown).toContain(roomParts(report.verdict!.headroom!).text);
     await context.close();

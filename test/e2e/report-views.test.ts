@@ -86,26 +86,94 @@ const items = () => report.sources.flatMap((s) => s.items.map((item) => ({ item,
 const itemById = (id: string) => items().find((x) => x.item.id === id)?.item;
 
 describe.each(SIZES)('on a $name', (size) => {
-  it('shows the verdict first, and the first source rows above the fold', async () => {
-    const { context, page, errors } = await open(size);
+  it.each(['light', 'dark'] as const)(
+    '%s: one screen answers what fills the context — the verdict, the bar and every source down to the Total',
+    async (scheme) => {
+      const { context, page, errors } = await open(size, { colorScheme: scheme });
+      const region = await runDebug(page);
+      const verdict = region.getByRole('region', { name: 'In short' });
+      const v = report.verdict!;
+      await expect.poll(() => aboveTheFold(page, verdict)).toBe(true);
+      const text = (await verdict.textContent())!;
+      expect(text).toContain(`${fmtPct(v.biggestSource!.percentOfUsed)}`);
+      expect(text).toContain(`${v.biggestItem!.label}`);
+      expect(text).toContain(`${fmt(v.biggestItem!.tokens)} tokens`);
+      expect(text).toContain(`What to do:`);
+      const total = region.locator('.report-table .total-row');
+      const bar = region.locator('.window-figure');
+      const table = region.locator('.report-table');
+      const box = async (l: Locator) => (await l.boundingBox())!;
+      if ('touch' in size) {
+        // A phone: the verdict, then the sources down to the Total, then the bar.
+        expect((await box(verdict)).y + (await box(verdict)).height).toBeLessThanOrEqual((await box(table)).y);
+        expect((await box(total)).y + (await box(total)).height).toBeLessThanOrEqual((await box(bar)).y);
+        for (const index of [0, 1])
+          expect(await aboveTheFold(page, table.locator('tbody .source-row').nth(index)), `row ${index}`).toBe(true);
+      } else {
+        // A desktop: all of it between the report's top and the composer, in that order.
+        for (const [name, part] of [
+          ['bar', bar],
+          ['first source', table.locator('tbody .source-row').first()],
+          ['Total', total],
+        ] as const)
+          expect(
+            await aboveTheFold(page, part),
+            `${name} ${JSON.stringify([await part.boundingBox(), await page.locator('[aria-label="Messages"]').boundingBox()])}`,
+          ).toBe(true);
+        expect((await box(verdict)).y).toBeLessThan((await box(bar)).y);
+        expect((await box(bar)).y).toBeLessThan((await box(table)).y);
+      }
+      // The room, cache and cost follow the sources, each as every view prints it.
+      const facts = region.getByRole('region', { name: 'Room, cache and cost' });
+      expect((await box(facts)).y).toBeGreaterThan((await box(total)).y);
+      const factsText = (await facts.textContent())!;
+      expect(factsText).toContain(`${fmt(v.headroom!.left)} tokens left before OpenCode compacts`);
+      expect(factsText).toContain(`${fmtPct(v.cacheReadPercent)} of the last prompt read from cache`);
+      expect(report.cost?.total).not.toBeNull(); // the demo's calls are priced
+      expect(factsText).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} over`);
+      // Nothing sticky covers the report's first lines: what is drawn at their middle is themselves.
+      for (const selector of ['.report-made', '.verdict-main', '.table-title']) {
+        const covered = await region.locator(selector).evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + Math.min(20, r.width / 2), r.top + r.height / 2);
+          return hit !== null && !el.contains(hit);
+        });
+        expect(covered, selector).toBe(false);
+      }
+      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+
+  it('names its columns and figures in one vocabulary, its notes no larger than their headings', async () => {
+    const { context, page } = await open(size);
     const region = await runDebug(page);
-    const verdict = region.getByRole('region', { name: 'In short' });
-    const v = report.verdict!;
-    await expect.poll(() => aboveTheFold(page, verdict)).toBe(true);
-    const text = (await verdict.textContent())!;
-    expect(await verdict.isVisible()).toBe(true);
-    expect(text).toContain(`${fmtPct(v.biggestSource!.percentOfUsed)}`);
-    expect(text).toContain(`${v.biggestItem!.label}`);
-    expect(text).toContain(`${fmt(v.biggestItem!.tokens)} tokens`);
-    expect(text).toContain(`What to do:`);
-    expect(text).toContain(`${fmt(v.headroom!.left)} tokens left before OpenCode compacts`);
-    expect(text).toContain(`${fmtPct(v.cacheReadPercent)} of the last prompt read from cache`);
-    expect(report.cost?.total).not.toBeNull(); // the demo's calls are priced
-    expect(text).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} over`);
-    const rows = region.locator('.report-table tbody .source-row');
-    for (const index of [0, 1]) expect(await aboveTheFold(page, rows.nth(index)), `row ${index}`).toBe(true);
-    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
-    expect(errors).toEqual([]);
+    expect(await region.locator('.report-table thead th').allTextContents()).toEqual([
+      'Source',
+      'Tokens',
+      'Used %',
+      'Cost',
+    ]);
+    const sizeOf = (l: Locator) => l.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(await sizeOf(region.locator('.table-note'))).toBeLessThanOrEqual(
+      await sizeOf(region.locator('.table-title')),
+    );
+    // The legend names every source of 5 % of the used context or more; only smaller ones are "Other".
+    const legend = await region
+      .getByRole('list', { name: 'Legend, in the bar’s order' })
+      .getByRole('button')
+      .allTextContents();
+    for (const source of report.sources.filter((s) => (s.percentOfUsed ?? 0) >= 5))
+      expect(
+        legend.some((entry) => entry.startsWith(`${source.label} `)),
+        source.label,
+      ).toBe(true);
+    // The source whose name alone says little says what it holds, where it shows.
+    const unknown = region.locator('.source-row .source-label', { hasText: 'Unknown tool payload' });
+    expect(await unknown.getAttribute('title')).toMatch(/name no file, web address or working folder/);
+    await region.getByRole('button', { name: 'Unknown tool payload', exact: true }).click();
+    await region.getByText(/^Tool calls, and their results, that name no file/).waitFor();
     await context.close();
   });
 
@@ -117,15 +185,23 @@ describe.each(SIZES)('on a $name', (size) => {
     const text = (await verdict.textContent())!;
     expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees, first)}.`);
     const calls = callsLeftParts(report.verdict!.headroom!)!;
-    expect(text).toContain(
+    const facts = (await region.getByRole('region', { name: 'Room, cache and cost' }).textContent())!;
+    expect(facts).toContain(
       `${fmt(report.verdict!.headroom!.left)} tokens left before OpenCode compacts — ${calls.text}`,
     );
-    expect(text).toContain(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, report.cost!.currency)}`);
-    // Copy: the change itself, on the clipboard, and the button says so.
+    expect(facts).toContain(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, report.cost!.currency)}`);
+    // Copy: the change itself, folded under the verdict's line; opened, the text Copy takes is the
+    // text on the screen (on a phone too), and the button says so.
     const change = verdict.getByRole('group', { name: /^The change: / });
+    const unfold = change.getByRole('button', { name: /^Show the text \(\d+ lines?\)$/ });
+    if ((await unfold.count()) > 0) await unfold.click();
     await change.getByRole('button', { name: 'Copy' }).click();
     await change.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first!.change!.text);
+    const shown = change.locator('.change-text');
+    expect(await shown.isVisible()).toBe(true);
+    const onClipboard = await page.evaluate(() => navigator.clipboard.readText());
+    expect(onClipboard).toBe(first!.change!.text);
+    expect(await shown.innerText()).toBe(onClipboard);
     // The list: the report's order, each with what it frees and its change, in full.
     const list = region.getByRole('region', { name: 'Suggestions' });
     const titles = await list.locator('.suggestion-title').allTextContents();

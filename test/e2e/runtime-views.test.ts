@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USER_ID } from '../../src/node/demo/builder';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { fmt } from '../../src/shared/format';
-import { contextReportSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
+import { contextReportSchema, workspaceSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import { axeViolations, watchErrors } from '../support/browser-checks';
 import type { Fixture } from '../support/fixtures';
@@ -135,7 +135,17 @@ describe('the runtime, subagents and any call, in the browser', () => {
     await childRegion.getByRole('heading', { name: 'Context breakdown' }).waitFor({ timeout: 30_000 });
     await childRegion.locator('.subagent-parent').waitFor();
     expect(await childRegion.locator('.summary-figure').textContent()).toContain(fmt(own.actual!.contextUsed));
-    expect(await childRegion.locator('.subagent-parent').textContent()).toContain(recording.sessionId);
+    // Its parent named as the chat names it — by its title, never its session id.
+    const listed = workspaceSchema.parse(
+      await (
+        await fetch(`${server.origin}/api/workspace/${WS}`, { headers: { Authorization: `Bearer ${TOKEN}` } })
+      ).json(),
+    );
+    const parentTitle = listed.sessions.find((s) => s.id === recording.sessionId)?.title;
+    expect(parentTitle).toBeTruthy();
+    const parentLine = await childRegion.locator('.subagent-parent').textContent();
+    expect(parentLine).toContain(`made by a task call of “${parentTitle}”`);
+    expect(parentLine).not.toContain(recording.sessionId);
     expect(errors).toEqual([]);
     await close();
   });

@@ -296,7 +296,7 @@ describe('prompt content', () => {
     expect(r.actual).toMatchObject({ source: 'provider', contextUsed: 1 });
     expect(held('assistant_reasoning')).toEqual(['Reasoning: Think about store 4']);
     expect(held('conversation')).toEqual(['Assistant reply: Answer']);
-    expect(r.excluded.find((e) => e.label.startsWith('Bookkeeping'))?.count).toBe(6);
+    expect(r.excluded.find((e) => e.label.startsWith("OpenCode's own records"))?.count).toBe(6);
     // OpenCode's input leaves the cache out: the prompt was 10 + 90 + 4 tokens, 90 of them read from cache.
     expect(r.providerTokens).toMatchObject({
       input: 10,

@@ -32,15 +32,16 @@ describe('what to do, in the web report', () => {
     await user.click(within(change).getByRole('button', { name: /^Show the text \(\d+ lines\)$/ }));
     expect(change.querySelector('pre code')!.textContent).toBe(first.change!.text);
     expect(within(change).getByRole('button', { name: 'Copy' })).toBeInTheDocument();
-    // The room left, and how many calls that is at the recent growth; what the cache saved.
+    // Under the sources: the room left, and how many calls that is at the recent growth; what the cache saved.
+    const facts = within(region).getByRole('region', { name: /^Room, cache and cost/ });
     const h = report.verdict!.headroom!;
-    expect(verdict).toHaveTextContent(
+    expect(facts).toHaveTextContent(
       `Room ${h.left.toLocaleString('en-US')} tokens left before OpenCode compacts — ${callsLeftText(h)}`,
     );
     expect(callsLeftText(h)).toMatch(
       /^about [\d,]+ more model calls, between [\d,]+ and [\d,]+, at \+[\d,]+ tokens a call \(the median growth over calls 7–30, \d+ steps\)$/,
     );
-    expect(verdict).toHaveTextContent(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, 'USD')} over the session`);
+    expect(facts).toHaveTextContent(`it saved ${fmtCost(report.cost!.cacheSavings!.amount, 'USD')} over the session`);
   });
 
   it('lists the suggestions in the report’s order, by what they free, each with its change', async () => {

@@ -74,19 +74,20 @@ describe('/debug', () => {
     expect(bar.getAttribute('aria-label')).toContain(
       `free ${fmt(168_000 - report.actual!.contextUsed)} before auto-compaction at 168,000`,
     );
-    // The verdict first: the biggest source and item, what to do, the room left, cache and cost.
+    // The verdict first: the biggest source and item, what to do; under the sources the room left, cache and cost.
     const verdict = within(region).getByRole('region', { name: /^In short/ });
+    const facts = within(region).getByRole('region', { name: /^Room, cache and cost/ });
     const v = report.verdict!;
     expect(verdict).toHaveTextContent(
       `${v.biggestSource!.label} holds ${v.biggestSource!.percentOfUsed!.toFixed(1)}% of the context (${fmt(v.biggestSource!.tokens)} tokens)`,
     );
     expect(verdict).toHaveTextContent(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
     expect(verdict).toHaveTextContent(`What to do: ${v.action!.title}`);
-    expect(verdict).toHaveTextContent(`Room ${roomText(v.headroom!)}`);
-    expect(verdict).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
+    expect(facts).toHaveTextContent(`Room ${roomText(v.headroom!)}`);
+    expect(facts).toHaveTextContent(`Cache ${v.cacheReadPercent!.toFixed(1)}% of the last prompt read from cache`);
     // The session's cost, its calls being priced (never the agent's own figure beside it).
     expect(report.cost?.total).not.toBeNull();
-    expect(verdict).toHaveTextContent(
+    expect(facts).toHaveTextContent(
       `Cost ${fmtCost(report.cost!.total!, report.cost!.currency)} over ${report.cost!.calls} model calls`,
     );
     // The methods are fine print: not in the main view.
@@ -140,8 +141,8 @@ describe('/debug', () => {
       expect(line).toHaveAttribute(
         'title',
         source === 'acp'
-          ? expect.stringMatching(/^The total is the agent's last ACP usage_update/)
-          : expect.stringMatching(/no agent total \(ACP usage_update\) was recorded for this session/),
+          ? expect.stringMatching(/^The total is the last one the agent reported itself/)
+          : expect.stringMatching(/the agent reported no total of its own for this session/),
       );
     });
   }
@@ -329,7 +330,7 @@ describe('/debug', () => {
     const region = await reportRegion();
     await user.click(within(region).getByRole('button', { name: 'Copy JSON' }));
     expect(JSON.parse(await navigator.clipboard.readText())).toEqual(report);
-    expect(within(region).getByText('JSON copied')).toBeInTheDocument();
+    expect(await within(region).findByText('JSON copied')).toBeInTheDocument();
     await user.click(within(region).getByRole('button', { name: 'Copy Markdown' }));
     const markdown = await navigator.clipboard.readText();
     expect(markdown).toContain('| Evidence |');
@@ -363,7 +364,7 @@ describe('/debug', () => {
     expect(evidenceRow).toHaveTextContent('+500');
     // Sources where nothing changed show no drift.
     const skills = rows.find((r) => r.textContent === 'Skills & Knowledge')!.closest('tr')!;
-    // (Source, Tokens, Share, Change, then Cost.)
+    // (Source, Tokens, Used %, Change, then Cost.)
     expect(skills.children[3]).toHaveTextContent('—');
     expect(
       within(latest)

@@ -1,11 +1,12 @@
 /**
- * The /debug report inside the chat. A sticky summary (the total, outdated state, actions) stays
- * in view while the body scrolls: first the verdict (where the context went and what to do about
- * it, the room left, the cache share, the cost), then the whole window as one bar with its legend,
- * one row per source in the same order as the bar (expandable to its items, each revealable) and
- * the Total, how the context grew call by call (a call chosen there shows the whole report as of
- * it), suggestions, and the fine print last. The reader
- * opens as a drawer over it.
+ * The /debug report inside the chat. A sticky summary (the total, when it was made, outdated
+ * state, actions) stays in view while the body scrolls. One screen answers "what fills my
+ * context": the verdict (where the context went, what to do about it — why and the change
+ * folded), the whole window as one bar with its legend, and one row per source in the bar's order
+ * (expandable to its items, each revealable) down to the Total. Then what follows or folds: what
+ * the Cost column means, what came after the last call, the room, cache and cost, how the context
+ * grew call by call (a call chosen there shows the whole report as of it), suggestions, and the
+ * fine print last. The reader opens as a drawer over it.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
@@ -28,7 +29,7 @@ import { buildReportModel, diffReports, plural, shareText, signed, type ReportMo
 import { SourceTable, toggleId } from './source-table';
 import { Suggestions } from './suggestions-list';
 import { TimelineChart } from './timeline-chart';
-import { Verdict } from './verdict';
+import { Verdict, VerdictFacts } from './verdict';
 import { WindowBar } from './window-bar';
 
 export interface ContextReportViewProps {
@@ -43,6 +44,8 @@ export interface ContextReportViewProps {
   onDraft: (text: string) => void;
   /** The session's title as the chat names it (its first message, cut). */
   sessionTitle?: string | null;
+  /** A subagent's report: its parent session's title, as the chat names it. */
+  parentTitle?: string | null;
   /** Another session's report (a subagent's, its parent's), as a new output. */
   onOpenSession?: (sessionId: string) => void;
   /** The report's own name in the browser's history (its transcript entry): the call it is shown as of. */
@@ -252,6 +255,11 @@ function ReportBody(
                 </>
               )}
             </p>
+            {/* In the sticky header, so nothing sticky ever covers it. */}
+            <p className="report-made muted">
+              Made <RelativeTime at={report.generatedAt} />
+              {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
+            </p>
           </div>
           <div className="summary-actions">
             <button type="button" className={outdated ? 'primary' : undefined} onClick={onRefresh}>
@@ -291,13 +299,10 @@ function ReportBody(
           </p>
         </header>
 
-        <p className="report-meta muted">
-          Made <RelativeTime at={report.generatedAt} />
-          {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
-        </p>
         {report.parentSessionId && (
           <p className="report-meta subagent-parent">
-            A subagent’s session, made by a task call of session {report.parentSessionId}
+            A subagent’s session, made by a task call of{' '}
+            {props.parentTitle ? `“${props.parentTitle}”` : 'another session'}
             {report.asOf && !choosing
               ? `: it has no total of its own, so this is as of its last measured call`
               : ''}.{' '}
@@ -310,10 +315,8 @@ function ReportBody(
         )}
         <Verdict model={model} onShow={showItem} onDraft={onDraft} />
         <WindowBar model={model} onFocus={focusSource} />
-        <PendingLine model={model} />
 
         <h3 className="table-title">By source</h3>
-        {costNote && <p className="table-note muted">{costNote}</p>}
         <SourceTable
           model={model}
           change={change}
@@ -327,6 +330,10 @@ function ReportBody(
           onOpenReader={(source) => setReader({ source })}
           {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
         />
+        {/* Under the Total: what the Cost column means, what is not in the total yet, the room, cache and cost. */}
+        {costNote && <p className="table-note muted">{costNote}</p>}
+        <PendingLine model={model} />
+        <VerdictFacts model={model} />
         <ReportFootnotes model={model} change={change} />
 
         {timeline && timeline.length > 0 && (

@@ -91,7 +91,8 @@ function Calibration({ model }: { model: ReportModel }) {
         <dt>Estimator</dt>
         <dd>
           {report.estimate.method}
-          {report.estimate.scale !== null && ` · scale ×${report.estimate.scale.toFixed(2)}`}
+          {report.estimate.scale !== null &&
+            ` · the agent’s total is ${report.estimate.scale.toFixed(2)} times these estimates`}
         </dd>
       </div>
       {window && (

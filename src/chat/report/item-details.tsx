@@ -39,8 +39,8 @@ export function RuntimeParts({ report }: { report: ContextReport }) {
       <table className="parts-table">
         <caption>
           {runtime.item.label}, part of {runtime.sourceLabel}, in {parts.length} parts
-          {runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}: each part’s share of the measured{' '}
-          {fmt(runtime.tokens)} tokens
+          {runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}: its measured {fmt(runtime.tokens)} tokens by part,
+          each part’s tokens and its Used %
         </caption>
         <thead>
           <tr>
@@ -49,7 +49,7 @@ export function RuntimeParts({ report }: { report: ContextReport }) {
               Tokens
             </th>
             <th scope="col" className="num">
-              Share
+              Used %
             </th>
           </tr>
         </thead>

@@ -61,7 +61,7 @@ export function ItemsTable({
             Tokens
           </th>
           <th scope="col" className="num">
-            Share
+            Used %
           </th>
         </tr>
       </thead>

@@ -90,11 +90,11 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
     }
     for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${md(line)}`);
   }
-  // The web's table: tokens and share now, and — where the calls were priced — what each row cost
+  // The web's table: tokens and Used % now, and — where the calls were priced — what each row cost
   // over the session (its meaning said beneath, as on the web).
   const cost = costCells(report);
   const money = (amount: number | undefined) => (cost && amount !== undefined ? fmtCost(amount, cost.currency) : '');
-  out.push('', `| Source | Tokens | Share |${cost ? ' Cost |' : ''}`, `|---|---:|---:|${cost ? '---:|' : ''}`);
+  out.push('', `| Source | Tokens | Used % |${cost ? ' Cost |' : ''}`, `|---|---:|---:|${cost ? '---:|' : ''}`);
   for (const row of model.rows)
     out.push(
       `| ${cell(row.label)} | ${approx}${fmt(row.tokens)} | ${row.shareText} |${cost ? ` ${money(cost.byKey.get(row.key))} |` : ''}`,
@@ -117,7 +117,7 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   }
   const top = largestItems(report, 10);
   if (top.length) {
-    out.push('', '**Largest items**', '', '| Item | Source | Tokens | Share |', '|---|---|---:|---:|');
+    out.push('', '**Largest items**', '', '| Item | Source | Tokens | Used % |', '|---|---|---:|---:|');
     for (const { item, source } of top) {
       const mark = repeatMark(item);
       out.push(
@@ -131,7 +131,7 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
       '',
       `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${md(runtime.recordedFor)})` : ''}`,
       '',
-      '| Part | Tokens | Share |',
+      '| Part | Tokens | Used % |',
       '|---|---:|---:|',
     );
     for (const part of runtime.parts)

@@ -160,8 +160,8 @@ function boundariesOf(report: ContextReport, mode: ReportModel['mode']): string 
   if (mode === 'estimate-only')
     return `Nothing measured yet (no model call) · Estimated (${est}): every figure · ${unseen}, not counted`;
   if (mode === 'scaled') {
-    const scale = report.estimate.scale === null ? '' : ` ×${report.estimate.scale.toFixed(2)}`;
-    return `Measured: the total only · Estimated (${est}), scaled${scale} to the total: every source · ${unseen}, inside the scaling`;
+    const scale = report.estimate.scale === null ? '' : ` (by ${report.estimate.scale.toFixed(2)})`;
+    return `Measured: the total only · Estimated (${est}), then multiplied${scale} to add up to the total: every source · ${unseen}, inside that share-out`;
   }
   const calls = report.calibration?.calls ?? 0;
   return `Measured: the total and ${calls} model calls’ prompts · Estimated (${est}): how each call’s growth splits among what it added · ${unseen}, measured as one block`;

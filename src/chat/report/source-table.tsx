@@ -13,6 +13,7 @@ import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
 import { plural, signed, type ReportChange, type ReportModel, type Row, type SourceChange } from './report-model';
 import { colorVar } from './source-style';
+import { useNarrow } from '../use-narrow';
 import { WrapPoints } from '../wrap-points';
 
 const BASIS: Record<string, string> = {
@@ -20,6 +21,12 @@ const BASIS: Record<string, string> = {
   estimated: 'estimated',
   mixed: 'partly counted by the provider, partly estimated',
   scaled: 'estimated, then shared out in proportion to the total',
+};
+
+/** What a source whose name alone does not say holds: on its label (hover) and in its expanded row. */
+const WHAT_IT_HOLDS: Record<string, string> = {
+  unknown_tool_payload:
+    'Tool calls, and their results, that name no file, web address or working folder: nothing says which source they belong to.',
 };
 
 /** The id of a row's disclosure button: the bar and the verdict move focus there. */
@@ -38,7 +45,11 @@ export function SourceTable(props: {
   onOpenReader: (source: string) => void;
   onOpenSession?: (sessionId: string) => void;
 }) {
-  const { model, change, idPrefix, open, onToggle } = props;
+  const { model, idPrefix, open, onToggle } = props;
+  // The change since the previous /debug: a column on wide screens; on a phone only the expanded
+  // row says it (a column hidden by CSS would still widen the table through the rows' colspan).
+  const narrow = useNarrow();
+  const change = narrow ? null : props.change;
   // What each row cost over the session, when the calls reported their cost.
   const cost = costCells(model.report);
   const money = (amount: number | undefined) => (amount === undefined ? '' : fmtCost(amount, cost!.currency));
@@ -54,7 +65,7 @@ export function SourceTable(props: {
             Tokens
           </th>
           <th scope="col" className="num">
-            Share
+            Used %
           </th>
           {change && (
             <th scope="col" className="num col-change">
@@ -93,7 +104,7 @@ export function SourceTable(props: {
                       style={colorVar(row.color)}
                       aria-hidden="true"
                     />
-                    <span className="source-label">
+                    <span className="source-label" title={WHAT_IT_HOLDS[row.key]}>
                       <WrapPoints text={row.label} />
                     </span>
                   </button>
@@ -109,7 +120,12 @@ export function SourceTable(props: {
               {isOpen && expandable && (
                 <tr className="details-row" id={detailsId}>
                   <td colSpan={columns}>
-                    <SourceDetails row={row} model={model} change={rowChange} hasChange={change !== null} />
+                    <SourceDetails
+                      row={row}
+                      model={model}
+                      change={props.change?.bySource.get(row.key) ?? null}
+                      hasChange={props.change !== null}
+                    />
                     {row.source && row.source.items.length > 0 && (
                       <p className="source-facts">
                         <button
@@ -203,6 +219,7 @@ function SourceDetails({
   ].filter(Boolean);
   return (
     <>
+      {WHAT_IT_HOLDS[source.id] && <p className="source-facts">{WHAT_IT_HOLDS[source.id]}</p>}
       <p className="source-facts">
         {facts.join(' · ')}
         {row.runtimeTokens > 0 && (

@@ -1,12 +1,13 @@
 /**
- * The report in a few lines, first: where the context went (the biggest source and item), what to
- * do about it (the first suggestion: what it frees, and its change to copy), how much room is
- * left and how many calls that is, the cache-read share and what the cache saved, the cost —
- * every figure one the report carries elsewhere too (its `verdict`), printed as it is.
+ * The report in a few lines, first: where the context went (the biggest source and item) and what
+ * to do about it (the first suggestion: what it frees; why, and its change to copy, folded). Under
+ * the sources, its facts: how much room is left and how many calls that is, the cache-read share
+ * and what the cache saved, the cost — every figure one the report carries elsewhere too (its
+ * `verdict`), printed as it is.
  */
 import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
-import { actionSuggestion, agentCost, fmtCost, numbersInText, roomParts } from '../../shared/report-figures';
+import { actionSuggestion, agentCost, fmtCost, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
 import { useReportName } from './report-name';
 import type { ReportModel } from './report-model';
@@ -29,14 +30,6 @@ export function Verdict({
   const listed = new Set(report.sources.flatMap((s) => s.items.map((i) => i.id)));
   const suggestion = actionSuggestion(report);
   const target = v.action?.itemIds.at(-1);
-  // The session's cost when its calls are priced; the agent's own figure only without one.
-  const sessionCost =
-    report.cost && report.cost.total !== null
-      ? { total: report.cost.total, currency: report.cost.currency, calls: report.cost.calls }
-      : null;
-  const reportedCost = agentCost(report);
-  const saved = report.cost?.cacheSavings;
-  const room = v.headroom ? roomParts(v.headroom) : null;
   return (
     <section className="verdict" aria-label={`In short${name}`}>
       {v.biggestSource && (
@@ -67,16 +60,41 @@ export function Verdict({
             {suggestion && (
               <span className="verdict-frees">{suggestionFrees(report, suggestion.frees, suggestion)}.</span>
             )}{' '}
-            {suggestion && <span className="muted verdict-detail">{numbersInText(suggestion.detail)} </span>}
             {target && listed.has(target) && target !== v.biggestItem?.id && (
               <button type="button" className="link" onClick={() => onShow(target)}>
                 Show the text
               </button>
             )}
           </p>
+          {/* The change folds (its own Show the text): the verdict stays a few lines, so the
+              sources fit under it on one screen; the why is in the suggestions' list. */}
           {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
         </div>
       )}
+    </section>
+  );
+}
+
+/**
+ * The verdict's facts — the room left and the calls it is, the cache, the cost, hidden reasoning —
+ * under the sources: the verdict and the table answer "what fills my context" on one screen.
+ */
+export function VerdictFacts({ model }: { model: ReportModel }) {
+  const { report } = model;
+  const name = useReportName();
+  const v = report.verdict;
+  if (!v) return null;
+  // The session's cost when its calls are priced; the agent's own figure only without one.
+  const sessionCost =
+    report.cost && report.cost.total !== null
+      ? { total: report.cost.total, currency: report.cost.currency, calls: report.cost.calls }
+      : null;
+  const reportedCost = agentCost(report);
+  const saved = report.cost?.cacheSavings;
+  const room = v.headroom ? roomParts(v.headroom) : null;
+  if (!v.headroom && v.cacheReadPercent === null && !sessionCost && !reportedCost && !v.hiddenReasoning) return null;
+  return (
+    <section className="report-facts" aria-label={`Room, cache and cost${name}`}>
       <ul className="verdict-facts">
         {v.headroom && (
           <li>

@@ -1,7 +1,7 @@
 /**
  * The whole context window in one bar: what is used, by source (largest first, one segment per
  * row of the table, remainder rows as their own segments, sources too small to see grouped as
- * "Other (n)"), the free space, OpenCode's reserved output and the line
+ * "Other (n)", never one of 5 % of the used context or more), the free space, OpenCode's reserved output and the line
  * where it auto-compacts. The legend under it follows the bar's order; a click or tap on a
  * segment or a legend entry focuses that source in the table. The segments are for pointers; the
  * legend's buttons are the same actions for keyboards, touch and screen readers.
@@ -12,6 +12,8 @@ import { colorVar, pctOf } from './source-style';
 
 /** A source under this share of the bar is too thin to see or hit: it joins "Other". */
 const MIN_SEGMENT = 0.01;
+/** …unless it holds this share of the used context: a source that big is always named. */
+const NAMED_SHARE = 0.05;
 export const OTHER = '_other';
 
 export interface Segment {
@@ -32,7 +34,10 @@ export interface Segment {
 /** The bar's segments, in its order (shared by the segments and the legend). */
 export function barSegments(model: ReportModel): Segment[] {
   const whole = model.window?.contextSize ?? model.total;
-  const tiny = (row: Row) => whole > 0 && row.tokens / whole < MIN_SEGMENT;
+  // Thin on the bar (a large window makes most sources thin), yet never a source the reader
+  // should see by name: 5 % of the used context and more keep their own segment and legend entry.
+  const tiny = (row: Row) =>
+    whole > 0 && row.tokens / whole < MIN_SEGMENT && !(model.total > 0 && row.tokens / model.total >= NAMED_SHARE);
   const small = model.rows.filter(tiny);
   // One thin source alone is shown as itself; two or more become one segment.
   const grouped = small.length >= 2 ? new Set(small.map((r) => r.key)) : new Set<string>();

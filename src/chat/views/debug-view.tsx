@@ -90,6 +90,7 @@ function ReadyReport({ entry, actions, report }: CommandViewProps<DebugOutput> &
       onRefresh={actions.rerun}
       onDraft={actions.draft}
       sessionTitle={sessionTitle}
+      parentTitle={sessionTitleOf(workspace.data, report.parentSessionId ?? null)}
       onOpenSession={(sessionId) => actions.run(`/debug ${sessionId}`)}
       historyKey={entry.id}
       // An earlier report of the session, opened again beside the newer one: named apart from it.

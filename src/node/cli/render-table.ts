@@ -322,7 +322,7 @@ function methodLines(report: ContextReport): string[] {
   const runtime = report.sources.flatMap((s) => s.items).filter((i) => i.runtime).length;
   const lines = [
     `Estimate: ${fmt(estimate.totalTokens)} tokens by ${estimate.method} · ${fmtBytes(estimate.totalBytes)} · ${fmt(estimate.itemCount)} items` +
-      (estimate.scale === null ? '' : ` · scale ×${estimate.scale.toFixed(2)}`) +
+      (estimate.scale === null ? '' : ` · the agent's total is ${estimate.scale.toFixed(2)} times the estimate`) +
       (runtime
         ? ` (the table's Estimated column also holds the runtime item, measured: it has no text to estimate)`
         : ''),

@@ -262,7 +262,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
   const priced = summary.sources.some((row) => row.cost !== undefined);
   lines.push(
     '',
-    `Sources (tokens, share of the used context${summary.estimatesOnly ? ', estimated' : ''}${priced ? ', cost over the session' : ''}):`,
+    `Sources (tokens, Used % — the share of the used context${summary.estimatesOnly ? ', estimated' : ''}${priced ? ', cost over the session' : ''}):`,
   );
   const runtime = summary.runtime;
   for (const row of summary.sources) {
@@ -275,7 +275,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
   if (summary.empty.length) lines.push(`Nothing in context from: ${summary.empty.join(', ')}.`);
 
   if (summary.largestItems.length) {
-    lines.push('', 'Largest items:');
+    lines.push('', 'Largest items (tokens, Used %):');
     summary.largestItems.forEach((item, index) =>
       lines.push(
         `${index + 1}. ${item.label}${item.repeat ? ` (${item.repeat})` : ''} — ${approx}${fmt(item.tokens)} tokens (${fmtPct(item.percentOfUsed)}), ${item.sourceLabel}`,

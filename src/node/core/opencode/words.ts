@@ -38,7 +38,7 @@ export const OPENCODE_WORDS: RuntimeWords = {
         "OpenAI's API gets earlier reasoning back only as its encrypted content; these parts have none, so OpenCode does not send them.",
     },
     bookkeeping: {
-      label: 'Bookkeeping parts (step, patch, snapshot, agent, retry)',
+      label: "OpenCode's own records (steps, patches, snapshots, agent switches, retries)",
       reason: 'Kept by OpenCode for itself; never sent to the model.',
     },
     notReceived: {
