@@ -647,9 +647,21 @@ export const contextWindowSchema = z.object({
   /**
    * 'workspace-config' (opencode.json names the model's limits), 'assumed' (OpenCode's 32,000
    * cap), 'unknown' (a window no larger than the cap: the output limit decides, and only
-   * OpenCode's model list has it).
+   * OpenCode's model list has it), 'catalog' (OpenCode's own model list, `source`: the rows carry
+   * no window, as in an import).
    */
   basis: z.string(),
+  /** Where the limits come from, in words, when they are the catalog's. */
+  source: z.optional(z.string()),
+  /** The model's list prices per million tokens, when the catalog has them. */
+  prices: z.optional(
+    z.object({
+      input: z.number(),
+      output: z.number(),
+      cacheRead: z.optional(z.number()),
+      cacheWrite: z.optional(z.number()),
+    }),
+  ),
 });
 export type ContextWindow = z.infer<typeof contextWindowSchema>;
 
