@@ -6,7 +6,7 @@
  * add up to it exactly.
  */
 import { reasoningOf, ruleNote } from './reasoning-report';
-import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
+import { reportSourceIds, sourceLabel, type SourceId } from '../../shared/sources';
 import type {
   Basis,
   ContextReport,
@@ -120,9 +120,13 @@ function sharedOf(input: ReportInput, used: number | null, costs: ReturnType<typ
 function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['sources'] {
   const { input, used, duplicates, costOf, extras } = shared;
   const { calibration } = input;
-  const bySource = new Map<SourceId, Counted[]>(SOURCE_IDS.map((id) => [id, []]));
+  const ids = reportSourceIds(
+    counted.map((c) => c.item.source),
+    input.workspace.declaredSources,
+  );
+  const bySource = new Map<SourceId, Counted[]>(ids.map((id) => [id, []]));
   for (const c of counted) bySource.get(c.item.source)!.push(c);
-  return SOURCE_IDS.map((id) => {
+  return ids.map((id) => {
     const list = bySource.get(id)!;
     const scaled = used === null || calibration.mode === 'estimate-only' ? null : sum(list.map((c) => c.scaled ?? 0));
     const sorted = [...list].sort(
@@ -132,7 +136,7 @@ function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['
     const hidden = sorted.slice(shown.length);
     return {
       id,
-      label: SOURCE_LABELS[id],
+      label: labelOf(id, input.workspace.declaredSources),
       estimatedTokens: sum(list.map((c) => c.item.tokens)),
       scaledTokens: scaled,
       percentOfUsed: percentOf(scaled, used),
@@ -465,7 +469,7 @@ function countItems(input: CountInput, inTotal: readonly Item[], orderOf: (item:
   }
   if (calibration.mode === 'scaled' && usage) {
     // No per-call counts: the total is shared out in proportion, source by source, then item by item.
-    const bySource = SOURCE_IDS.map((id) => inTotal.filter((i) => i.source === id));
+    const bySource = reportSourceIds(inTotal.map((i) => i.source)).map((id) => inTotal.filter((i) => i.source === id));
     const perSource = apportion(
       usage.contextUsed,
       bySource.map((list) => sum(list.map((i) => i.tokens))),
@@ -656,4 +660,9 @@ function notes(input: ReportInput): string[] {
   const images = imageNote(input);
   if (images) out.push(images);
   return out;
+}
+
+/** A source's label: the workspace's own declaration's, else the table's. */
+function labelOf(id: string, declared: readonly { id: string; label: string }[] | undefined): string {
+  return declared?.find((d) => d.id === id)?.label ?? sourceLabel(id);
 }
