@@ -310,11 +310,13 @@ export const conversationTool: ToolRule = (call) => ({
 });
 
 /**
- * investibook's own context report, read through its MCP server (src/node/mcp): a tool payload
- * like any other, and one that names no workspace file, so Unknown tool payload (contract §3) —
- * only its label is its own.
+ * investibook's own context report, read through its MCP server (src/node/mcp): like any MCP
+ * server's output, its server's (contract §3) — only its label is its own.
  */
-export const contextReportTool: ToolRule = () => ({ source: 'unknown_tool_payload', label: 'Context report (MCP)' });
+export const contextReportTool: ToolRule = () => ({
+  source: mcpSourceId('investibook'),
+  label: 'Context report (MCP)',
+});
 
 /**
  * A rule by the shape of the input, for a tool no name maps: a shell command, a path, a page;
