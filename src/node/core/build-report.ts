@@ -23,6 +23,7 @@ import type {
 } from '../../shared/wire';
 import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
+import { folderOf } from './paths';
 import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
 import { itemId, percentOf, round4, sum, totalOnWire } from './figures';
@@ -87,6 +88,7 @@ export function buildReport(input: ReportInput): ContextReport {
     warnings: [...input.workspace.warnings, ...input.warnings],
     ...(costs ? { cost: costs.report } : {}),
     ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+    ...(input.origin ? { origin: input.origin } : {}),
     ...(input.asOf
       ? {
           asOf: {
@@ -144,6 +146,7 @@ function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['
       itemCount: list.length,
       items: shown.map((c) => toItem(c, used, duplicates.get(c.item), costOf(c.item.key), extras(c.item))),
       ...(scaled === null || list.length === 0 ? {} : { basis: basisOf(list, calibration.mode) }),
+      ...foldersOf(list, scaled === null ? null : used),
       more: {
         itemCount: hidden.length,
         estimatedTokens: sum(hidden.map((c) => c.item.tokens)),
@@ -665,4 +668,31 @@ function notes(input: ReportInput): string[] {
 /** A source's label: the workspace's own declaration's, else the table's. */
 function labelOf(id: string, declared: readonly { id: string; label: string }[] | undefined): string {
   return declared?.find((d) => d.id === id)?.label ?? sourceLabel(id);
+}
+
+/** How many folders a source lists: enough to see which part of the tree fills it. */
+const FOLDERS_SHOWN = 12;
+
+/** A source's items summed by folder, where two or more share one (contract: "Where in the tree"). */
+function foldersOf(list: readonly Counted[], used: number | null): Pick<ContextReport['sources'][number], 'folders'> {
+  const groups = new Map<string, Counted[]>();
+  for (const c of list) {
+    const folder = c.item.folder ?? (c.item.path !== undefined ? folderOf(c.item.path) : null);
+    if (folder !== null) groups.set(folder, [...(groups.get(folder) ?? []), c]);
+  }
+  const folders = [...groups]
+    .filter(([, items]) => items.length > 1)
+    .map(([folder, items]) => {
+      const scaled = used === null ? null : sum(items.map((c) => c.scaled ?? 0));
+      return {
+        folder,
+        itemCount: items.length,
+        estimatedTokens: sum(items.map((c) => c.item.tokens)),
+        scaledTokens: scaled,
+        percentOfUsed: percentOf(scaled, used),
+      };
+    })
+    .sort((a, b) => (b.scaledTokens ?? b.estimatedTokens) - (a.scaledTokens ?? a.estimatedTokens))
+    .slice(0, FOLDERS_SHOWN);
+  return folders.length ? { folders } : {};
 }

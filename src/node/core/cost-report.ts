@@ -126,20 +126,22 @@ function sourceCosts(
   bySource: ReadonlyMap<SourceId, { spend: ItemCost; leftMicro: number; leftItems: number; micro: number }>,
   priced: boolean,
 ): SessionCostReport['sources'] {
-  return reportSourceIds(bySource.keys()).flatMap((id) => {
-    const found = bySource.get(id);
-    if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
-    return [
-      {
-        id,
-        label: sourceLabel(id),
-        ...found.spend,
-        amount: priced ? found.micro / MICRO : null,
-        leftAmount: priced ? found.leftMicro / MICRO : null,
-        leftItems: found.leftItems,
-      },
-    ];
-  }).sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+  return reportSourceIds(bySource.keys())
+    .flatMap((id) => {
+      const found = bySource.get(id);
+      if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
+      return [
+        {
+          id,
+          label: sourceLabel(id),
+          ...found.spend,
+          amount: priced ? found.micro / MICRO : null,
+          leftAmount: priced ? found.leftMicro / MICRO : null,
+          leftItems: found.leftItems,
+        },
+      ];
+    })
+    .sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
 }
 
 /**

@@ -48,6 +48,8 @@ export interface SessionInput extends SessionRows {
    * measured call.
    */
   parent?: { sessionId: string; contextSize: number | null };
+  /** Where an imported session came from (its import's record): no agent ever reports on it. */
+  origin?: { kind: string; title: string | null; directory: string | null };
 }
 
 /** What makeSession reads besides the session's own rows. */
@@ -164,6 +166,7 @@ export async function makeSession(
     ...(split ? { runtimeSplit: split } : {}),
     ...(context.subagents ? { subagents: context.subagents } : {}),
     ...(session.parent ? { parentSessionId: session.parent.sessionId } : {}),
+    ...(session.origin ? { origin: session.origin } : {}),
     ...(calls.asOf ? { asOf: asOfBlock(calls) } : {}),
     mentions: described.mentions,
     warnings: [...new Set(warnings)],

@@ -710,6 +710,8 @@ export interface ReportInput {
   subagents?: ReadonlyMap<string, SubagentSummary | null>;
   /** This session is a subagent's: the session whose call made it. */
   parentSessionId?: string;
+  /** Where an imported session came from (contract §8). */
+  origin?: { kind: string; title: string | null; directory: string | null };
   warnings: string[];
   itemsLimit: number | 'all';
 }

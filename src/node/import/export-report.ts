@@ -50,7 +50,19 @@ export async function withExportSource<T>(
     } finally {
       await store.close();
     }
-    return await work(localSource(database, io.cwd), workspaceId);
+    // The report names the file it came from (contract §8), in every view.
+    const local = localSource(database, io.cwd);
+    const named: ReportSource = {
+      ...local,
+      report: async (request) => {
+        const report = await local.report(request);
+        return {
+          ...report,
+          origin: { ...report.origin, kind: report.origin?.kind ?? 'opencode_export', files: [file] },
+        };
+      },
+    };
+    return await work(named, workspaceId);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -272,10 +272,10 @@ export class ReportService {
     }));
     // A subagent's session: it shares its parent's window, and has no ACP total of its own.
     // The bridge records the parent with the runtime; an import with where the session came from.
+    const [originRow] = await r.sessionOrigins(workspaceId, sessionId);
     const parentId =
-      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ??
-      (await r.sessionOrigins(workspaceId, sessionId))[0]?.parent_session_id ??
-      null;
+      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ?? originRow?.parent_session_id ?? null;
+    const origin = originRow && { kind: originRow.kind, title: originRow.title, directory: originRow.directory };
     const parent = parentId
       ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
       : undefined;
@@ -287,6 +287,7 @@ export class ReportService {
       rows: new Map(),
       runtimeRecords,
       ...(parent ? { parent } : {}),
+      ...(origin ? { origin } : {}),
     };
     await readRows(r, session, () => headerRowsToRead(session, services));
     return session;

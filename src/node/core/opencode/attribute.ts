@@ -188,9 +188,11 @@ class Walker {
     const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
     const classified = path === null ? null : classifyPath(path, this.context);
     const { body, reminders } = output === undefined ? { body: '', reminders: [] } : splitReminders(output);
-    const label = (classified?.readLabel ?? 'Read file outside the workspace') + ' (attached)';
+    const label =
+      (classified?.readLabel ?? `Read file outside the workspace: ${recorded ?? 'unnamed'}`) + ' (attached)';
     this.add(
-      classified?.source ?? 'unknown_tool_payload',
+      // A file outside every root is still a file by its path (contract §3).
+      classified?.source ?? (recorded === undefined ? 'unknown_tool_payload' : 'issue_source_files'),
       label,
       this.ref(index),
       output === undefined ? [callText] : [callText, body],
