@@ -23,6 +23,7 @@ import type {
 } from '../../shared/wire';
 import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
+import { CATALOG_SOURCE } from './model-catalog';
 import { folderOf } from './paths';
 import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
@@ -612,6 +613,12 @@ function imageNote(input: ReportInput): string | null {
 function notes(input: ReportInput): string[] {
   const { calibration, usage } = input;
   const out = [`Estimated with ${input.estimator.method}: not tokenizer-exact for the agent's model.`];
+  if (usage?.source === 'provider' && !input.window)
+    out.push(
+      `No window size: no agent reports on this session, and ${input.targetModel ? `the model ${input.targetModel} is in no catalog (${CATALOG_SOURCE})` : 'its rows name no model'}, so there is no room, compaction point or calls left to show.`,
+    );
+  else if (input.window?.basis === 'catalog' && input.window.source)
+    out.push(`The window, the output reserve and the list prices are ${input.window.source}: the rows carry none.`);
   if (calibration.mode === 'measured') {
     const ref = calibration.reference!;
     const changes = calibration.runtimeChanges.slice(1);

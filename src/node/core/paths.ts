@@ -35,6 +35,8 @@ export function declaredPath(path: string, declared: readonly DeclaredSource[] |
 
 /** The folder an item is about, for sums by folder: a file's folder ("docs/external/"), "./" at the root. */
 export function folderOf(path: string): string {
+  // A folder named as such (a read or search of `docs/`) is its own.
+  if (path.endsWith('/')) return path;
   const dir = isAbsolute(path) ? dirname(path) : dirname(path || '.');
   return dir === '.' || dir === '' ? './' : `${dir}/`;
 }
