@@ -1,12 +1,17 @@
 /** Where the CLI gets its answers: the store directly (read-only), or a running server (api-source.ts). */
 import { openStore } from '../storage/open';
 import type { Store } from '../storage/store';
-import { ReportService } from '../report/service';
+import { ReportService, type ServiceOptions } from '../report/service';
 import { workspaceAt, type ReportSource } from './api-source';
 
 export { apiSource, type ItemRequest, type ReportSource, type SourceRequest } from './api-source';
 
-export function localSource(database: string, cwd: string, dataDir?: string): ReportSource {
+export function localSource(
+  database: string,
+  cwd: string,
+  dataDir?: string,
+  service: ServiceOptions = {},
+): ReportSource {
   const withStore = async <T>(work: (store: Store, workspaceAt: () => Promise<string>) => Promise<T>) => {
     const store = await openStore({ location: database, readOnly: true, ...(dataDir ? { dataDir } : {}) });
     try {
@@ -35,11 +40,14 @@ export function localSource(database: string, cwd: string, dataDir?: string): Re
       }),
     report: (request) =>
       withStore(async (store, here) =>
-        new ReportService(store).report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+        new ReportService(store, service).report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
       ),
     item: (request) =>
       withStore(async (store, here) =>
-        new ReportService(store).itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+        new ReportService(store, service).itemContent({
+          ...request,
+          workspaceId: request.workspaceId ?? (await here()),
+        }),
       ),
   };
 }

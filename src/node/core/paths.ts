@@ -84,7 +84,7 @@ export function classifyPath(
     if (under(path, dir)) return { source: 'skills_knowledge', readLabel: `Read skill file: ${inside(path, dir)}` };
   }
   // A declaration wins over the folder table (contract §3).
-  const declared = declaredPath(path, runtime.declared);
+  const declared = under(path, '.opencode/.all-skills') ? null : declaredPath(path, runtime.declared);
   if (declared) return { source: declared.id, readLabel: `Read ${declared.label}: ${path}` };
   for (const rule of [...(runtime.pathRules ?? []), ...PATH_RULES]) {
     if (under(path, rule.under)) return { source: rule.source, readLabel: rule.read(inside(path, rule.under), name) };

@@ -4,7 +4,7 @@
  * SQLite database (so the figures are the import's, by construction), the report reads it
  * read-only like any other, and the database is deleted after.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Io } from '../cli/io';
@@ -16,18 +16,18 @@ import { ExportInputError } from './read-export';
 import { folderHere, idFromFolder } from './workspace';
 
 export async function withExportSource<T>(
-  file: string,
-  options: { root?: string | undefined },
+  files: readonly string[],
+  options: { root?: string | undefined; sources?: string | undefined },
   io: Io,
   work: (source: ReportSource, workspaceId: string) => Promise<T>,
 ): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-export-'));
   try {
-    const path = resolve(io.cwd, file);
-    const source = { path, name: file };
+    const sourcesFile =
+      options.sources === undefined ? undefined : readSources(resolve(io.cwd, options.sources), options.sources);
     let scanned;
     try {
-      scanned = await scanSources([source]);
+      scanned = await scanSources(files.map((file) => ({ path: resolve(io.cwd, file), name: file })));
     } catch (error) {
       throw error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
     }
@@ -51,19 +51,29 @@ export async function withExportSource<T>(
       await store.close();
     }
     // The report names the file it came from (contract §8), in every view.
-    const local = localSource(database, io.cwd);
+    const local = localSource(database, io.cwd, undefined, sourcesFile ? { sources: sourcesFile } : {});
     const named: ReportSource = {
       ...local,
       report: async (request) => {
         const report = await local.report(request);
         return {
           ...report,
-          origin: { ...report.origin, kind: report.origin?.kind ?? 'opencode_export', files: [file] },
+          origin: { ...report.origin, kind: report.origin?.kind ?? 'opencode_export', files: [...files] },
         };
       },
     };
     return await work(named, workspaceId);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The file `--sources` names: its text, or a usage error in one line. */
+function readSources(path: string, given: string): { file: string; text: string } {
+  try {
+    return { file: given, text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw usageError(`--sources ${given}: ${missing ? 'no such file' : 'cannot be read'}`);
   }
 }

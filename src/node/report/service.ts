@@ -6,6 +6,7 @@
  * per report, reading only the rows the core's memo lacks (as core/read-plan.ts decides), and
  * one call of the core.
  */
+import { parseDeclaredSources } from './declared-sources';
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
 import { ITEM_PAGE_CHARS } from '../../shared/wire';
 import {
@@ -57,6 +58,11 @@ export interface ServiceOptions extends ReadOptions {
   cache?: ReportCache;
   /** Live text (characters) from which BPE counting moves to worker threads. */
   parallelMinChars?: number;
+  /**
+   * Sources declared outside the workspace (`debug context --sources FILE`): they replace its
+   * own `.investibook/sources.json`, for a session with no workspace of its own (an export).
+   */
+  sources?: { file: string; text: string };
   /** Sessions that exist though nothing is stored yet (the live agent's, mid-turn). */
   live?: (workspaceId: string, sessionId: string) => boolean;
   /**
@@ -179,7 +185,11 @@ export class ReportService {
       const root = this.store.resolveRoot(workspace.root_path);
       const key = `${root}\u0000${runtime.id}`;
       let folder = folders.get(key);
-      if (!folder) folders.set(key, (folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout)));
+      if (!folder) {
+        folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout);
+        if (this.options.sources) withSources(folder, this.options.sources);
+        folders.set(key, folder);
+      }
       return folder;
     };
     const known = await this.store.getWorkspace(request.workspaceId);
@@ -417,4 +427,12 @@ function withRange<T>(work: () => T): T {
 function checkSnapshot(report: ContextReport, requested: string | undefined): void {
   if (requested !== undefined && requested !== report.snapshotId)
     throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
+}
+
+/** The sources a file outside the workspace declares, in place of the workspace's own. */
+function withSources(folder: ContextInput['workspace'], sources: { file: string; text: string }): void {
+  const parsed = parseDeclaredSources(sources.text, sources.file);
+  folder.warnings.push(...parsed.warnings);
+  if (parsed.sources.length) folder.declaredSources = parsed.sources;
+  else delete folder.declaredSources;
 }
