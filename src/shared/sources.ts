@@ -96,10 +96,7 @@ export type SourceId = BuiltinSourceId | (string & {});
 
 export const SOURCE_IDS: readonly BuiltinSourceId[] = SOURCES.map((s) => s.id);
 
-export const SOURCE_LABELS = Object.fromEntries(SOURCES.map((s) => [s.id, s.label])) as Record<
-  BuiltinSourceId,
-  string
->;
+export const SOURCE_LABELS = Object.fromEntries(SOURCES.map((s) => [s.id, s.label])) as Record<BuiltinSourceId, string>;
 
 const byId = new Map<string, SourceDef>([...SOURCES, ...EXTRA_SOURCES].map((s) => [s.id, s]));
 
