@@ -41,7 +41,8 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/postgres-global.ts'],
+          // build-global: the CLI processes some run are the compiled build, fresh.
+          globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

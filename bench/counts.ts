@@ -2,14 +2,12 @@
  * Issue 33's figures: the CLI's cold report on a workspace the product wrote (`investibook
  * import`, which stores the token counts) beside the same session written straight into
  * contract §1's columns (another writer: no counts), each against the floor process on the same
- * database, on SQLite and PostgreSQL; and the CLI's start: `--help` and the seeded demo's report
- * against Node's own start and the floor process. Every figure a median of fresh processes.
+ * database, on SQLite and PostgreSQL. Every figure a median of fresh processes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedDemoDatabase, DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
 import { copyStore } from '../src/node/storage/copy';
 import { openStore } from '../src/node/storage/open';
 import type { PostgresServer } from '../test/support/postgres';
@@ -109,26 +107,4 @@ export async function benchWriters(sizes: readonly number[], postgres: PostgresS
     '',
     ...imports,
   ];
-}
-
-/** The CLI's start: Node alone, `--help`, and the seeded demo's report against its floor process. */
-export async function benchStart(): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-start-'));
-  try {
-    const db = join(dir, 'demo.db');
-    const { root } = await seedDemoDatabase(db, 'bench-start');
-    const cli = join(PROJECT, 'bin/investibook.js');
-    timed([cli, '--help'], 1); // a build first if a source changed
-    const node = timed(['-e', '0'], 9);
-    const help = timed([cli, '--help'], 9);
-    const floor = floorProcess(db, DEMO_WORKSPACE_ID, root);
-    const demo = cliReport(db, DEMO_WORKSPACE_ID);
-    return [
-      `- Node alone (\`node -e 0\`): ${ms(node)} ms`,
-      `- \`investibook --help\`: ${ms(help)} ms (target ≤ 100 ms: ${help <= 100 ? 'met' : 'not met'}; Node's own start is ${ms(node)} ms of it)`,
-      `- the seeded demo's report (\`debug context demo --json\`): ${ms(demo)} ms against its floor process ${ms(floor)} ms (${ratio(demo, floor)}; target ≤ 2×: ${demo <= 2 * floor ? 'met' : 'not met'})`,
-    ];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

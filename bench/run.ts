@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ReportCache } from '../src/node/report/report-cache';
@@ -18,7 +18,8 @@ import { openStore } from '../src/node/storage/open';
 import { openSqlite } from '../src/node/storage/sqlite/sqlite-store';
 import { postgresBin, startPostgres, type PostgresServer } from '../test/support/postgres';
 import type { EstimatorId } from '../src/shared/wire';
-import { benchStart, benchWriters } from './counts';
+import { benchWriters } from './counts';
+import { benchStart } from './start';
 import { measureFaults } from './faults';
 import { memoKept } from './memo';
 import { floor } from './floor';
@@ -184,12 +185,24 @@ async function countsSection(postgres: PostgresServer | false): Promise<void> {
     postgres,
   ))
     console.log(line);
-  console.log('\n## The CLI starting\n');
+  await startSection();
+}
+
+/** Issue 42.1: the CLI's start against its floors (`npm run bench -- --start` runs this part alone). */
+async function startSection(): Promise<void> {
+  console.log('\n## The CLI starting (each target against its floor, same run)\n');
+  console.log(
+    `load average at the start: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} on ${cpus().length} cores`,
+  );
+  console.log('');
   for (const line of await benchStart()) console.log(line);
 }
 
 async function main() {
   if (process.argv.includes('--import')) return importSection();
+  if (process.argv.includes('--start')) return startSection();
   if (process.argv.includes('--counts')) {
     const postgres = await maybePostgres();
     try {

@@ -1,8 +1,11 @@
 // Compiles the Node programs (CLI, server, dev server, tokenizer worker, the agent's MCP server) to plain JavaScript in build/node,
 // and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
-// than the package's JavaScript tables). Runs at install (`prepare`); bin/*.js call
-// `ensureBuilt()`, which rebuilds in well under a second when a source file changed, so a
-// checkout never runs stale code and never transpiles TypeScript at run time.
+// than the package's JavaScript tables). Runs at install (`prepare`), before a pack (`prepack`,
+// through `npm run build`) and in every test run's setup; the checkout's servers (bin/start.js,
+// dev.js, demo-agent.js) call `ensureBuilt()`, which walks the sources and rebuilds when one
+// changed. The CLI does not walk them at start: bin/investibook.js runs what is built while the
+// checkout's HEAD is the one it was built at (scripts/build-stamp.mjs), and a packed install runs
+// what it ships. Nothing transpiles TypeScript at run time.
 //
 // Plain JavaScript on purpose: it must run before anything is compiled. esbuild is a
 // devDependency — a checkout's `npm install` and `npm ci` install it, and only this build uses
@@ -12,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkoutHead, readStamp } from './build-stamp.mjs';
 
 export const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
@@ -31,21 +35,17 @@ const ENTRIES = {
   relay: 'src/node/agent/network/relay.ts',
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'claude'];
-const EXTERNAL = [
-  'better-sqlite3',
-  'pg',
-  'pg-native',
-  'ai-tokenizer',
-  'ai-tokenizer/*',
-  // They start worker threads from files beside their own code (piscina's worker.js, pino's
-  // transports): a bundle would move that code away from those files.
-  'piscina',
-  'pino',
-  'esbuild',
-  'vite',
-  'tsx',
-  'tsx/*',
-];
+/**
+ * What the bundles leave as packages, loaded at run time: they are the package's `dependencies`
+ * (everything else is bundled, so a devDependency; test/node/compiled.test.ts holds the two
+ * lists together). Native addons, lazily required tables, and thread pools: piscina's
+ * worker.js and pino's transports start threads from files beside their own code, which a
+ * bundle would move away from them.
+ */
+export const RUNTIME_EXTERNAL = ['better-sqlite3', 'pg', 'ai-tokenizer', 'piscina', 'pino'];
+/** Optional or build-time only, never loaded by the shipped programs: pg's native binding, the build tools (checkout-only code paths). */
+const NEVER_SHIPPED = ['pg-native', 'esbuild', 'vite', 'tsx', 'tsx/*'];
+const EXTERNAL = [...RUNTIME_EXTERNAL, 'ai-tokenizer/*', ...NEVER_SHIPPED];
 
 const outDir = (root) => join(root, 'build', 'node');
 const stampPath = (root) => join(outDir(root), 'stamp.json');
@@ -72,14 +72,6 @@ function fingerprint(root) {
   for (const folder of SOURCES) walk(join(root, folder));
   hash.update(readFileSync(join(root, 'package-lock.json')));
   return hash.digest('hex');
-}
-
-function readStamp(root) {
-  try {
-    return JSON.parse(readFileSync(stampPath(root), 'utf8'));
-  } catch {
-    return null;
-  }
 }
 
 /** Writes a file so that a concurrent reader sees the old or the new one, never half of one. */
@@ -121,9 +113,32 @@ export async function buildNode(root = PROJECT) {
   ]);
   const written = [...programs.outputFiles, ...cli.outputFiles];
   for (const file of written) writeAtomic(file.path, file.contents);
-  pruneChunks(outDir(root), new Set(written.map((f) => f.path)));
+  const current = new Set(written.map((f) => f.path));
+  pruneChunks(outDir(root), current);
+  writePackIgnore(outDir(root), current);
   buildTokenizerTables(root);
-  writeAtomic(stampPath(root), JSON.stringify({ fingerprint: print, builtAt: new Date().toISOString() }));
+  writeStamp(root, print);
+}
+
+const writeStamp = (root, print) =>
+  writeAtomic(
+    stampPath(root),
+    JSON.stringify({ fingerprint: print, head: checkoutHead(root), builtAt: new Date().toISOString() }),
+  );
+
+/** Built for the checkout only: the dev server needs Vite and the sources, the demo agent the scripted model's recordings. */
+const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'stamp.json', '*.map'];
+
+/**
+ * What `npm pack` leaves out of build/node (package.json's `files` takes the folder): the
+ * checkout's own programs, the source maps, and the chunks of earlier builds that pruneChunks
+ * keeps for an hour for a CLI still running — so the package holds exactly this build.
+ */
+function writePackIgnore(folder, current) {
+  const stale = readdirSync(folder).filter(
+    (name) => name.startsWith('cli-') && name.endsWith('.mjs') && !current.has(join(folder, name)),
+  );
+  writeAtomic(join(folder, '.npmignore'), [...CHECKOUT_ONLY, ...stale].join('\n') + '\n');
 }
 
 /**
@@ -172,7 +187,11 @@ function buildTokenizerTables(root) {
 export async function ensureBuilt(entry, root = PROJECT) {
   const stamp = readStamp(root);
   const output = join(outDir(root), `${entry}.mjs`);
-  if (!stamp || stamp.fingerprint !== fingerprint(root) || !existsSync(output)) {
+  const print = fingerprint(root);
+  if (stamp && stamp.fingerprint === print && existsSync(output)) {
+    // The sources are as built: the stamp takes the new HEAD, so the CLI's check passes again.
+    if (stamp.head !== checkoutHead(root)) writeStamp(root, print);
+  } else {
     if (!(await hasEsbuild(root))) {
       // Installed without devDependencies (npm install --omit=dev): the build that is there runs.
       if (existsSync(output)) return output;

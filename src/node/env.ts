@@ -8,7 +8,7 @@
  */
 import { delimiter, isAbsolute } from 'node:path';
 import { parse } from 'shell-quote';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export class EnvError extends Error {
   constructor(message: string) {

@@ -6,7 +6,7 @@
  *
  * Clients must ignore event types they do not know (a newer server may send more).
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { sessionIdSchema } from './wire';
 
 export const agentStatusSchema = z.object({

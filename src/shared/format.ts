@@ -3,12 +3,23 @@
  * reads the same everywhere. Dependency-free.
  */
 
-// One formatter for all: Number#toLocaleString builds a new Intl.NumberFormat on every call,
-// which costs ~0.1 s over a report of 9 × 200 items.
-const numbers = new Intl.NumberFormat('en-US');
+// One formatter for all, made on first need: Number#toLocaleString builds a new
+// Intl.NumberFormat on every call (~0.1 s over a report of 9 × 200 items), and the first one a
+// process makes loads ICU's number data (~10 ms of a CLI start, more than some whole commands).
+let numbers: Intl.NumberFormat | undefined;
 
-export const fmt = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '—' : numbers.format(value);
+/** en-US digit groups of a whole number, as Intl.NumberFormat('en-US') writes them (the figures are nearly all whole). */
+const grouped = (whole: number): string => {
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+$)/g, ',');
+  return whole < 0 ? `-${digits}` : digits;
+};
+
+export const fmt = (value: number | null | undefined): string => {
+  if (value === null || value === undefined) return '—';
+  // -0 is Intl's to write ("-0"); String(-0) is "0".
+  if (Number.isSafeInteger(value) && !Object.is(value, -0)) return grouped(value);
+  return (numbers ??= new Intl.NumberFormat('en-US')).format(value);
+};
 
 /**
  * A share in percent, computed once from integers and rounded once, to one decimal: every view
@@ -32,7 +43,7 @@ export function fmtBytes(bytes: number): string {
 export function fmtDelta(delta: number | null): string {
   if (delta === null) return '';
   if (delta === 0) return '±0';
-  return `${delta > 0 ? '+' : '−'}${numbers.format(Math.abs(delta))}`;
+  return `${delta > 0 ? '+' : '−'}${fmt(Math.abs(delta))}`;
 }
 
 /**

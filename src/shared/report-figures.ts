@@ -243,7 +243,7 @@ export function verdictLines(report: ContextReport): VerdictLines | null {
           detail: suggestion ? numbersInText(suggestion.detail) : '',
           itemIds: v.action.itemIds,
           kind: v.action.kind,
-          frees: suggestion ? suggestionFrees(report, suggestion.frees) : null,
+          frees: suggestion ? suggestionFrees(report, suggestion.frees, suggestion) : null,
           change: suggestion?.change ?? null,
         }
       : null,

@@ -2,7 +2,7 @@
  * The report's request options as people type them (a query parameter, a CLI flag): one rule
  * each, for the API, the CLI and the web client. A bad value throws a ParamError naming it.
  */
-import { ESTIMATORS, type EstimatorId } from './wire';
+import { ESTIMATORS, type EstimatorId } from './estimators';
 
 export class ParamError extends Error {
   constructor(

@@ -4,7 +4,7 @@
  * must stay free of Node and DOM APIs.
  */
 // zod/mini: the same schemas at a fraction of the bundle size (the web app's initial JS budget).
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 import { ESTIMATORS, type EstimatorId } from './estimators';
 import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
@@ -330,28 +330,60 @@ export const SUGGESTION_KINDS = [
   'unused_skill',
   'pruned_outputs',
   'near_compaction',
+  'compact_now',
+  'new_session',
+  'revert_read',
 ] as const;
 
 /**
  * The kinds of change a suggestion hands over: a fragment of the agent runtime's configuration
- * (JSON the pinned OpenCode accepts), a sentence to send the agent, a workspace file to shorten.
+ * (JSON the pinned OpenCode accepts), a sentence to send the agent, a workspace file to shorten,
+ * a compaction now, a new session started with a hand-off, a revert to before a message.
  */
-export const CHANGE_KINDS = ['opencode_config', 'ask_agent', 'workspace_file'] as const;
+export const CHANGE_KINDS = [
+  'opencode_config',
+  'ask_agent',
+  'workspace_file',
+  'compact',
+  'new_session',
+  'revert',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /**
- * What acting on a suggestion frees from each later model call: tokens, their share of the used
- * context, and — where the session's calls were priced — the money per call at its own rates.
- * `upTo`: the figure is a bound (a narrower read frees at most the item it replaces).
+ * What making a suggestion's change now takes out of the prompt the runtime sends next (its
+ * request view with the change made, contract §7): tokens, their share of the used context,
+ * and — where the session's calls were priced — the money per call at its own rates. 0 for a
+ * change that only prevents later growth. `estimate`: part of it is estimated (a compaction's
+ * summary before it is written). `upTo`: the figure is a bound (a file shortened by as much as
+ * the user decides).
  */
 export const freesSchema = z.object({
   tokens: z.int(),
   percentOfUsed: z.nullable(z.number()),
   upTo: z.optional(z.boolean()),
+  estimate: z.optional(z.boolean()),
   /** In `cost.currency`: the tokens at what a carried prompt token cost in the latest priced call. */
   costPerCall: z.optional(z.number()),
 });
 export type Frees = z.infer<typeof freesSchema>;
+
+/** Later growth a change prevents: per re-read of a file, per load of a skill, per call from the next agent start. */
+export const avoidsSchema = z.object({ tokens: z.int(), per: z.enum(['re-read', 'load', 'call']) });
+export type Avoids = z.infer<typeof avoidsSchema>;
+
+/**
+ * What making the change costs once: the prompt the provider reads uncached again (a changed
+ * tool list, system prompt or history breaks its prompt cache from there on), plus the
+ * compaction's own call; money where the calls were priced.
+ */
+export const oneTimeSchema = z.object({
+  tokens: z.int(),
+  cost: z.optional(z.number()),
+  /** What the tokens are, in words. */
+  basis: z.string(),
+});
+export type OneTime = z.infer<typeof oneTimeSchema>;
 
 /** The change itself: `text` is the JSON, the sentence or what to do with `file`. */
 export const changeSchema = z.object({
@@ -359,6 +391,15 @@ export const changeSchema = z.object({
   text: z.string(),
   /** workspace_file: the workspace-relative file; opencode_config: the file it goes in. */
   file: z.optional(z.string()),
+  /** revert: the message from which the history is dropped. */
+  messageId: z.optional(z.string()),
+  /**
+   * The agent route that makes the change on the live agent (never the debug API); absent on a
+   * report as of an earlier call and on a session with no live agent (an import).
+   */
+  request: z.optional(
+    z.object({ method: z.literal('POST'), path: z.string(), body: z.optional(z.record(z.string(), z.unknown())) }),
+  ),
 });
 export type Change = z.infer<typeof changeSchema>;
 
@@ -398,7 +439,19 @@ export const verdictSchema = z.object({
       /** Model calls until OpenCode compacts by itself at the recent growth rate; null: `callsLeftBecause`. */
       callsLeft: z.nullable(z.int()),
       /** The rate: tokens per call, over how many model calls (from call `fromCall` to `toCall`). */
-      callsLeftBasis: z.optional(z.object({ perCall: z.int(), calls: z.int(), fromCall: z.int(), toCall: z.int() })),
+      /**
+       * The rate: the median growth per call (`perCall`) over the calls `fromCall`–`toCall` since
+       * the last compaction (`calls` steps), and the calls left at its lower and upper quartile.
+       */
+      callsLeftBasis: z.optional(
+        z.object({
+          perCall: z.int(),
+          calls: z.int(),
+          fromCall: z.int(),
+          toCall: z.int(),
+          range: z.optional(z.object({ low: z.int(), high: z.int() })),
+        }),
+      ),
       callsLeftBecause: z.optional(z.string()),
     }),
   ),
@@ -420,6 +473,12 @@ export const suggestionSchema = z.object({
   itemIds: z.array(z.string()),
   figures: z.record(z.string(), z.number()),
   frees: freesSchema,
+  avoids: z.optional(avoidsSchema),
+  oneTime: z.optional(oneTimeSchema),
+  /** Calls after which what the change saves a call has paid its one-time cost (where priced). */
+  breakEvenCalls: z.optional(z.int()),
+  /** false: it will not pay back over the session's likely rest (it follows all that do). */
+  paysBack: z.optional(z.boolean()),
   change: z.optional(changeSchema),
   /** unused_tools: the agent whose tools they are, and the tools (built-in and MCP, by the names the model is sent). */
   agent: z.optional(z.nullable(z.string())),
@@ -780,7 +839,7 @@ export const contextReportSchema = z.object({
 });
 export type ContextReport = z.infer<typeof contextReportSchema>;
 
-export const ITEM_PAGE_CHARS = 8000;
+export { ITEM_PAGE_CHARS } from './item-pages';
 
 /** One zero-based page of an item's text, as the model sees it (base64 and binary omitted). */
 export const itemContentSchema = z.object({

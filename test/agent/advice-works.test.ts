@@ -1,7 +1,7 @@
 /**
  * The advice works (issue 28, point 6), with the real pinned OpenCode on the scripted model: a
  * turn in the demo workspace, its report's suggestion for the tools the model was sent and never
- * called (built-in and MCP — investibook's own report tool among them), its change applied to a
+ * called (built-in and MCP — never investibook's own report tool), its change applied to a
  * scratch workspace's opencode.json, the same turn there, the definitions recorded again — and
  * those tools are gone from the request and from the runtime item, which is smaller by the
  * suggestion's figure (±10 %).
@@ -58,8 +58,11 @@ describe('the never-called tools, turned off as the report says', () => {
     const suggestion = before.report.suggestions.find((s) => s.kind === 'unused_tools')!;
     expect(suggestion.change?.kind).toBe('opencode_config');
     const off = suggestion.tools!;
-    // Built-in tools and investibook's own MCP tool, all of them in the request the model got.
-    expect(off).toEqual(expect.arrayContaining(['task', 'webfetch', 'investibook_context_report']));
+    // Built-in tools, all of them in the request the model got; never the report's own MCP tool,
+    // which the model was sent and did not call either.
+    expect(off).toEqual(expect.arrayContaining(['task', 'webfetch']));
+    expect(before.sent).toContain('investibook_context_report');
+    expect(off).not.toContain('investibook_context_report');
     expect(off.every((t) => before.sent.includes(t))).toBe(true);
     const measuredBefore = runtimeItem(before.report).scaledTokens!;
     await harness.close();

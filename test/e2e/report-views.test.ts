@@ -115,7 +115,7 @@ describe.each(SIZES)('on a $name', (size) => {
     const verdict = region.getByRole('region', { name: 'In short' });
     const [first] = report.suggestions;
     const text = (await verdict.textContent())!;
-    expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees)}.`);
+    expect(text).toContain(`What to do: ${first!.title}. ${suggestionFrees(report, first!.frees, first)}.`);
     const calls = callsLeftParts(report.verdict!.headroom!)!;
     expect(text).toContain(
       `${fmt(report.verdict!.headroom!.left)} tokens left before OpenCode compacts — ${calls.text}`,
@@ -133,7 +133,7 @@ describe.each(SIZES)('on a $name', (size) => {
     const entries = list.getByRole('listitem');
     for (const [i, s] of report.suggestions.entries()) {
       const entry = entries.nth(i);
-      expect(await entry.locator('.suggestion-frees').textContent()).toBe(suggestionFrees(report, s.frees));
+      expect(await entry.locator('.suggestion-frees').textContent()).toBe(suggestionFrees(report, s.frees, s));
       expect(await entry.locator('.change-text').innerText()).toBe(s.change!.text);
     }
     const tools = entries.nth(report.suggestions.findIndex((s) => s.kind === 'unused_tools'));

@@ -10,6 +10,8 @@ import { narrowerRead, quotedSpans } from '../../src/node/core/narrower-read';
 import { OPENCODE_ADVICE } from '../../src/node/core/opencode/advice';
 import { readOutputLines } from '../../src/node/core/opencode/read-output';
 import type { ContextWindow } from '../../src/shared/wire';
+import type { ReportInput, RuntimePart } from '../../src/node/core/types';
+import { unusedTools } from '../../src/node/core/unused-advice';
 
 const lines = (text: string) => text.split('\n').map((t, i) => ({ n: i + 1, text: t }));
 
@@ -85,7 +87,7 @@ describe('the calls left before OpenCode compacts', () => {
   };
   const p = (call: number, promptTokens: number, events: string[] = []) => ({ call, promptTokens, events });
 
-  it('go by the growth over the last five steps, a fall (compaction, pruning) left out', () => {
+  it('go by the median growth per call since the last compaction, a pruning left out, with the quartiles as the range', () => {
     const timeline = [
       p(1, 10_000),
       p(2, 60_000),
@@ -94,39 +96,55 @@ describe('the calls left before OpenCode compacts', () => {
       p(6, 23_000),
       p(7, 22_000, ['pruning']),
       p(8, 24_000),
+      p(9, 24_500),
+      p(10, 30_500),
     ];
-    // Steps, newest first: 7→8 (+2,000 over 1 call), 6→7 left out, 4→6 (+2,000 over 2), 3→4 (+1,000), 2→3 left out, 1→2 (+50,000).
-    const left = callsLeft(timeline, window, 24_000, 'OpenCode');
-    expect(left.basis).toEqual({ perCall: Math.round(55_000 / 5), calls: 5, fromCall: 1, toCall: 8 });
-    expect(left.callsLeft).toBe(Math.floor(144_000 / 11_000));
-    // Only the last five steps count.
-    const prompts = [1000, 6000, 11000, 16000, 21000, 26000, 26100, 26200, 26300, 26400, 26500];
-    const long = prompts.map((tokens, i) => p(i + 1, tokens));
-    expect(callsLeft(long, window, 26_500, 'OpenCode').basis).toEqual({
-      perCall: 100,
+    // Since call 3: 3→4 +1,000; 4→6 +1,000 a call; 6→7 a fall; 7→8 +2,000; 8→9 +500; 9→10 +6,000.
+    // Sorted 500, 1,000, 1,000, 2,000, 6,000: median 1,000; quartiles 1,000 and 2,000.
+    const left = callsLeft(timeline, window, 30_500, 'OpenCode');
+    expect(left.basis).toEqual({
+      perCall: 1_000,
       calls: 5,
-      fromCall: 6,
-      toCall: 11,
+      fromCall: 3,
+      toCall: 10,
+      range: { low: Math.floor(137_500 / 2_000), high: Math.floor(137_500 / 1_000) },
     });
+    expect(left.callsLeft).toBe(Math.floor(137_500 / 1_000));
   });
 
-  it('cannot be said without a window, with auto-compaction off, from one call, or without growth', () => {
-    expect(callsLeft([p(1, 100), p(2, 200)], null, 200, 'OpenCode')).toEqual({
-      callsLeft: null,
-      because: "OpenCode's auto-compaction point is not known for this model, so the calls left cannot be counted",
-    });
-    expect(callsLeft([p(1, 100), p(2, 200)], { ...window, autoCompactAt: null }, 200, 'OpenCode').because).toMatch(
-      /^auto-compaction is off/,
+  it('hold steady over small turns: one turn more barely moves them', () => {
+    // A session growing by about 300 a call, with one large read (+14,000) among its steps.
+    const prompts = [8_000, 8_300, 8_650, 22_650, 22_950, 23_200, 23_550, 23_850];
+    const base = prompts.map((tokens, i) => p(i + 1, tokens));
+    const before = callsLeft(base, window, 23_850, 'OpenCode').callsLeft!;
+    for (const growth of [120, 500, 380]) {
+      const after = callsLeft([...base, p(9, 23_850 + growth)], window, 23_850 + growth, 'OpenCode').callsLeft!;
+      expect(Math.abs(after - before) / before).toBeLessThan(0.1);
+    }
+  });
+
+  it('cannot be said without a window, with auto-compaction off, from fewer than five calls since a compaction, or without growth', () => {
+    expect(callsLeft([p(1, 1), p(2, 2)], null, 2, 'OpenCode').because).toBe(
+      "OpenCode's auto-compaction point is not known for this model, so the calls left cannot be counted",
+    );
+    expect(callsLeft([p(1, 1), p(2, 2)], { ...window, autoCompactAt: null }, 2, 'OpenCode').because).toMatch(
+      /auto-compaction is off/,
     );
     expect(callsLeft([p(1, 100)], window, 100, 'OpenCode').because).toBe(
-      'only one model call was measured: a growth rate needs two',
+      'only 1 model call was measured: a growth rate needs at least 5',
     );
-    expect(callsLeft([p(1, 100), p(2, 100)], window, 100, 'OpenCode').because).toBe(
-      'the prompt did not grow over the last 1 measured call',
+    const grown = [1, 2, 3, 4, 5, 6].map((c) => p(c, c * 1_000));
+    expect(callsLeft(grown, window, 6_000, 'OpenCode').callsLeft).not.toBeNull();
+    // A compaction at call 4 leaves three calls to go by: no figure.
+    const compacted = [...grown.slice(0, 3), p(4, 500, ['compaction']), p(5, 900), p(6, 1_300)];
+    expect(callsLeft(compacted, window, 1_300, 'OpenCode').because).toBe(
+      'only 3 model calls were measured since the last compaction: a growth rate needs at least 5',
     );
-    expect(callsLeft([p(1, 900), p(2, 100, ['compaction'])], window, 100, 'OpenCode').because).toMatch(/only fell/);
+    const flat = [1, 2, 3, 4, 5].map((c) => p(c, 100));
+    expect(callsLeft(flat, window, 100, 'OpenCode').because).toMatch(/did not grow/);
     // Past the point already: none left.
-    expect(callsLeft([p(1, 160_000), p(2, 170_000)], window, 170_000, 'OpenCode').callsLeft).toBe(0);
+    const full = [1, 2, 3, 4, 5].map((c) => p(c, 160_000 + c * 2_000));
+    expect(callsLeft(full, window, 170_000, 'OpenCode').callsLeft).toBe(0);
   });
 });
 
@@ -178,5 +196,48 @@ describe('what OpenCode’s configuration turns off', () => {
     expect(JSON.parse(OPENCODE_ADVICE.unusedSkill({ agent: 'plan', skill: 'x-y' }).text)).toEqual({
       agent: { plan: { permission: { skill: { 'x-y': 'deny' } } } },
     });
+  });
+});
+
+describe('the never-called tools, as a suggestion', () => {
+  const tool = (name: string, tokens: number, called: boolean): RuntimePart => ({
+    kind: 'tool',
+    label: name,
+    name,
+    estimate: tokens,
+    tokens,
+    called,
+  });
+  const inputOf = (calls: number, parts: RuntimePart[]) =>
+    ({
+      runtime: { name: 'OpenCode', label: '', words: {}, advice: OPENCODE_ADVICE },
+      runtimeSplit: { parts, estimated: 0, measured: 0, recordedAt: 0, agent: 'build', model: null, notes: [] },
+      agent: 'build',
+      workspace: { agentConfig: { models: {}, mcpServers: [] } },
+      calibration: { calls },
+      usage: { contextUsed: 20_000, contextSize: 200_000, recordedAt: 0 },
+    }) as unknown as ReportInput;
+  const report = (server: string): RuntimePart => ({
+    kind: 'mcp_server',
+    label: server,
+    name: server,
+    estimate: 300,
+    tokens: 300,
+    tools: [{ name: 'investibook_context_report', estimate: 300, called: false }],
+  });
+
+  it('never turn off the report’s own MCP tool, and price the change as a cache broken once', () => {
+    const [s] = unusedTools(inputOf(12, [tool('task', 900, false), tool('read', 500, true), report('investibook')]));
+    expect(s!.tools).toEqual(['task']);
+    expect(s!.tokens).toBe(900);
+    expect(s!.once).toMatchObject({ uncached: 20_000 - 900 });
+    expect(s!.detail).not.toContain('Weak evidence');
+    // Only the report's tool unused: nothing to suggest.
+    expect(unusedTools(inputOf(12, [tool('read', 500, true), report('investibook')]))).toEqual([]);
+  });
+
+  it('say that a tool never called in a handful of calls is weak evidence', () => {
+    const [s] = unusedTools(inputOf(2, [tool('bash', 700, false), tool('read', 500, true)]));
+    expect(s!.detail).toContain('Weak evidence: the session made only 2 model calls');
   });
 });

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fmt } from '../../src/shared/format';
 // @ts-expect-error plain JavaScript, no declarations
 import { ensureBuilt } from '../../scripts/build-node.mjs';
 import { AgentBridge } from '../../src/node/agent/bridge';
@@ -132,7 +133,7 @@ describe('investibook mcp', () => {
       expect(expected.largestItems).toHaveLength(8);
       // It leads with the suggestion that frees the most, and hands over each change as it is.
       const first = report.suggestions[0]!;
-      expect(result.text).toContain(`\nWhat to do: ${first.title}. Frees up to `);
+      expect(result.text).toContain(`\nWhat to do: ${first.title}. Frees ${fmt(first.frees.tokens)} tokens `);
       const listed = (result.structured as { suggestions: { title: string; change?: { text: string } }[] }).suggestions;
       expect(listed.map((s) => s.title)).toEqual(report.suggestions.map((s) => s.title));
       for (const s of report.suggestions) expect(result.text).toContain(s.change!.text);

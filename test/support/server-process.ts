@@ -26,8 +26,29 @@ export async function startServerProcess(
     env: { ...process.env, INVESTIBOOK_DB: dbPath, PORT: '0', INVESTIBOOK_TOKEN: token, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return serverOf(child);
+}
+
+/** A started server process, once it printed its `Open …` line; `stop` ends it as Ctrl-C would. */
+export async function serverOf(child: ChildProcess): Promise<ServerProcess> {
+  const url = await openLine(child);
+  return {
+    url,
+    origin: new URL(url).origin,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The URL of the `Open …` line a starting server prints (stdout or stderr), or its exit as an error. */
+function openLine(child: ChildProcess): Promise<string> {
   let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not print an Open line:\n${output}`)), 150_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -41,15 +62,4 @@ export async function startServerProcess(
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
   });
-  return {
-    url,
-    origin: new URL(url).origin,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }

@@ -3,7 +3,8 @@
  * fragment, the sentence for the agent, what to do with the file) and a copy button — the
  * clipboard where the browser gives one, with a visible "Copied"; where it does not (an insecure
  * origin, a refusal), the text is selected for the user to copy. A sentence for the agent can
- * also be put in the composer (never sent from here).
+ * also be put in the composer (never sent from here). A long text (a new session's hand-off) can
+ * be folded where room is short (the verdict): shown on request, copied whole either way.
  */
 import { useEffect, useRef, useState } from 'react';
 import { changeLead, CHANGE_HEADINGS } from '../../shared/advice-text';
@@ -21,12 +22,28 @@ function selectText(element: HTMLElement): void {
   selection.addRange(range);
 }
 
-export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (text: string) => void }) {
+/** Above this many lines a folded change shows its text only on request. */
+const FOLD_LINES = 3;
+
+export function ChangeBlock({
+  change,
+  onDraft,
+  fold = false,
+}: {
+  change: Change;
+  onDraft?: (text: string) => void;
+  fold?: boolean;
+}) {
   const [state, setState] = useState<CopyState>('idle');
+  const lines = change.text.split('\n').length;
+  const [open, setOpen] = useState(!fold || lines <= FOLD_LINES);
   const textRef = useRef<HTMLElement | null>(null);
   const keep = (element: HTMLElement | null) => {
     textRef.current = element;
   };
+  useEffect(() => {
+    if (state === 'selected' && textRef.current) selectText(textRef.current);
+  }, [state, open]);
   useEffect(() => {
     if (state === 'idle') return;
     const timer = setTimeout(() => setState('idle'), 2500);
@@ -39,7 +56,8 @@ export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (te
       await navigator.clipboard.writeText(change.text);
       setState('copied');
     } catch {
-      if (textRef.current) selectText(textRef.current);
+      // A folded text is shown first, then selected once it is there (the effect below).
+      setOpen(true);
       setState('selected');
     }
   };
@@ -52,7 +70,11 @@ export function ChangeBlock({ change, onDraft }: { change: Change; onDraft?: (te
       aria-label={`The change: ${label}`}
     >
       <span className="change-lead">{changeLead(change)}:</span>
-      {change.kind === 'opencode_config' ? (
+      {!open ? (
+        <button type="button" className="link" aria-expanded={false} onClick={() => setOpen(true)}>
+          Show the text ({lines} lines)
+        </button>
+      ) : change.kind === 'opencode_config' || change.kind === 'new_session' ? (
         <pre className="change-text">
           <code ref={keep}>{change.text}</code>
         </pre>

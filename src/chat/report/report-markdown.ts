@@ -150,7 +150,7 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (report.suggestions.length) {
     out.push('', '**Suggestions** (by what they free, largest first)', '');
     report.suggestions.forEach((s, index) => {
-      out.push(`${index + 1}. ${s.title}. ${suggestionFrees(report, s.frees)}. ${numbersInText(s.detail)}`);
+      out.push(`${index + 1}. ${s.title}. ${suggestionFrees(report, s.frees, s)}. ${numbersInText(s.detail)}`);
       if (s.change) out.push(...changeMarkdown(s.change, '   '));
     });
   }

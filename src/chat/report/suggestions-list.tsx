@@ -34,7 +34,7 @@ export function Suggestions({
               <span className="suggestion-title">
                 <WrapPoints text={s.title} />
               </span>
-              <span className="suggestion-frees">{suggestionFrees(report, s.frees)}</span>
+              <span className="suggestion-frees">{suggestionFrees(report, s.frees, s)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
               {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}
               {target && listed.has(target) && (

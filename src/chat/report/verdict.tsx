@@ -64,7 +64,9 @@ export function Verdict({
         <div className="verdict-action">
           <p>
             <strong>What to do:</strong> {v.action.title}.{' '}
-            {suggestion && <span className="verdict-frees">{suggestionFrees(report, suggestion.frees)}.</span>}{' '}
+            {suggestion && (
+              <span className="verdict-frees">{suggestionFrees(report, suggestion.frees, suggestion)}.</span>
+            )}{' '}
             {suggestion && <span className="muted verdict-detail">{numbersInText(suggestion.detail)} </span>}
             {target && listed.has(target) && target !== v.biggestItem?.id && (
               <button type="button" className="link" onClick={() => onShow(target)}>
@@ -72,7 +74,7 @@ export function Verdict({
               </button>
             )}
           </p>
-          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} />}
+          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
         </div>
       )}
       <ul className="verdict-facts">

@@ -5,16 +5,15 @@
  */
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
-import {
-  contextReportSchema,
-  errorBodySchema,
-  itemContentSchema,
-  workspaceListSchema,
-  type ContextReport,
-  type EstimatorId,
-  type ItemContent,
-} from '../../shared/wire';
+import type { ContextReport, EstimatorId, ItemContent } from '../../shared/wire';
 import { AppError, failed, notFound, usageError } from '../errors';
+
+/**
+ * The wire's schemas, loaded when a server's answer is checked: building them costs a CLI start
+ * time, and a report read from the database (report-source.ts, which imports this module) never
+ * needs them.
+ */
+const wire = () => import('../../shared/wire');
 
 /** A report request as the CLI makes it: the workspace may be left to the current folder. */
 export interface SourceRequest {
@@ -62,7 +61,7 @@ export function apiSource(api: string, token: string, cwd: string): ReportSource
   /** Without a workspace id: the one of the user's workspaces whose folder holds `cwd`. */
   const resolve = async (workspaceId: string | undefined): Promise<string> => {
     if (workspaceId) return workspaceId;
-    const list = workspaceListSchema.safeParse(await get(api, token, 'api/workspaces', {}));
+    const list = (await wire()).workspaceListSchema.safeParse(await get(api, token, 'api/workspaces', {}));
     if (!list.success) throw failed('bad_response', `${api} sent a workspace list this CLI cannot read`);
     return workspaceAt(list.data.workspaces, cwd);
   };
@@ -75,7 +74,7 @@ export function apiSource(api: string, token: string, cwd: string): ReportSource
         estimator: request.estimator,
         call: request.call === undefined ? undefined : String(request.call),
       });
-      const report = contextReportSchema.safeParse(body);
+      const report = (await wire()).contextReportSchema.safeParse(body);
       if (!report.success) throw failed('bad_response', `${api} sent a report that does not match schema version 1`);
       return report.data;
     },
@@ -94,7 +93,7 @@ export function apiSource(api: string, token: string, cwd: string): ReportSource
           page: request.page === undefined ? undefined : String(request.page),
         },
       );
-      const content = itemContentSchema.safeParse(body);
+      const content = (await wire()).itemContentSchema.safeParse(body);
       if (!content.success) throw failed('bad_response', `${api} sent item content this CLI cannot read`);
       return content.data;
     },
@@ -128,7 +127,7 @@ async function get(
   }
   const body: unknown = await response.json().catch(() => null);
   if (response.ok) return body;
-  const parsed = errorBodySchema.safeParse(body);
+  const parsed = (await wire()).errorBodySchema.safeParse(body);
   const message = parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
   // A server fault is looked up in its log by the request's id.
   const requestId = parsed.success ? parsed.data.error.requestId : undefined;

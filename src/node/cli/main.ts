@@ -12,6 +12,7 @@ import type { CliEnv } from '../env';
 import { defaultIo, type Io } from './io';
 import { addImportCommand } from './import-command';
 import { addMcpCommand } from '../mcp/command';
+import { addServeCommand } from './serve-command';
 import type { ContextOptions } from './context-command';
 import type { DatabaseOptions } from './db-commands';
 
@@ -90,6 +91,7 @@ function program(io: Io, env: () => CliEnv): Command {
     return { local: localSource, api: apiSource };
   });
   addImportCommand(root, io, env);
+  addServeCommand(root, io);
 
   return root;
 }

@@ -171,7 +171,7 @@ export function renderReport(
     report.suggestions.forEach((s, index) => {
       lines.push(
         `  ${index + 1}. ${s.severity === 'warning' ? '! ' : ''}${s.title}`,
-        `     ${suggestionFrees(report, s.frees)}.`,
+        `     ${suggestionFrees(report, s.frees, s)}.`,
         `     ${numbersInText(s.detail)}`,
         ...(s.change ? changeLines(s.change, '     ') : []),
       );

@@ -1,24 +1,28 @@
 /**
- * How many model calls remain before the runtime compacts by itself, at the recent growth of
- * the measured prompt: the growth per call over the last few measured calls (a fall — a
- * compaction or a pruning — is left out, it is no growth), against the auto-compaction point.
+ * How many model calls remain before the runtime compacts by itself, at a growth rate one small
+ * turn does not swing: the median growth per call over every step since the session's last
+ * compaction (a fall — a pruning — is left out, it is no growth), with the calls left at the
+ * lower and upper quartile of those steps as the range. No figure from fewer than
+ * MIN_CALLS measured calls since the compaction: a handful of calls says little of the rest.
  * Null with the reason in words when it cannot be said. Pure.
  */
 import { fmt } from '../../shared/format';
 import type { ContextWindow } from '../../shared/wire';
 
-/** The rate is taken over at most this many steps from one measured call to the next. */
-export const GROWTH_STEPS = 5;
+/** Fewer measured calls since the last compaction give no rate worth a figure. */
+export const MIN_CALLS = 5;
 
 export interface CallsLeft {
   callsLeft: number | null;
-  /** What the rate was taken over: tokens per call, over how many calls, from which to which. */
-  basis?: { perCall: number; calls: number; fromCall: number; toCall: number };
+  /** The median growth per call, over how many steps, from which call to which, and the range. */
+  basis?: { perCall: number; calls: number; fromCall: number; toCall: number; range?: { low: number; high: number } };
   because?: string;
 }
 
+type Point = { call: number; promptTokens: number; events: readonly string[] };
+
 export function callsLeft(
-  timeline: readonly { call: number; promptTokens: number; events: readonly string[] }[],
+  timeline: readonly Point[],
   window: ContextWindow | null,
   used: number,
   runtimeName: string,
@@ -31,39 +35,61 @@ export function callsLeft(
           ? `${runtimeName}'s auto-compaction point is not known for this model, so the calls left cannot be counted`
           : `auto-compaction is off (compaction.auto is false): ${runtimeName} will not compact by itself`,
     };
-  if (timeline.length < 2)
+  const since = sinceCompaction(timeline);
+  if (since.length < MIN_CALLS)
     return {
       callsLeft: null,
-      because: `${timeline.length === 0 ? 'no model call was' : 'only one model call was'} measured: a growth rate needs two`,
+      because: `${since.length === 0 ? 'no model call was' : `only ${fmt(since.length)} model call${since.length === 1 ? ' was' : 's were'}`} measured${since.length === timeline.length ? '' : ' since the last compaction'}: a growth rate needs at least ${MIN_CALLS}`,
     };
-  // Newest first: each step from one measured call to the next, a fall left out.
-  let grown = 0;
-  let calls = 0;
-  let steps = 0;
-  let fromCall = timeline.at(-1)!.call;
-  const toCall = fromCall;
-  for (let i = timeline.length - 1; i > 0 && steps < GROWTH_STEPS; i--) {
-    const now = timeline[i]!;
-    const before = timeline[i - 1]!;
-    const delta = now.promptTokens - before.promptTokens;
-    if (delta < 0 || now.events.includes('compaction') || now.events.includes('pruning')) continue;
-    grown += delta;
-    calls += now.call - before.call;
-    steps++;
-    fromCall = before.call;
-  }
-  if (steps === 0 || grown <= 0 || calls <= 0)
+  const steps = growthSteps(since);
+  const median = quantile(steps, 0.5);
+  if (steps.length === 0 || median <= 0)
     return {
       callsLeft: null,
-      because:
-        steps === 0
-          ? 'the prompt only fell between the recent measured calls (compaction or pruning): no growth to go by'
-          : `the prompt did not grow over the last ${fmt(calls)} measured call${calls === 1 ? '' : 's'}`,
+      because: `the prompt did not grow in most of the ${fmt(since.length)} measured calls since ${since.length === timeline.length ? 'the start' : 'the last compaction'}`,
     };
-  const perCall = grown / calls;
-  const left = window.autoCompactAt - used;
+  const left = Math.max(0, window.autoCompactAt - used);
+  const at = (perCall: number) => (perCall <= 0 ? null : Math.floor(left / perCall));
+  const high = at(quantile(steps, 0.25));
+  const low = at(quantile(steps, 0.75));
   return {
-    callsLeft: left <= 0 ? 0 : Math.floor(left / perCall),
-    basis: { perCall: Math.max(1, Math.round(perCall)), calls, fromCall, toCall },
+    callsLeft: at(median),
+    basis: {
+      perCall: Math.max(1, Math.round(median)),
+      calls: steps.length,
+      fromCall: since[0]!.call,
+      toCall: since.at(-1)!.call,
+      ...(low !== null && high !== null ? { range: { low, high } } : {}),
+    },
   };
+}
+
+/** The measured calls from the last compaction on (the compaction's first call starts them). */
+function sinceCompaction(timeline: readonly Point[]): readonly Point[] {
+  for (let i = timeline.length - 1; i >= 0; i--)
+    if (timeline[i]!.events.includes('compaction')) return timeline.slice(i);
+  return timeline;
+}
+
+/** Growth per call from one measured call to the next; a fall or a pruning is no growth and is left out. */
+function growthSteps(points: readonly Point[]): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < points.length; i++) {
+    const now = points[i]!;
+    const before = points[i - 1]!;
+    const delta = now.promptTokens - before.promptTokens;
+    if (delta < 0 || now.events.includes('pruning')) continue;
+    out.push(delta / Math.max(1, now.call - before.call));
+  }
+  return out;
+}
+
+/** The q-quantile by linear interpolation (sorted copy). */
+function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
 }

@@ -4,7 +4,7 @@
  */
 import { fmtBytes } from '../../shared/format';
 import type { SourceId } from '../../shared/sources';
-import { ITEM_PAGE_CHARS } from '../../shared/wire';
+import { ITEM_PAGE_CHARS } from '../../shared/item-pages';
 import { PageOutOfRange } from './errors';
 
 /** An item's text as the model reads it, with the source it counts for. */

@@ -132,12 +132,7 @@ export async function makeSession(
   const reference = calibration.reference
     ? numberedCalls(calls.shape.calls)[calibration.reference.call - 1]
     : undefined;
-  const runtimeInput = {
-    name: runtime.name,
-    label: runtime.runtimeItem.label,
-    words: runtime.words,
-    ...(runtime.advice ? { advice: runtime.advice } : {}),
-  };
+  const runtimeInput = runtimeInputOf(runtime);
   const narrowing = narrowerReads(
     { calibration, usage: calls.usage, runtime: runtimeInput },
     described.quotes,
@@ -145,6 +140,7 @@ export async function makeSession(
   );
   if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
   const window = runtime.window(calls.usage, context.workspace.agentConfig, plan.context.facts.targetModel);
+  const asOfHeaders = calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers;
   const reportInput: Session['input'] = {
     workspaceId: context.workspaceId,
     sessionId: session.sessionId,
@@ -159,7 +155,7 @@ export async function makeSession(
     history: { messages: calibration.history.length, bytes: described.historyBytes },
     omissions: described.omissions,
     usage: withWindow(calls.usage, window),
-    provider: runtime.latestCount(calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers, calls.usage),
+    provider: runtime.latestCount(asOfHeaders, calls.usage),
     targetModel: plan.context.facts.targetModel,
     imageRule: familyRules(plan.context.facts.family).imageRule,
     window,
@@ -169,6 +165,9 @@ export async function makeSession(
     ...(session.origin ? { origin: session.origin } : {}),
     ...(calls.asOf ? { asOf: asOfBlock(calls) } : {}),
     mentions: described.mentions,
+    ...nextPromptInput(asOfHeaders, calibration.view, runtime, (id, key) =>
+      itemText(rows, runtime, plan.context, id, key),
+    ),
     warnings: [...new Set(warnings)],
   };
   return { input: reportInput, blocks: blocksOf(reportInput), analysisContext: plan.context };
@@ -252,6 +251,57 @@ function describedMessages(
     quotes.push({ messageId: header.id, quotes: analysis.quotes ?? [] });
   });
   return { omissions, mentions, quotes, historyBytes };
+}
+
+/** The runtime as the report names it: its name, its item's label, its words, its advice. */
+const runtimeInputOf = (runtime: AgentRuntime): ReportInput['runtime'] => ({
+  name: runtime.name,
+  label: runtime.runtimeItem.label,
+  words: runtime.words,
+  ...(runtime.advice ? { advice: runtime.advice } : {}),
+});
+
+/** The runtime's request view with a change made, and the latest reply for a hand-off (absent: it builds none). */
+function nextPromptInput(
+  headers: readonly Header[],
+  view: readonly Item[],
+  runtime: AgentRuntime,
+  textOf: (messageId: string, key: string) => string | undefined,
+): Pick<ReportInput, 'next' | 'latestReply'> {
+  const next = runtime.nextPrompt?.(headers);
+  if (!next) return {};
+  const latestReply = replyText(view, next, textOf);
+  return { next, ...(latestReply ? { latestReply } : {}) };
+}
+
+/** The text of the latest assistant reply in view (for a new session's hand-off), if a row holds it. */
+function replyText(
+  view: readonly Item[],
+  next: NonNullable<ReportInput['next']>,
+  textOf: (messageId: string, key: string) => string | undefined,
+): string | undefined {
+  const replies = new Set(next.messages.filter((m) => m.role === 'assistant').map((m) => m.id));
+  for (let i = view.length - 1; i >= 0; i--) {
+    const item = view[i]!;
+    if (item.source !== 'conversation' || !item.messageId || !replies.has(item.messageId)) continue;
+    const text = textOf(item.messageId, item.key);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+/** One item's text, its message analysed again with texts kept (undefined: no row). */
+function itemText(
+  rows: Rows,
+  runtime: AgentRuntime,
+  context: AnalysisContext,
+  messageId: string,
+  key: string,
+): string | undefined {
+  const row = rows.get(messageId);
+  if (!row) return undefined;
+  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  return contributions.find((c) => c.key === key)?.texts.join('\n');
 }
 
 /** An item's lines as the runtime's read showed them: its message analysed again, texts kept (undefined: no row). */

@@ -1,8 +1,9 @@
 /**
- * Advice on what was read: the same content in context more than once (the repeated copies are
- * what the agent's reuse would free), and one item holding a large share of the context (a
- * narrower read frees up to the item; a file sent with every request is the workspace's to
- * shorten). Each with its change: the sentence to send the agent, or the file. Pure.
+ * Advice on what was read: the same content in context more than once, and one item holding a
+ * large share of the context. What is in the history stays there until something removes it
+ * (history-advice.ts), so a sentence asking the agent to read less frees nothing now: it avoids
+ * the next copy (`avoids`, per re-read). A file sent with every request is the workspace's to
+ * shorten: the next call carries what is left of it (up to the item). Pure.
  */
 import { fmt } from '../../shared/format';
 import type { Change } from '../../shared/wire';
@@ -40,14 +41,15 @@ export function duplicateReads({ counted, duplicates, used }: ReadFacts): Sugges
       kind: 'duplicate_read',
       severity: 'warning',
       title: `${what} is in context ${group.length} times`,
-      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ${figure}. Ask the agent to refer to the earlier read instead of reading again.`,
+      detail: `The same content was read ${group.length} times; the ${extra.length === 1 ? 'extra read repeats' : `${extra.length} extra reads repeat`} ${figure}. The copies stay in the history until a compaction, a revert or a new session: asking the agent to refer to the earlier read frees nothing now, it avoids the next copy.`,
       itemIds: group.map((i) => itemId(i.sourceRef)),
       figures: {
         reads: group.length,
         repeatedEstimatedTokens: repeated,
         ...(repeatedScaled === null ? {} : { repeatedScaledTokens: repeatedScaled }),
       },
-      tokens,
+      tokens: 0,
+      avoids: { tokens: Math.round(tokens / extra.length), per: 're-read' as const },
       change: {
         kind: 'ask_agent',
         text: `${what} is already in your context: please refer to the earlier read instead of reading it again, unless it has changed.`,
@@ -65,16 +67,34 @@ export function largeItems({ input, counted, used }: ReadFacts): SuggestionDraft
     const share = percentOf(c.scaled, used)!;
     if (share <= LARGE_ITEM_PERCENT) continue;
     const figure = `${fmt(c.scaled)} tokens`;
+    const change = largeItemChange(input, c.item, c.scaled, share);
+    // A file sent with every request: the next call carries what is left of it. Anything else
+    // is in the history: a narrower read next time avoids another copy, it frees nothing now.
+    const everyCall = c.item.sourceRef.startsWith('file:');
     out.push({
       kind: 'large_item',
       severity: 'warning',
       title: `${c.item.label} is ${share.toFixed(1)}% of the used context`,
-      detail: `One item holds ${figure} of ${fmt(used)}. If only part of it is needed, a narrower read (a range, a grep) keeps the rest out.`,
+      detail: everyCall
+        ? `One file sent with every request holds ${figure} of ${fmt(used)}: the next call carries what is left of it once it is shortened.`
+        : `One item holds ${figure} of ${fmt(used)}. It stays in the history until a compaction, a revert or a new session; if only part of it is needed again, a narrower read (a range, a grep) keeps another copy out.`,
       itemIds: [itemId(c.item.sourceRef)],
       figures: { percentOfUsed: share, scaledTokens: c.scaled, estimatedTokens: c.item.tokens },
-      tokens: c.scaled,
-      upTo: true,
-      change: largeItemChange(input, c.item, c.scaled, share),
+      ...(everyCall
+        ? {
+            tokens: c.scaled,
+            upTo: true,
+            horizon: 'configuration' as const,
+            once: {
+              uncached: used - c.scaled,
+              basis: 'a changed instruction file changes the system prompt: the prompt is read uncached once',
+            },
+          }
+        : {
+            tokens: 0,
+            avoids: { tokens: c.scaled, per: change.kind === 'workspace_file' ? 'load' : 're-read' } as const,
+          }),
+      change,
     });
   }
   return out;

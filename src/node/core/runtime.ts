@@ -16,6 +16,7 @@ import type {
   AttributionContext,
   Contribution,
   Estimator,
+  NextPromptFacts,
   RuntimeAdvice,
   RecordedRuntime,
   RuntimeAnalysis,
@@ -127,6 +128,8 @@ export interface AgentRuntime<H = unknown> {
   analyze(row: ParsedRow, context: AttributionContext & { facts: SessionFacts; light: boolean }): RuntimeAnalysis;
   /** What the runtime puts in every request from the workspace (instructions, the skill catalog). */
   alwaysLoaded(workspace: WorkspaceSnapshot): Contribution[];
+  /** The prompt it would send next with a change made, through its request view (absent: it builds none). */
+  nextPrompt?(headers: readonly Header<H>[]): NextPromptFacts;
   /** How the runtime's own configuration turns off what a session never used (absent: it has none). */
   readonly advice?: RuntimeAdvice;
   /** The model's window as the runtime budgets it (auto-compaction point). */

@@ -1,15 +1,21 @@
 /**
- * Suggestions from the report's own figures, never guesses, ordered by what acting on each frees
- * from every later model call (largest first: `suggestions[0]` is the verdict's action): the same
- * content read again and one item dominating the context (read-advice.ts), the tools never
- * called and skills loaded but never used (unused-advice.ts), and two notices that free nothing
- * themselves — a nearly full window, pruned outputs. Each with its change. Pure.
+ * Suggestions from the report's own figures, never guesses (contract §7): each says what its
+ * change takes out of the prompt the runtime would send next (`frees`; 0 for a change that
+ * only prevents later growth, which goes to `avoids`), what it costs once and when it pays
+ * back (price.ts). The changes that free what is already there — compact, a new session, a
+ * revert (history-advice.ts) —, the configuration (unused-advice.ts), the same content read
+ * again and one large item (read-advice.ts), and two notices. Ordered by what they free, then
+ * what they avoid, those that will not pay back last: `suggestions[0]` is the verdict's action.
+ * A report as of an earlier call, or of a session with no live agent, offers no live change. Pure.
  */
 import { fmt, fmtBytes } from '../../shared/format';
-import type { Frees, Suggestion } from '../../shared/wire';
+import type { Change, Frees, Suggestion } from '../../shared/wire';
 import type { Counted, Item, ReportInput, SuggestionDraft } from './types';
 import type { DuplicateMark } from './duplicates';
+import { callsLeft } from './calls-left';
 import { percentOf, percentOfWindow } from './figures';
+import { historyChanges } from './history-advice';
+import { priceOf, type PriceFacts } from './price';
 import { duplicateReads, largeItems } from './read-advice';
 import { unusedSkills, unusedTools } from './unused-advice';
 
@@ -17,6 +23,9 @@ export { LARGE_ITEM_PERCENT } from './read-advice';
 
 /** Above this share of the window, compaction is near. */
 export const NEAR_COMPACTION_PERCENT = 80;
+
+/** The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind. */
+export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = {};
 
 export interface SuggestFacts {
   input: ReportInput;
@@ -28,6 +37,7 @@ export interface SuggestFacts {
 export function suggest(facts: SuggestFacts): Suggestion[] {
   const { input, used } = facts;
   const drafts: SuggestionDraft[] = [
+    ...historyChanges(facts),
     ...duplicateReads(facts),
     ...largeItems(facts),
     ...unusedTools(input),
@@ -37,18 +47,87 @@ export function suggest(facts: SuggestFacts): Suggestion[] {
   const cost = input.calibration.cost;
   // Money per call only where the calls were priced: at what a carried token cost in the latest one.
   const rate = cost && cost.total !== null ? cost.perCallRate : null;
-  const out = drafts.map(({ tokens, upTo, change, ...rest }): Suggestion => {
+  const priceFacts = priceFactsOf(input, used, rate);
+  const out = drafts.map(({ tokens, upTo, estimate, once, horizon, change, ...rest }): Suggestion => {
     const frees: Frees = {
       tokens,
       percentOfUsed: percentOf(tokens, used),
       ...(upTo ? { upTo: true } : {}),
+      ...(estimate ? { estimate: true } : {}),
       ...(rate !== null && tokens > 0 ? { costPerCall: Math.round(tokens * rate * 1e6) / 1e6 } : {}),
     };
-    return { ...rest, frees, ...(change ? { change } : {}) };
+    const priced = priceOf({ tokens, once, horizon }, priceFacts);
+    const note = change ? readOnlyNote(change, input) : '';
+    return {
+      ...rest,
+      detail: note ? `${rest.detail} ${note}` : rest.detail,
+      frees,
+      ...priced,
+      ...(change ? { change: offered(change, input) } : {}),
+    };
   });
-  // The one order every view leads with: what it frees, largest first (stable: ties keep the kinds' order).
-  return out.sort((a, b) => b.frees.tokens - a.frees.tokens);
+  // The one order every view leads with (stable: ties keep the kinds' order).
+  const lasts = (s: Suggestion) => (s.paysBack === false ? 1 : 0);
+  return out.sort(
+    (a, b) =>
+      lasts(a) - lasts(b) || b.frees.tokens - a.frees.tokens || (b.avoids?.tokens ?? 0) - (a.avoids?.tokens ?? 0),
+  );
 }
+
+function priceFactsOf(input: ReportInput, used: number | null, rate: number | null): PriceFacts {
+  const asOf = input.asOf?.call;
+  const timeline =
+    asOf === undefined ? input.calibration.timeline : input.calibration.timeline.filter((p) => p.call <= asOf);
+  const left = used === null ? null : callsLeft(timeline, input.window, used, input.runtime.name).callsLeft;
+  return {
+    prices: input.calibration.cost?.prices ?? null,
+    perCallRate: rate,
+    callsSoFar: timeline.length,
+    callsLeft: left,
+  };
+}
+
+/** Whether this report can make a change on the live agent: the latest call of a session an ACP agent runs. */
+const isLive = (input: ReportInput): boolean =>
+  !input.asOf && input.usage !== null && input.usage.source !== 'provider' && !input.parentSessionId;
+
+/** The change as this report can offer it: on the live agent, with the route that makes it. */
+function offered(change: Change, input: ReportInput): Change {
+  const route = LIVE_ROUTES[change.kind];
+  if (!isLive(input) || !route || !input.sessionId) return change;
+  return {
+    ...change,
+    request: {
+      method: 'POST',
+      path: `/api/workspace/${encodeURIComponent(input.workspaceId)}/agent/${route}`,
+      body: {
+        sessionId: input.sessionId,
+        ...(change.kind === 'revert' && change.messageId ? { messageId: change.messageId } : {}),
+        ...(change.kind === 'new_session' ? { text: change.text } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * What a read-only report says of a change (its text stays as it is, to copy): as of an earlier
+ * call, that the figures are what it would have done then; with no live agent (an import), how
+ * to make it in one's own OpenCode.
+ */
+function readOnlyNote(change: Change, input: ReportInput): string {
+  if (input.asOf)
+    return `As of call ${fmt(input.asOf.call)}: this is what the change would have done then; the session has moved on since, so nothing here is offered to do now.`;
+  if (isLive(input)) return '';
+  return OWN_RUNTIME[change.kind] ?? '';
+}
+
+/** For a session with no live agent here: how to make the change in one's own OpenCode. */
+const OWN_RUNTIME: Partial<Record<Change['kind'], string>> = {
+  compact: 'No live agent here: in your own OpenCode, open this session and type /compact.',
+  new_session: 'No live agent here: in your own OpenCode, type /new and send the hand-off as the first message.',
+  revert:
+    'No live agent here: in your own OpenCode, open this session and revert to that message (/undo reverts the latest message; the session timeline reverts to an earlier one).',
+};
 
 /** What frees nothing by itself but is worth knowing: the window nearly full, outputs pruned. */
 function notices(input: ReportInput): SuggestionDraft[] {

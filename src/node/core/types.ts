@@ -614,10 +614,30 @@ export interface SubagentSummary {
 // ── Advice (suggestions.ts; the runtime's own changes: RuntimeAdvice) ──
 
 /** A suggestion as its kind makes it: what it frees in tokens (a bound when `upTo`), not yet in shares and money. */
-export interface SuggestionDraft extends Omit<Suggestion, 'frees' | 'change'> {
+export interface SuggestionDraft extends Omit<
+  Suggestion,
+  'frees' | 'change' | 'oneTime' | 'breakEvenCalls' | 'paysBack'
+> {
+  /** What the next call's prompt loses if the change is made now (0: it only prevents growth). */
   tokens: number;
   upTo?: boolean;
+  /** Part of `tokens` is estimated (a summary not yet written). */
+  estimate?: boolean;
+  /** What making it costs once, in tokens, priced in price.ts. */
+  once?: OneTimeTokens;
+  /** What the change acts on: the history (a compaction ends it anyway) or the runtime's configuration. */
+  horizon?: 'history' | 'configuration';
   change?: Change;
+}
+
+/**
+ * A change's one-time cost in tokens: the next prompt's tokens the provider reads uncached
+ * again (`uncached`), and a call of its own the change makes (a compaction's summary call).
+ */
+export interface OneTimeTokens {
+  uncached: number;
+  call?: { input: number; output: number };
+  basis: string;
 }
 
 /** A line of a file as a read showed it to the model: its number in the file, its text. */
@@ -704,6 +724,10 @@ export interface ReportInput {
   asOf?: { call: number; of: number; messageId: string; at: number };
   /** Skill names each message mentions, in view order (for "loaded but never used"). */
   mentions: { messageId: string; names: string[] }[];
+  /** The runtime's request view with a change made (absent: the runtime builds none). */
+  next?: NextPromptFacts;
+  /** The latest reply's text, for a new session's hand-off (absent: none). */
+  latestReply?: string;
   /** The runtime item in parts (absent: not measured), or why it stays one block. */
   runtimeSplit?: RuntimeSplit;
   /** The subagents' sessions the session's calls made, by session id (null: not stored here). */
@@ -714,6 +738,26 @@ export interface ReportInput {
   origin?: { kind: string; title: string | null; directory: string | null };
   warnings: string[];
   itemsLimit: number | 'all';
+}
+
+/**
+ * The prompt the runtime would send next with a change made, through its own request view
+ * (OpenCode: opencode/next-prompt.ts). Message ids; the items of the kept messages are what the
+ * next call still carries.
+ */
+export interface NextPromptFacts {
+  /** The messages in view now, in request order, with their role. */
+  messages: readonly { id: string; role: 'user' | 'assistant' }[];
+  /** Compact now: the messages kept (its tail), and where the tail starts. */
+  afterCompaction(tokensOf: (messageId: string) => number, preserve: number): { kept: string[]; tailStartId?: string };
+  /** Revert to before `messageId`: the messages kept (null: no such message in the session). */
+  afterRevert(messageId: string): { kept: string[] } | null;
+  /** Output tokens of the session's earlier compaction summaries. */
+  summaries: readonly number[];
+  /** The runtime's fixed text of a compaction request, as the next call sends it. */
+  compactionRequestText: string;
+  /** `compaction.preserve_recent_tokens` for a usable window (the tail's budget). */
+  preserveRecent(usable: number | null): number;
 }
 
 /** An item as the report counts it: its estimate and what it costs in the total. */

@@ -15,7 +15,7 @@ import {
   McpError,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import type { ContextReport } from '../../shared/wire';
 import { asAppError } from '../errors';
 import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from './names';

@@ -7,7 +7,7 @@
  * more than once, the suggestions by what they free with each change, the calls left before
  * OpenCode compacts, and the session's cost with what the cache saved. Pure.
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { fmt, fmtPct } from '../../shared/format';
 import {
   costCells,
@@ -101,7 +101,7 @@ export const contextSummarySchema = z.object({
     repeatedTokens: z.int(),
     reads: z.array(z.object({ label: z.string(), path: z.optional(z.string()), reads: z.int() })),
   }),
-  /** By what they free from each later call, largest first (the verdict's "What to do" is the first). */
+  /** By what they free from the next call on (then what they avoid; those that do not pay back last) (the verdict's "What to do" is the first). */
   suggestions: z.array(
     z.object({
       kind: z.string(),
@@ -218,7 +218,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       title: s.title,
       detail: numbersInText(s.detail),
       frees: s.frees,
-      freesText: suggestionFrees(report, s.frees),
+      freesText: suggestionFrees(report, s.frees, s),
       ...(s.change ? { change: s.change } : {}),
     })),
     callsLeft: report.verdict?.headroom?.callsLeft ?? null,

@@ -8,7 +8,7 @@
  */
 import { parseDeclaredSources } from './declared-sources';
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
-import { ITEM_PAGE_CHARS } from '../../shared/wire';
+import { ITEM_PAGE_CHARS } from '../../shared/item-pages';
 import {
   contextReport,
   subagentInput,

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { dirname, join, resolve } from 'node:path';
 import { generateToken, sha256Hex } from '../auth';
 import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemo } from '../demo/builder';
+import { failed } from '../errors';
 import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
@@ -192,8 +193,20 @@ function rememberToken(dataDir: string, database: string, token: string): void {
 const tokenFile = (dataDir: string, database: string): string =>
   isDatabaseUrl(database) ? join(dataDir, 'demo-token') : `${database}.demo-token`;
 
+/**
+ * In a checkout (its vite.config.ts is there), the web app is built when missing or older than its
+ * sources; an installed package ships it built (`prepack`) and builds nothing: without the
+ * sources and Vite there is nothing to build it from.
+ */
 async function buildWebIfStale(log: (line: string) => void): Promise<void> {
   const index = join(WEB_ROOT, 'index.html');
+  if (!existsSync(join(PROJECT_ROOT, 'vite.config.ts'))) {
+    if (existsSync(index)) return;
+    throw failed(
+      'web_app_missing',
+      `the web app is missing from this install (${WEB_ROOT}): install the package again`,
+    );
+  }
   const sources = [join(PROJECT_ROOT, 'src'), join(PROJECT_ROOT, 'index.html'), join(PROJECT_ROOT, 'vite.config.ts')];
   if (existsSync(index) && newestMtime(sources) <= statSync(index).mtimeMs) return;
   log('Building the web app…');

@@ -9,7 +9,7 @@
  * JSON Schemas are kept as the text the server sent, so their key order (which the provider
  * counts) survives a database that reorders JSON keys (PostgreSQL's JSONB).
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 export const DEFINITIONS_VERSION = 1;
 

@@ -15,6 +15,8 @@ import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
 import { HistoryWindow, liveWindow, targetModel } from './request-view';
+import { afterCompaction, afterRevert, earlierSummaries, preserveRecentTokens } from './next-prompt';
+import { OPENCODE_TEXT } from '../../../shared/opencode/format';
 import { definitionChanges, opencodeRuntimeParts } from './runtime-parts';
 import { contextWindow } from './window';
 import { OPENCODE_LAYOUT } from './workspace';
@@ -72,6 +74,26 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
       return { messageId: id, tokens: info.tokens, convention, prompt };
     }
     return null;
+  },
+
+  nextPrompt(headers) {
+    const messages = skeletons(headers);
+    const ids = (order: readonly number[]) => order.map((i) => messages[i]!.id);
+    const { order } = liveWindow(messages);
+    return {
+      messages: order.map((i) => ({ id: messages[i]!.id, role: messages[i]!.info.role })),
+      afterCompaction(tokensOf, preserve) {
+        const view = afterCompaction(messages, (i) => tokensOf(messages[i]!.id), preserve);
+        return { kept: ids(view.order), ...(view.tailStartId ? { tailStartId: view.tailStartId } : {}) };
+      },
+      afterRevert(messageId) {
+        const view = afterRevert(messages, messageId);
+        return view && { kept: ids(view.order) };
+      },
+      summaries: earlierSummaries(messages),
+      compactionRequestText: OPENCODE_TEXT.compactionRequest,
+      preserveRecent: (usable) => preserveRecentTokens(usable),
+    };
   },
 
   analyze: (row, context) => analyzeMessage(row, { ...context, targetModel: context.facts.targetModel }),

@@ -1,0 +1,126 @@
+/**
+ * The CLI's start (issue 42.1), each target against its floor in the same run: `investibook
+ * --help` against Node's own start (`node -e 0`, target ≤ 1.5×), the seeded demo's report against
+ * its floor process (bench/floor-process.mjs, target ≤ 2×); and what each step of issue 42 took
+ * off, measured beside them: the source walk the launcher no longer does, zod's locales the named
+ * `z` import kept in the bundle, the first Intl number formatter. Every command runs in turn with
+ * the others (round robin), so a load that comes and goes weighs on all alike; medians.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../src/node/demo/builder';
+
+const PROJECT = join(import.meta.dirname, '..');
+const RUNS = 11;
+const CPU_AT_EXIT = pathToFileURL(join(PROJECT, 'bench/cpu-at-exit.mjs')).href;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const times = (x: number, base: number) => `${(x / base).toFixed(2)}×`;
+/** `wall ms (cpu ms CPU)` */
+const both = (t: Timing) => `${ms(t.wall)} ms (${ms(t.cpu)} ms CPU)`;
+const less = (a: Timing, b: Timing) => `${ms(a.wall - b.wall)} ms wall, ${ms(a.cpu - b.cpu)} ms CPU`;
+
+interface Timing {
+  /** Wall time, ms. */
+  wall: number;
+  /** CPU time (user + system, every thread), ms: what the process did, whatever else ran. */
+  cpu: number;
+}
+
+/** The median wall and CPU times of each command (node's arguments), run as fresh processes in turn. */
+function roundRobin(dir: string, commands: Record<string, string[]>, runs = RUNS): Record<string, Timing> {
+  const wall: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  const file = join(dir, 'cpu.txt');
+  for (let i = 0; i < runs; i++) {
+    for (const [name, args] of Object.entries(commands)) {
+      writeFileSync(file, '');
+      const started = performance.now();
+      const result = spawnSync(process.execPath, ['--import', CPU_AT_EXIT, ...args], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+        env: { ...process.env, BENCH_CPU_FILE: file },
+      });
+      wall[name]!.push(performance.now() - started);
+      if (result.status !== 0) throw new Error(`${name}: ${result.stderr}`);
+      cpu[name]!.push(Number(readFileSync(file, 'utf8').trim()));
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(commands).map((name) => [name, { wall: median(wall[name]!), cpu: median(cpu[name]!) }]),
+  );
+}
+
+/** One module importing zod the two ways, bundled as the build bundles (what `import * as z` removed). */
+async function zodBundles(dir: string): Promise<{ named: string; namespace: string }> {
+  const bundle = async (name: string, line: string) => {
+    const entry = join(dir, `${name}.mjs`);
+    writeFileSync(entry, `${line}\nz.object({ a: z.string() }).parse({ a: 'x' });\n`);
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: join(dir, `${name}.out.mjs`),
+      absWorkingDir: PROJECT,
+      nodePaths: [join(PROJECT, 'node_modules')],
+      mainFields: ['module', 'main'],
+      logLevel: 'silent',
+    });
+    return join(dir, `${name}.out.mjs`);
+  };
+  return {
+    named: await bundle('named', "import { z } from 'zod';"),
+    namespace: await bundle('namespace', "import * as z from 'zod';"),
+  };
+}
+
+export async function benchStart(): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-start-'));
+  try {
+    const db = join(dir, 'demo.db');
+    const { root } = await seedDemoDatabase(db, 'bench-start');
+    const cli = join(PROJECT, 'bin/investibook.js');
+    spawnSync(process.execPath, [cli, '--help']); // a build first if HEAD moved
+    const zod = await zodBundles(dir);
+    const walkFirst = `import('${join(PROJECT, 'scripts/build-node.mjs')}').then((b) => b.ensureBuilt('cli')).then((p) => import(p)).then((m) => m.run(['--help']))`;
+    const t = roundRobin(dir, {
+      node: ['-e', '0'],
+      help: [cli, '--help'],
+      helpAfterWalk: ['--input-type=module', '-e', walkFirst],
+      floor: [join(PROJECT, 'bench/floor-process.mjs'), db, DEMO_WORKSPACE_ID, root],
+      demo: [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'],
+      intl: ['-e', "new Intl.NumberFormat('en-US').format(1234)"],
+      zodNamed: [zod.named],
+      zodNamespace: [zod.namespace],
+    });
+    const met = (ok: boolean) => (ok ? '**met**' : '**not met**');
+    const row = (target: string, what: Timing, floor: Timing, floorName: string, bound: number) =>
+      `| ${target} | ${both(what)} | ${floorName} ${both(floor)} | ${times(what.wall, floor.wall)} (CPU ${times(what.cpu, floor.cpu)}) | wall ${met(what.wall <= bound * floor.wall)}, CPU ${met(what.cpu <= bound * floor.cpu)} |`;
+    return [
+      '| target | measured | its floor, same run | ratio | status |',
+      '|---|---:|---:|---:|---|',
+      row("`investibook --help` ≤ 1.5× Node's own start", t.help!, t.node!, '`node -e 0`', 1.5),
+      row(
+        "the seeded demo's report (`debug context demo --json`) ≤ 2× the floor process",
+        t.demo!,
+        t.floor!,
+        'floor process',
+        2,
+      ),
+      '',
+      'What each step took off, measured in the same run:',
+      '',
+      `- the source walk at start (the launcher's freshness check, now a HEAD comparison): \`--help\` after the walk ${both(t.helpAfterWalk!)} against ${both(t.help!)} without — ${less(t.helpAfterWalk!, t.help!)}`,
+      `- zod imported as a namespace: a bundle of \`import { z } from 'zod'\` loads in ${both(t.zodNamed!)}, of \`import * as z\` in ${both(t.zodNamespace!)} — ${less(t.zodNamed!, t.zodNamespace!)} (every locale and unused schema the named import kept)`,
+      `- the first \`Intl.NumberFormat\` (fmt writes whole numbers itself): ${less(t.intl!, t.node!)} over Node's start`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
