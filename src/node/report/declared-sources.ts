@@ -5,7 +5,7 @@
  * Nothing here can fail a report: a malformed file, a claim made twice, a claim on the candidate
  * skill cache are warnings, and what is sound is kept (the first claim wins).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { isBuiltinSourceId, SOURCE_LABELS, EXTRA_SOURCES } from '../../shared/sources';
 import type { DeclaredSource } from '../core/types';
 
