@@ -105,10 +105,17 @@ export function ChatPanel({ workspace, registry }: Props) {
           </div>
           <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
         </header>
-        {origin && (
+        {agent.status?.unavailable ? (
+          // Said before anything is typed: this workspace's folder came from a file, no agent runs here.
           <p className="session-origin-note" role="note">
-            {noLiveAgentText(origin, agent.status?.configured === true)}
+            {agent.status.unavailable}
           </p>
+        ) : (
+          origin && (
+            <p className="session-origin-note" role="note">
+              {noLiveAgentText(origin, agent.status?.configured === true)}
+            </p>
+          )
         )}
         <section
           className="message-list"

@@ -8,8 +8,16 @@ type Origin = NonNullable<SessionSummary['origin']>;
 
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
+/** Each origin's words (an unknown kind: an OpenCode export, the first there was). */
+const FROM: Record<string, string> = {
+  opencode: 'Imported from OpenCode',
+  opencode_export: 'Imported from an OpenCode export',
+  claude_code: 'Imported from Claude Code',
+  claude_code_transcript: 'Imported from a Claude Code transcript',
+};
+
 export function originText(origin: Origin): string {
-  const from = origin.kind === 'opencode' ? 'Imported from OpenCode' : 'Imported from an OpenCode export';
+  const from = FROM[origin.kind] ?? FROM.opencode_export!;
   return `${from}, ${DATE.format(new Date(origin.importedAt))}`;
 }
 

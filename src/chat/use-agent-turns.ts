@@ -194,7 +194,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
             // it: shown in place.
             dispatch({ type: 'refused', key });
             notice('error', 'Message not sent', message);
-            if (error.code === 'agent_not_configured' || error.code === 'turn_in_progress') refetchStatus();
+            if (['agent_not_configured', 'agent_unavailable', 'turn_in_progress'].includes(error.code)) refetchStatus();
             answer(false);
             return;
           }

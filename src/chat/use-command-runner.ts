@@ -97,7 +97,7 @@ export function useCommandRunner(
       if (parsed.text.trim() === '') return false;
       // Unknown until the first status arrives; a server that cannot say has no agent for us.
       const status = await queryClient.ensureQueryData(agentQueries.status(workspaceId)).catch(() => null);
-      if (status?.configured && agent) {
+      if (status?.configured && !status.unavailable && agent) {
         if (agent.busy) {
           notice(
             'info',
@@ -114,11 +114,12 @@ export function useCommandRunner(
         notice('error', 'Message not sent', error instanceof Error ? error.message : String(error));
         return false;
       }
+      const why = status?.unavailable ?? status?.hint;
       notice(
         'info',
         'Saved, but no agent is attached',
-        status?.hint
-          ? `Your message is in the workspace history; nobody will reply to it here. ${status.hint}`
+        why
+          ? `Your message is in the workspace history; nobody will reply to it here. ${why}`
           : 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
       );
       return true;

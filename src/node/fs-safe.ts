@@ -33,7 +33,8 @@ export function ensureFolder(folder: string): void {
   }
   for (const level of missing.reverse()) {
     try {
-      mkdirSync(level);
+      // Owner-only: what investibook keeps (the database, the token, the agents' state) is every message.
+      mkdirSync(level, { mode: 0o700 });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') throw new FolderError(`cannot create ${level} (${code ?? 'error'})`);

@@ -14,6 +14,12 @@ export const agentStatusSchema = z.object({
   configured: z.boolean(),
   /** How to attach one, in words, when none is configured. */
   hint: z.optional(z.string()),
+  /**
+   * Why no agent runs in this workspace though one is configured, in words, and how to attach
+   * one: its folder came from an imported file (docs/security.md). A prompt answers 409
+   * `agent_unavailable` with the same words.
+   */
+  unavailable: z.optional(z.string()),
   /** Sessions of this workspace with a turn in progress (the chat shows Stop for them). */
   running: z.array(z.object({ sessionId: z.string(), startedAt: z.string() })),
 });

@@ -222,6 +222,23 @@ describe('the sandbox', () => {
   });
 });
 
+describe('a workspace at the file system’s root', () => {
+  it('ends the turn with sandbox_unavailable in words, the prompt kept — never a crash of the agent', async () => {
+    bridge = new AgentBridge(settings(), fx.store);
+    const events: AgentEvent[] = [];
+    await bridge.runTurn({ workspaceId: WS, root: '/', text: 'list /etc' }, (event) => events.push(event));
+    expect(events.at(-1)).toMatchObject({
+      type: 'error',
+      code: 'sandbox_unavailable',
+      message: expect.stringMatching(/^the workspace folder \/ is the file system's root: no agent is started there\./),
+    });
+    expect((events.at(-1) as { message: string }).message).not.toContain('INVESTIBOOK_AGENT_SANDBOX=off');
+    expect(bridge.processId(WS)).toBeUndefined();
+    const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
+    expect(await texts(sessionId)).toContain('list /etc');
+  });
+});
+
 describe('idle agents', () => {
   it('are stopped after their last turn, and started again by the next prompt', async () => {
     bridge = new AgentBridge(settings(), fx.store, () => {}, 200);

@@ -119,6 +119,66 @@ describe('the address guard', () => {
     for (const address of ['93.184.215.14', '2606:4700::6810:85e5', '8.8.8.8'])
       expect(deniedAddress(address)).toBeNull();
   });
+
+  // One address of every entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries (and the
+  // IPv4 multicast and IPv6 address-space registries), with the class the refusal names.
+  const SPECIAL: readonly [string, string, RegExp][] = [
+    ['0.0.0.0/8 this network', '0.1.2.3', /unspecified/],
+    ['10.0.0.0/8 private', '10.9.8.7', /private/],
+    ['100.64.0.0/10 shared address space', '100.127.0.1', /shared/],
+    ['127.0.0.0/8 loopback', '127.0.0.2', /loopback/],
+    ['169.254.0.0/16 link local', '169.254.169.254', /link-local/],
+    ['172.16.0.0/12 private', '172.31.255.254', /private/],
+    ['192.0.0.0/24 IETF protocol assignments', '192.0.0.1', /reserved/],
+    ['192.0.0.170/32 NAT64 discovery', '192.0.0.170', /reserved/],
+    ['192.0.2.0/24 TEST-NET-1', '192.0.2.1', /reserved or documentation/],
+    ['192.31.196.0/24 AS112-v4', '192.31.196.1', /AS112/],
+    ['192.52.193.0/24 AMT', '192.52.193.1', /AMT/],
+    ['192.88.99.0/24 6to4 relay anycast', '192.88.99.1', /reserved/],
+    ['192.168.0.0/16 private', '192.168.1.1', /private/],
+    ['192.175.48.0/24 direct delegation AS112', '192.175.48.1', /AS112/],
+    ['198.18.0.0/15 benchmarking', '198.19.255.1', /reserved/],
+    ['198.51.100.0/24 TEST-NET-2', '198.51.100.1', /documentation/],
+    ['203.0.113.0/24 TEST-NET-3', '203.0.113.1', /documentation/],
+    ['224.0.0.0/4 multicast', '239.255.255.250', /multicast/],
+    ['240.0.0.0/4 reserved', '240.0.0.1', /reserved/],
+    ['255.255.255.255/32 limited broadcast', '255.255.255.255', /broadcast/],
+    ['::1/128 loopback', '::1', /loopback/],
+    ['::/128 unspecified', '::', /unspecified/],
+    ['::ffff:0:0/96 IPv4-mapped, judged as its IPv4', '::ffff:10.0.0.1', /private/],
+    ['::/96 IPv4-compatible (RFC 4291, deprecated)', '::8.8.8.8', /IPv4-compatible .*carrying 8\.8\.8\.8/],
+    ['::ffff:0:0:0/96 IPv4-translated', '::ffff:0:808:808', /translated/],
+    ['64:ff9b::/96 NAT64', '64:ff9b::7f00:1', /NAT64 .*carrying 127\.0\.0\.1 \(the host’s loopback\)/],
+    ['64:ff9b:1::/48 local-use NAT64', '64:ff9b:1::a00:1', /NAT64 .*carrying 10\.0\.0\.1 \(a private address\)/],
+    ['100::/64 discard-only', '100::1', /discard/],
+    ['100:0:0:1::/64 dummy prefix (RFC 9780)', '100:0:0:1::1', /dummy/],
+    ['2001::/32 Teredo', '2001:0:4136:e378:8000:63bf:f5ff:fffe', /Teredo .*carrying 10\.0\.0\.1/],
+    ['2001::/23 IETF protocol assignments', '2001:1::1', /reserved/],
+    ['2001:2::/48 benchmarking', '2001:2::1', /benchmarking/],
+    ['2001:3::/32 AMT', '2001:3::1', /AMT/],
+    ['2001:4:112::/48 AS112-v6', '2001:4:112::1', /AS112/],
+    ['2001:10::/28 ORCHID (deprecated)', '2001:10::1', /ORCHID/],
+    ['2001:20::/28 ORCHIDv2', '2001:20::1', /ORCHIDv2/],
+    ['2001:30::/28 drone remote ID', '2001:30::1', /drone/],
+    ['2001:db8::/32 documentation', '2001:db8::1', /reserved or documentation/],
+    ['2002::/16 6to4', '2002:c0a8:101::1', /6to4 .*carrying 192\.168\.1\.1 \(a private address\)/],
+    ['2620:4f:8000::/48 direct delegation AS112', '2620:4f:8000::1', /AS112/],
+    ['3fff::/20 documentation', '3fff::1', /reserved/],
+    ['5f00::/16 segment routing', '5f00::1', /segment routing/],
+    ['fc00::/7 unique local', 'fd12:3456::1', /unique local/],
+    ['fe80::/10 link local (with a zone)', 'fe80::1%eth0', /link-local/],
+    ['fec0::/10 site-local (deprecated)', 'fec0::1', /site-local/],
+    ['ff00::/8 multicast', 'ff02::1', /multicast/],
+    ['outside 2000::/3 (reserved by the IETF)', '4000::1', /outside IPv6 global unicast/],
+  ];
+  it.each(SPECIAL)('refuses %s (%s)', (_range, address, why) => {
+    expect(deniedAddress(address)).toMatch(why);
+  });
+
+  it('passes global unicast, a mapped public IPv4 address among them', () => {
+    for (const address of ['1.1.1.1', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])
+      expect(deniedAddress(address), address).toBeNull();
+  });
 });
 
 /** A server on the host's loopback that answers every connection with "hello" and counts them. */

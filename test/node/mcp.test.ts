@@ -252,6 +252,29 @@ describe('investibook mcp', () => {
       expect(await nextAnonymous()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
       const again = (await request('tools/list', {})) as { result: { tools: { name: string }[] } };
       expect(again.result.tools.map((t) => t.name)).toEqual(['context_report']);
+      // A line over the bound (10 MiB, the SDK's own): an invalid request, and the server goes on.
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 999, method: 'tools/list', pad: 'x'.repeat(11 << 20) })}\n`,
+      );
+      expect(await nextAnonymous()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/over this server's bound of 10485760 bytes/) },
+      });
+      const afterLong = (await request('tools/list', {})) as { result: { tools: { name: string }[] } };
+      expect(afterLong.result.tools.map((t) => t.name)).toEqual(['context_report']);
+      // `__proto__` and `constructor` are arguments like any other it does not take.
+      for (const key of ['__proto__', 'constructor']) {
+        const line = `{"jsonrpc":"2.0","id":${++next},"method":"tools/call","params":{"name":"context_report","arguments":{"${key}":{"items":1}}}}`;
+        const answer = new Promise<Record<string, unknown>>((done) => answers.set(next, done));
+        child.stdin.write(`${line}\n`);
+        const refused = (await answer) as { error?: { code: number; message: string }; result?: unknown };
+        expect(refused.result, key).toBeUndefined();
+        expect(refused.error, key).toMatchObject({
+          code: -32602,
+          message: expect.stringContaining(`does not take "${key}"`),
+        });
+      }
     } finally {
       const exited = new Promise((done) => child.once('exit', done));
       child.stdin.end();

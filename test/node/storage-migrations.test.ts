@@ -139,12 +139,20 @@ const ADDED_LATER = ['# session_runtime', '# session_origins', '# token_counts']
 
 async function checkMigrated(store: Store, before: string[] | null): Promise<void> {
   if (before) {
-    // Every row kept; messages say no runtime (0005 added the column: null, OpenCode's).
+    // Every row kept; messages say no runtime (0006 added the column: null, OpenCode's), and
+    // workspaces no folder from an export (0008: null, the operator's).
     const after = await store.contentRows();
     const messages = after.filter((row) => row.startsWith('{"id":"msg_'));
     expect(messages.length).toBeGreaterThan(0);
     for (const row of messages) expect(JSON.parse(row)).toHaveProperty('runtime', null);
-    expect(after.map((row) => row.replace(/,"runtime":null}$/, '}'))).toEqual([...before, ...ADDED_LATER]);
+    const workspaces = after.filter((row) => row.startsWith('{"id":"w1"'));
+    expect(workspaces.map((row) => JSON.parse(row) as unknown)).toEqual([
+      expect.objectContaining({ root_origin: null }),
+    ]);
+    expect(after.map((row) => row.replace(/,"(runtime|root_origin)":null}$/, '}'))).toEqual([
+      ...before,
+      ...ADDED_LATER,
+    ]);
   }
   if (before) {
     expect((await store.listMessages('w1', 's1')).map((m) => m.id)).toEqual(['msg_1', 'msg_2']);

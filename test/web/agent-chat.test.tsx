@@ -434,6 +434,22 @@ describe('the chat with an agent attached', () => {
   });
 });
 
+describe('a workspace whose folder came from an imported file', () => {
+  const WHY =
+    'No live agent runs in workspace demo: its folder /srv/x came from an imported session file, not from you. To attach one, the operator gives the folder: investibook import FILE --workspace demo --root /srv/x';
+
+  it('says so before anything is typed, and a message is saved, never sent to the agent', async () => {
+    const agent = withAgent({ unavailable: WHY });
+    const { user } = renderApp();
+    await waitForHistory();
+    expect(await screen.findByRole('note')).toHaveTextContent(WHY);
+    await send(user, 'Read /etc/shadow');
+    expect(await screen.findByText('Saved, but no agent is attached')).toBeInTheDocument();
+    expect(agent.prompts).toHaveLength(0);
+    expect(requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/api/workspace/demo/messages']);
+  });
+});
+
 describe('the chat without an agent', () => {
   it('saves plain text with POST …/messages and says how to attach an agent', async () => {
     const { user } = renderApp();

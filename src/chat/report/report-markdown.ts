@@ -27,14 +27,30 @@ import { changeLead, suggestionFrees } from '../../shared/advice-text';
 import type { Change } from '../../shared/wire';
 import type { ReportModel } from './report-model';
 
-const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/**
+ * Text a session wrote (a label, a title, a path, a tool's words), as Markdown that shows it and
+ * opens nothing: the characters that make links and images (`[`, `]`), code spans, HTML and
+ * autolinks (`<`, `>`) and table cells (`|`) backslash-escaped (CommonMark), and a line break a
+ * space, so nothing leaves its line. Emphasis characters are left: they cannot reach outside the
+ * text, and `_` is in most file names.
+ */
+const md = (text: string) => text.replace(/[\\`[\]<>|]/g, '\\$&').replace(/\s*\r?\n\s*/g, ' ');
+const cell = md;
+/** A code span that holds `text` whatever backticks it has (CommonMark: a longer fence). */
+const code = (text: string) => {
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  return `${fence} ${text.replace(/\s*\r?\n\s*/g, ' ')} ${fence}`;
+};
 
 /** A change as Markdown: what to do with it, then its text — a JSON block, or the sentence quoted. */
 function changeMarkdown(change: Change, indent: string): string[] {
   const lead = `${indent}${changeLead(change)}:`;
-  if (change.kind === 'opencode_config')
-    return [lead, '', `${indent}\`\`\`json`, `${indent}${change.text}`, `${indent}\`\`\``];
-  return [lead, '', ...change.text.split('\n').map((line) => `${indent}> ${line}`)];
+  if (change.kind === 'opencode_config') {
+    // A fence longer than any run of backticks in the text: the block cannot be closed from inside.
+    const fence = '`'.repeat(Math.max(2, ...(change.text.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+    return [lead, '', `${indent}${fence}json`, `${indent}${change.text}`, `${indent}${fence}`];
+  }
+  return [lead, '', ...change.text.split('\n').map((line) => `${indent}> ${md(line)}`)];
 }
 
 /** "2026-11-29 12:00:00 UTC": unambiguous wherever it is pasted. */
@@ -47,8 +63,10 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   const { report, window, figures } = model;
   const out: string[] = [];
   const approx = model.estimatesOnly ? '≈' : '';
-  out.push(`### Context report — ${report.workspaceId}`, '');
-  const session = sessionTitle ? `“${sessionTitle}” (\`${report.sessionId}\`)` : `\`${report.sessionId ?? '—'}\``;
+  out.push(`### Context report — ${md(report.workspaceId)}`, '');
+  const session = sessionTitle
+    ? `“${md(sessionTitle)}” (${code(report.sessionId ?? '—')})`
+    : code(report.sessionId ?? '—');
   out.push(`Generated ${utcStamp(report.generatedAt)} · session ${session}`, '');
   if (report.asOf)
     out.push(
@@ -63,13 +81,15 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   const verdict = verdictLines(report);
   if (verdict) {
     out.push('');
-    for (const line of [verdict.biggest, verdict.item]) if (line) out.push(`- ${line}`);
+    for (const line of [verdict.biggest, verdict.item]) if (line) out.push(`- ${md(line)}`);
     if (verdict.action) {
       const a = verdict.action;
-      out.push(`- **What to do:** ${a.title}.${a.frees ? ` ${a.frees}.` : ''}${a.detail ? ` ${a.detail}` : ''}`);
+      out.push(
+        `- **What to do:** ${md(a.title)}.${a.frees ? ` ${md(a.frees)}.` : ''}${a.detail ? ` ${md(a.detail)}` : ''}`,
+      );
       if (a.change) out.push(...changeMarkdown(a.change, '  '));
     }
-    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${line}`);
+    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${md(line)}`);
   }
   // The web's table: tokens and share now, and — where the calls were priced — what each row cost
   // over the session (its meaning said beneath, as on the web).
@@ -87,8 +107,8 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (costNote) out.push('', `_${costNote}_`);
   const outside = costOutsideText(report);
   if (outside) out.push('', outside);
-  if (model.empty.length) out.push('', `Nothing in context from ${model.empty.map((r) => r.label).join(', ')}.`);
-  for (const row of model.rows) if (row.reason) out.push('', `_${row.label}:_ ${numbersInText(row.reason)}`);
+  if (model.empty.length) out.push('', `Nothing in context from ${model.empty.map((r) => md(r.label)).join(', ')}.`);
+  for (const row of model.rows) if (row.reason) out.push('', `_${md(row.label)}:_ ${md(numbersInText(row.reason))}`);
   const pending = report.pending;
   if (pending && pending.itemCount > 0 && !model.estimatesOnly) {
     out.push(
@@ -116,7 +136,7 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (runtime?.parts) {
     out.push(
       '',
-      `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}`,
+      `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${md(runtime.recordedFor)})` : ''}`,
       '',
       '| Part | Tokens | Share |',
       '|---|---:|---:|',
@@ -125,17 +145,18 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
       out.push(`| ${cell(partLabel(part))} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`);
   }
   if (runtime)
-    for (const change of runtime.changes) out.push('', `_${cell(runtime.item.label)}:_ ${runtimeChangeText(change)}.`);
+    for (const change of runtime.changes)
+      out.push('', `_${cell(runtime.item.label)}:_ ${md(runtimeChangeText(change))}.`);
   for (const item of report.sources.flatMap((s) => s.items)) {
     const sub = item.subagent;
     if (sub?.stored && typeof sub.total === 'number')
       out.push(
         '',
-        `_${cell(item.label)}:_ its session (\`${sub.sessionId}\`) reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} calls${sub.largest?.length ? `; largest: ${sub.largest.map((l) => `${l.label} ${fmt(l.tokens)}`).join(', ')}` : ''}.`,
+        `_${cell(item.label)}:_ its session (${code(sub.sessionId)}) reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} calls${sub.largest?.length ? `; largest: ${sub.largest.map((l) => `${md(l.label)} ${fmt(l.tokens)}`).join(', ')}` : ''}.`,
       );
   }
   const jumps = biggestJumps(report.timeline ?? []);
-  if (jumps.length) out.push('', '**Biggest jumps**', '', ...jumps.map((j) => `- ${jumpText(j)}`));
+  if (jumps.length) out.push('', '**Biggest jumps**', '', ...jumps.map((j) => `- ${md(jumpText(j))}`));
   const d = report.duplicates;
   if (d.extraReads > 0) {
     const repeated =
@@ -150,15 +171,18 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (report.suggestions.length) {
     out.push('', '**Suggestions** (by what they free, largest first)', '');
     report.suggestions.forEach((s, index) => {
-      out.push(`${index + 1}. ${s.title}. ${suggestionFrees(report, s.frees, s)}. ${numbersInText(s.detail)}`);
+      out.push(`${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`);
       if (s.change) out.push(...changeMarkdown(s.change, '   '));
     });
   }
   if (report.excluded.length) {
-    out.push('', '**Not in context:** ' + report.excluded.map((e) => `${e.label} (${fmtBytes(e.bytes)})`).join('; '));
+    out.push(
+      '',
+      '**Not in context:** ' + report.excluded.map((e) => `${md(e.label)} (${fmtBytes(e.bytes)})`).join('; '),
+    );
   }
-  out.push('', `_${model.boundaries}_`);
-  out.push('', ...report.notes.map((n) => `> ${numbersInText(n)}`));
-  if (report.warnings.length) out.push('', '**Warnings:**', ...report.warnings.map((w) => `- ${w}`));
+  out.push('', `_${md(model.boundaries)}_`);
+  out.push('', ...report.notes.map((n) => `> ${md(numbersInText(n))}`));
+  if (report.warnings.length) out.push('', '**Warnings:**', ...report.warnings.map((w) => `- ${md(w)}`));
   return `${out.join('\n')}\n`;
 }

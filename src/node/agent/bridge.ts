@@ -530,6 +530,11 @@ function describe(error: unknown): { code: string; message: string } {
   if (error instanceof TurnTimeout) return { code: error.code, message: error.message };
   if (error instanceof ProgramNotFound)
     return { code: 'agent_not_found', message: `${error.message} — check INVESTIBOOK_AGENT_COMMAND` };
+  if (error instanceof SandboxError && error.reason === 'folder')
+    return {
+      code: error.code,
+      message: `${error.message}. A workspace's folder must be a project's own folder.`,
+    };
   if (error instanceof SandboxError)
     return {
       code: error.code,

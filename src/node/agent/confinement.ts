@@ -10,13 +10,22 @@
  * (providers, models) and credentials (`auth.json`) are linked in and bound read-only.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { openAgentNetwork, type AgentNetwork, type NetworkNeeds } from './network/agent-network';
 import { egressPolicy } from './network/egress-policy';
 import { DEFAULT_PERMISSION, tighteningOverlay } from './permissions';
-import { sandboxed, SandboxError } from './sandbox';
+import { checkWorkingFolder, sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
 
 export interface Launch {
@@ -49,6 +58,12 @@ export interface LaunchOptions {
    */
   network?: Omit<NetworkNeeds, 'policy'> | null;
 }
+
+/**
+ * The agents' state (their sessions, tool outputs, caches: every message again) is owner-only;
+ * what OpenCode writes inside is out of other users' reach through these folders.
+ */
+const OWNER_ONLY = 0o700;
 
 /** OpenCode's server login (its `ServerAuth`): the user name is fixed, the password is the secret. */
 const SERVER_USER = 'opencode';
@@ -90,6 +105,8 @@ export async function launch(
   program: { command: string; args: readonly string[] },
   options: LaunchOptions = {},
 ): Promise<Launch> {
+  // Before anything is made for it: a folder no agent may have is refused whatever the sandbox setting.
+  checkWorkingFolder(workspace.root, settings.hidden);
   const extraRead = options.extraRead ?? [];
   const base = withoutSecrets(settings.env);
   const home = join(settings.stateDir, 'workspaces', workspaceKey(workspace.id));
@@ -100,7 +117,15 @@ export async function launch(
     XDG_STATE_HOME: join(home, 'state'),
     XDG_CACHE_HOME: join(home, 'cache'),
   };
-  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true, mode: OWNER_ONLY });
+  // Made before this rule (or by hand): closed now.
+  for (const dir of [settings.stateDir, join(settings.stateDir, 'workspaces'), home]) {
+    try {
+      chmodSync(dir, OWNER_ONLY);
+    } catch {
+      // another user's folder, given by the operator: left as it is
+    }
+  }
   const userHome = base.HOME ?? '/nonexistent';
   const operatorConfig = join(base.XDG_CONFIG_HOME ?? join(userHome, '.config'), 'opencode');
   linkConfig(operatorConfig, join(dirs.XDG_CONFIG_HOME, 'opencode'));
@@ -141,7 +166,7 @@ export async function launch(
   // writes into a layer in the agent's state instead, the workspace's own entries read-only on top.
   const dotOpencode = join(workspace.root, '.opencode');
   const layered = isFolder(dotOpencode) ? [{ path: dotOpencode, storage: join(home, 'workspace-opencode') }] : [];
-  for (const layer of layered) mkdirSync(layer.storage, { recursive: true });
+  for (const layer of layered) mkdirSync(layer.storage, { recursive: true, mode: OWNER_ONLY });
   let network: AgentNetwork | null = null;
   if (options.network) {
     const { policy, warnings: said } = agentEgress(settings, workspace);
@@ -214,7 +239,7 @@ function writeDefaults(stateDir: string, operatorFile: string | undefined): stri
       // unreadable: OpenCode would not read it either
     }
   }
-  mkdirSync(stateDir, { recursive: true });
+  mkdirSync(stateDir, { recursive: true, mode: OWNER_ONLY });
   const path = join(stateDir, 'opencode-defaults.json');
   const body = `${JSON.stringify({ ...operator, permission: DEFAULT_PERMISSION }, null, 2)}\n`;
   if (!existsSync(path) || readFileSync(path, 'utf8') !== body) writeFileSync(path, body);
@@ -238,7 +263,7 @@ const GENERATED = new Set(['.gitignore', 'node_modules', 'package.json', 'packag
  * installs), so a shared one would let one workspace's agent plant code for the others.
  */
 function linkConfig(operator: string, own: string): void {
-  mkdirSync(own, { recursive: true });
+  mkdirSync(own, { recursive: true, mode: OWNER_ONLY });
   let names: string[];
   try {
     names = readdirSync(operator);
@@ -261,7 +286,7 @@ function linkCredentials(base: NodeJS.ProcessEnv, userHome: string, dataHome: st
   const real = join(base.XDG_DATA_HOME ?? join(userHome, '.local', 'share'), 'opencode', 'auth.json');
   if (!existsSync(real)) return null;
   const link = join(dataHome, 'opencode', 'auth.json');
-  mkdirSync(join(dataHome, 'opencode'), { recursive: true });
+  mkdirSync(join(dataHome, 'opencode'), { recursive: true, mode: OWNER_ONLY });
   try {
     lstatSync(link);
   } catch {

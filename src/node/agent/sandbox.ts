@@ -30,6 +30,7 @@ import {
   statSync,
 } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
+import { folderRefusal, realPath, within } from '../folder-rules';
 
 export type SandboxMode = 'bwrap' | 'off';
 
@@ -71,10 +72,27 @@ export const SANDBOX_HOSTNAME = 'investibook-agent';
 
 export class SandboxError extends Error {
   readonly code = 'sandbox_unavailable';
-  constructor(message: string) {
+  /**
+   * `folder`: the workspace's folder may not be given to an agent (folder-rules.ts) — no
+   * sandbox setting changes that; `unavailable`: bubblewrap cannot run here.
+   */
+  constructor(
+    message: string,
+    readonly reason: 'unavailable' | 'folder' = 'unavailable',
+  ) {
     super(message);
     this.name = 'SandboxError';
   }
+}
+
+/**
+ * Refuses a working folder no agent may have, sandbox or not: the file system's root, a system
+ * folder, a home, or one that is or holds `secrets` (the database, its folder, the token file,
+ * the data folder) — by real path, so a symlink to one is that one.
+ */
+export function checkWorkingFolder(folder: string, secrets: readonly string[]): void {
+  const why = folderRefusal(folder, secrets);
+  if (why) throw new SandboxError(`the workspace folder ${folder} ${why}: no agent is started there`, 'folder');
 }
 
 /** The system the agent may read: programs and libraries, and the few /etc files a client needs. */
@@ -167,6 +185,7 @@ function topLevelArgs(): string[] {
 /** The bwrap command line that runs `spec` confined; throws SandboxError when it cannot. */
 export function sandboxed(spec: SandboxSpec): { command: string; args: string[] } {
   const bwrap = spec.bwrap ?? 'bwrap';
+  checkWorkingFolder(spec.cwd, spec.hidden);
   const probe = probeSandbox(bwrap);
   if (!probe.ok) throw new SandboxError(probe.why);
   const program = resolveProgram(spec.command, spec.path);
@@ -193,11 +212,11 @@ export function sandboxed(spec: SandboxSpec): { command: string; args: string[] 
   for (const path of spec.writable) bind('--bind', realpathSync(path));
   if (spec.network) bind('--bind', realpathSync(spec.network.dir));
   for (const layer of spec.layered ?? []) args.push(...layerArgs(layer.path, layer.storage));
+  const shows = [...bound].map((b) => b.replace(/^--(ro-)?bind/, '')).map((b) => ({ b, real: realPath(b) }));
   for (const secret of spec.hidden) {
-    const real = safeRealpath(secret) ?? secret;
-    const shown = [...bound]
-      .map((b) => b.replace(/^--(ro-)?bind/, ''))
-      .find((b) => real === b || real.startsWith(`${b}/`));
+    const real = realPath(secret);
+    // By path logic, not by text: `/` holds everything (a `${b}/` prefix test missed it).
+    const shown = shows.find((s) => within(real, s.real))?.b;
     if (shown)
       throw new SandboxError(`the agent's sandbox would show ${secret} (inside ${shown}): refusing to start it`);
   }

@@ -11,6 +11,8 @@ import { redact } from '../storage/open';
 import { chooseDatabase } from './database';
 import type { Io } from './io';
 import { renderItemContent, renderReport, renderTimeline } from './render-table';
+import { terminalColumns } from './fit-columns';
+import { jsonText, visibleDeep } from './terminal-text';
 import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
 
 export interface ContextOptions {
@@ -22,6 +24,7 @@ export interface ContextOptions {
   session?: string;
   json?: boolean;
   timeline?: boolean;
+  wide?: boolean;
   items?: string;
   call?: string;
   estimator?: string;
@@ -86,11 +89,13 @@ async function show(
       snapshotId: options.snapshot,
       page: parsePage(options.page),
     });
-    io.out(options.json ? `${JSON.stringify(content, null, 2)}\n` : renderItemContent(content));
+    io.out(options.json ? jsonText(content) : renderItemContent(visibleDeep(content)));
     return;
   }
   const report = await source.report(request);
-  if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else if (options.timeline) io.out(renderTimeline(report));
-  else io.out(renderReport(report, { items: items ?? 5, database }));
+  const width = options.wide ? null : terminalColumns(io.columns, io.env);
+  // The table lays out the text it prints: every string made visible first (terminal-text.ts).
+  if (options.json) io.out(jsonText(report));
+  else if (options.timeline) io.out(renderTimeline(visibleDeep(report), width));
+  else io.out(renderReport(visibleDeep(report), { items: items ?? 5, database, width }));
 }

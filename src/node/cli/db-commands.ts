@@ -4,9 +4,10 @@
  * token counts of every session that lacks them (the write path's counting, for a database
  * written before it, or by another writer).
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { countDatabase } from '../counting/count-sessions';
-import { notFound, usageError } from '../errors';
+import { failed, notFound, usageError } from '../errors';
 import { ensureFolder } from '../fs-safe';
 import { copyStore } from '../storage/copy';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
@@ -56,6 +57,9 @@ export async function runCount(
   env: CliEnv,
 ): Promise<void> {
   const { location } = chooseDatabase(options, env, io.cwd);
+  // Counting fills a database that has sessions: a missing one is a wrong path, never a new file.
+  if (!isDatabaseUrl(location) && !existsSync(location))
+    throw failed('database_not_found', `database not found: ${location}`);
   const dataDir = options.dataDir ?? env.INVESTIBOOK_DATA_DIR;
   const store = await openStore({ location, ...(dataDir ? { dataDir: resolve(io.cwd, dataDir) } : {}) });
   try {

@@ -19,8 +19,15 @@ export function exitCodeFor(error: unknown, io: Io): number {
     io.err(`investibook: ${known.message}\n`);
     return known.kind === 'usage' || known.kind === 'invalid' ? 2 : known.kind === 'not_found' ? 3 : 1;
   }
-  io.err(`investibook: ${error instanceof Error ? error.message : String(error)}\n`);
+  io.err(`investibook: ${oneLine(error)}\n`);
   return 1;
+}
+
+/** A fault the layers below did not name, in one line: a system error's words, never a stack. */
+function oneLine(error: unknown): string {
+  const system = error as NodeJS.ErrnoException | null;
+  const text = error instanceof Error ? error.message : String(error);
+  return (system?.path && !text.includes(system.path) ? `${system.path}: ${text}` : text).replace(/\s*\n\s*/g, ' ');
 }
 
 /** The CLI's failures, the folder's and the copy's in the words of a usage error or a failure. */

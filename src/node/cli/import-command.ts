@@ -13,7 +13,7 @@ export function addImportCommand(root: Command, io: Io, env: () => CliEnv): void
   root
     .command('import')
     .description(
-      'import OpenCode sessions: files `opencode export SESSION_ID` printed (- for standard input; gzip too), or the sessions of a folder from your own OpenCode',
+      "import OpenCode sessions (files `opencode export SESSION_ID` printed, - for standard input, gzip too; or a folder's from your own OpenCode) or Claude Code transcripts (.jsonl files, or --from-claude-code)",
     )
     .argument('[files...]', 'export files')
     .option(
@@ -37,7 +37,11 @@ export function addImportCommand(root: Command, io: Io, env: () => CliEnv): void
       '--from-opencode [dir]',
       'ask your own OpenCode for the sessions of DIR (default: this folder); nothing of OpenCode’s is written',
     )
-    .option('--session <id>', 'with --from-opencode: only this session (and its subagents’)')
+    .option(
+      '--from-claude-code [dir]',
+      'the Claude Code transcripts of DIR (default: this folder) in ~/.claude/projects; nothing of Claude Code’s is written',
+    )
+    .option('--session <id>', 'with --from-opencode or --from-claude-code: only this session (and its subagents’)')
     .option(
       '--opencode <path>',
       'with --from-opencode: the OpenCode program (default: $INVESTIBOOK_OPENCODE, else opencode on PATH)',

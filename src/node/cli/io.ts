@@ -8,6 +8,13 @@ export interface Io {
   stdin?: NodeJS.ReadableStream;
   /** Whether stderr is a terminal: only then does a long import show its progress. */
   errIsTTY?: boolean;
+  /** The terminal's width when stdout is one: tables fit it (else $COLUMNS, else 100). */
+  columns?: number;
+  /**
+   * Rewrites the one status line on a terminal's stderr (null: clears it). The only way a
+   * command writes a control; out and err show controls as text (terminal-text.ts).
+   */
+  status?: (line: string | null) => void;
 }
 
 export const defaultIo: Io = {
@@ -17,4 +24,5 @@ export const defaultIo: Io = {
   env: process.env,
   stdin: process.stdin,
   errIsTTY: process.stderr.isTTY === true,
+  ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
 };

@@ -9,7 +9,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ESTIMATORS } from '../../shared/estimators';
 import type { CliEnv } from '../env';
+import { guardProcess } from './process-guard';
 import { defaultIo, type Io } from './io';
+import { screenIo } from './terminal-text';
 import { addImportCommand } from './import-command';
 import { addMcpCommand } from '../mcp/command';
 import { addServeCommand } from './serve-command';
@@ -63,6 +65,7 @@ function program(io: Io, env: () => CliEnv): Command {
     .option('--session <id>', 'session (default: the most recently active)')
     .option('--json', 'print the report as one JSON object')
     .option('--timeline', 'print how the context grew, model call by model call')
+    .option('--wide', 'print tables whole, however wide (default: fit the terminal, else $COLUMNS, else 100 columns)')
     .option('--items <n|all>', 'items per source (JSON default 20, table default 5)')
     .option('--call <n>', 'the context as of model call N (1 = the first; default: now)')
     .addOption(new Option('--estimator <name>', 'token estimator').choices(ESTIMATORS))
@@ -96,7 +99,10 @@ function program(io: Io, env: () => CliEnv): Command {
   return root;
 }
 
-export async function run(argv: string[], io: Io = defaultIo): Promise<number> {
+export async function run(argv: string[], given: Io = defaultIo): Promise<number> {
+  // Every write of every command shows controls as text: the one boundary (terminal-text.ts).
+  const io = screenIo(given);
+  if (given === defaultIo) guardProcess(io);
   let env: CliEnv | undefined;
   try {
     const root = program(io, () => env!);

@@ -1,6 +1,7 @@
 /** The CLI's human-readable report: totals, one row per source, top items, then the fine print. */
 import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import Table from 'cli-table3';
+import { fitWidths, tableWidth } from './fit-columns';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
@@ -22,16 +23,60 @@ import {
   folderLines,
 } from '../../shared/report-figures';
 import { cacheSavingsText, changeLead, suggestionFrees } from '../../shared/advice-text';
-import type { Change, ContextReport, ItemContent, ReportItem } from '../../shared/wire';
+import type { Change, ContextReport, ItemContent, ReportItem, TimelinePoint } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
 const chars = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
+type Align = 'left' | 'right';
+
+/**
+ * A table within `width` columns (null: --wide, every cell whole): the text columns `text`
+ * narrowed, their cells cut with an ellipsis (fit-columns.ts); where that is not enough, the
+ * columns in `optional` leave in that order, and a line under the table says which.
+ */
+function fitted(
+  head: string[],
+  rows: string[][],
+  aligns: Align[],
+  text: number[],
+  width: number | null,
+  optional: number[] = [],
+): string {
+  let keep = head.map((_, i) => i);
+  const pick = <T>(values: readonly T[]) => keep.map((i) => values[i]!);
+  const widthsOf = () =>
+    fitWidths(
+      [pick(head), ...rows.map(pick)],
+      keep.flatMap((i, at) => (text.includes(i) ? [at] : [])),
+      width,
+    );
+  for (const drop of optional) {
+    const widths = widthsOf();
+    if (width === null || !widths || tableWidth(widths) <= width) break;
+    keep = keep.filter((i) => i !== drop);
+  }
+  const colWidths = widthsOf();
+  const table = new Table({
+    head: pick(head),
+    style: plain,
+    chars,
+    colAligns: pick(aligns),
+    ...(colWidths ? { colWidths } : {}),
+  });
+  table.push(...rows.map(pick));
+  const left = head.filter((_, i) => !keep.includes(i)).map((h) => h.replace(/\n/g, ' '));
+  return left.length
+    ? `${table.toString()}\n(${left.join(', ')}: left out to fit ${width} columns; --wide shows every column)`
+    : table.toString();
+}
+
 export function renderReport(
   report: ContextReport,
-  options: { items: number | 'all'; database?: string | null },
+  options: { items: number | 'all'; database?: string | null; width?: number | null },
 ): string {
+  const width = options.width === undefined ? 100 : options.width;
   const lines: string[] = [];
   lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
   if (options.database) lines.push(`Database: ${options.database}`);
@@ -72,15 +117,10 @@ export function renderReport(
   lines.push('');
 
   // One row per source and remainder row, largest first; the Total is the sum of each column.
-  const sources = new Table({
-    head: ['Source', 'Tokens', 'Used %', 'Estimated', 'Bytes', 'Items'],
-    style: plain,
-    chars,
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
-  });
+  const sourceRows: string[][] = [];
   for (const row of figures.rows) {
     const s = row.source;
-    sources.push([
+    sourceRows.push([
       row.label,
       `${approx}${fmt(row.tokens)}`,
       fmtPct(row.percentOfUsed),
@@ -90,7 +130,7 @@ export function renderReport(
     ]);
   }
   const { total } = figures;
-  sources.push([
+  sourceRows.push([
     'Total',
     `${approx}${fmt(total.tokens)}`,
     actual ? fmtPct(100) : fmtPct(total.tokens > 0 ? 100 : null),
@@ -98,7 +138,16 @@ export function renderReport(
     fmtBytes(total.bytes),
     fmt(total.itemCount),
   ]);
-  lines.push(sources.toString());
+  lines.push(
+    fitted(
+      ['Source', 'Tokens', 'Used %', 'Estimated', 'Bytes', 'Items'],
+      sourceRows,
+      ['left', 'right', 'right', 'right', 'right', 'right'],
+      [0],
+      width,
+      [4, 3],
+    ),
+  );
   if (figures.empty.length) lines.push(`Nothing in context from: ${figures.empty.map((r) => r.label).join(', ')}.`);
   lines.push('');
 
@@ -106,31 +155,31 @@ export function renderReport(
     const s = row.source;
     if (!s || s.itemCount === 0) continue;
     const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
-    const table = new Table({
-      head: ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
-      style: plain,
-      chars,
-      colAligns: ['left', 'right', 'right', 'right', 'right'],
-      colWidths: [64, null, null, null, null],
-      wordWrap: true,
-    });
-    for (const item of shown) {
+    const itemRows = shown.map((item) => {
       const mark = repeatMark(item);
-      table.push([
+      return [
         item.label + (mark ? ` [${mark}]` : ''),
         `${approx}${fmt(itemTokens(item, figures.estimatesOnly))}`,
         fmtPct(itemPercent(item, figures)),
         fmt(item.estimatedTokens),
         fmtBytes(item.bytes),
-      ]);
-    }
+      ];
+    });
+    const table = fitted(
+      ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
+      itemRows,
+      ['left', 'right', 'right', 'right', 'right'],
+      [0],
+      width,
+      [4, 3],
+    );
     const hidden = s.itemCount - shown.length;
     lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`);
     const folders = folderLines(s);
     if (folders.length) lines.push('  By folder:', ...folders.map((line) => `    ${line}`));
-    lines.push(table.toString());
+    lines.push(table);
     if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
-    for (const item of shown) lines.push(...itemDetails(item, report));
+    for (const item of shown) lines.push(...itemDetails(item, report, width));
     lines.push('');
   }
   for (const row of figures.rows) {
@@ -148,7 +197,7 @@ export function renderReport(
     lines.push('');
   }
 
-  lines.push(...costTable(report));
+  lines.push(...costTable(report, width));
 
   const jumps = biggestJumps(report.timeline ?? []);
   if (jumps.length) {
@@ -199,26 +248,29 @@ function changeLines(change: Change, indent: string): string[] {
 }
 
 /** Under a source's table: the runtime item in parts (or why it is one block), a task call's subagent. */
-function itemDetails(item: ReportItem, report: ContextReport): string[] {
+function itemDetails(item: ReportItem, report: ContextReport, width: number | null): string[] {
   const out: string[] = [];
   const runtime = item.runtime ? runtimeFigures(report) : null;
   if (runtime) {
     if (!runtime.parts) {
       if (runtime.oneBlockBecause) out.push(`  ${item.label}: one measured block — ${runtime.oneBlockBecause}`);
     } else {
-      const table = new Table({
-        head: ['Part', 'Tokens', 'Used %', 'Estimated'],
-        style: plain,
-        chars,
-        colAligns: ['left', 'right', 'right', 'right'],
-        colWidths: [64, null, null, null],
-        wordWrap: true,
-      });
-      for (const part of runtime.parts)
-        table.push([partLabel(part), fmt(part.tokens), fmtPct(part.percentOfUsed), fmt(part.estimatedTokens)]);
+      const table = fitted(
+        ['Part', 'Tokens', 'Used %', 'Estimated'],
+        runtime.parts.map((part) => [
+          partLabel(part),
+          fmt(part.tokens),
+          fmtPct(part.percentOfUsed),
+          fmt(part.estimatedTokens),
+        ]),
+        ['left', 'right', 'right', 'right'],
+        [0],
+        width,
+        [3],
+      );
       out.push(
         `  ${item.label}, part of ${runtime.sourceLabel}, in ${runtime.parts.length} parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}:`,
-        table.toString(),
+        table,
       );
     }
     for (const change of runtime.changes) out.push(`  ${runtimeChangeText(change)}.`);
@@ -244,19 +296,14 @@ function itemDetails(item: ReportItem, report: ContextReport): string[] {
 }
 
 /** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
-function costTable(report: ContextReport): string[] {
+function costTable(report: ContextReport, width: number | null): string[] {
   const table = costRows(report);
   const cost = report.cost;
   if (!table || !cost) return [];
   const money = (amount: number | null) => (amount === null ? '—' : fmtCost(amount, cost.currency));
-  const out = new Table({
-    head: ['Source or row', 'Cost', 'Share', 'Billed tokens', 'From cache', 'Output', 'No longer in context'],
-    style: plain,
-    chars,
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
-  });
-  for (const row of [...table.rows, table.total]) {
-    out.push([
+  const out = fitted(
+    ['Source or row', 'Cost', 'Share', 'Billed\ntokens', 'From\ncache', 'Output', 'No longer\nin context'],
+    [...table.rows, table.total].map((row) => [
       row.label,
       money(row.amount),
       row.percent === null ? '' : fmtPct(row.percent),
@@ -264,12 +311,16 @@ function costTable(report: ContextReport): string[] {
       row.inputTokens > 0 ? fmtPct(Math.round((row.cacheReadTokens / row.inputTokens) * 1000) / 10) : '',
       fmt(row.outputTokens),
       row.leftAmount ? money(row.leftAmount) : '',
-    ]);
-  }
+    ]),
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    [0],
+    width,
+    [5, 4, 3],
+  );
   const saved = cacheSavingsText(report);
   return [
     costHeadline(report)!,
-    out.toString(),
+    out,
     ...(saved ? [`  ${saved}.`] : []),
     ...cost.notes.map((n) => `  - ${numbersInText(n)}`),
     '',
@@ -316,7 +367,7 @@ const utcStamp = (iso: string): string => {
 };
 
 /** How the context grew: one row per measured model call, its prompt and its sources. */
-export function renderTimeline(report: ContextReport): string {
+export function renderTimeline(report: ContextReport, width: number | null = 100): string {
   const points = report.timeline ?? [];
   const lines = [`How the context grew · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`];
   if (points.length === 0) {
@@ -329,35 +380,38 @@ export function renderTimeline(report: ContextReport): string {
     .map((r) => r.key)
     .filter((id) => points.some((p) => (p.bySource[id] ?? 0) > 0));
   const short = new Map(report.sources.map((s) => [s.id, s.label.split(/[ /&]/)[0]!]));
-  const table = new Table({
-    head: [
-      'Call',
-      'Time',
-      'Prompt',
-      'Change',
-      'Runtime',
-      ...ids.map((id) => short.get(id)!),
-      'Added (largest)',
-      'Events',
-    ],
-    style: plain,
-    chars,
-    colAligns: ['right', 'left', 'right', 'right', 'right', ...ids.map(() => 'right' as const), 'left', 'left'],
-  });
-  points.forEach((p, i) => {
-    const change = i === 0 ? null : p.promptTokens - points[i - 1]!.promptTokens;
-    table.push([
-      p.call,
-      p.at.slice(11, 19),
-      fmt(p.promptTokens),
-      change === null ? '' : fmtDelta(change),
-      fmt(p.runtimeOverhead),
-      ...ids.map((id) => fmt(p.bySource[id] ?? 0)),
-      p.added[0] ? `${p.added[0].label.slice(0, 40)} (${fmt(p.added[0].tokens)})` : '',
-      p.events.join(', '),
-    ]);
-  });
-  lines.push(table.toString());
+  const change = (i: number) => (i === 0 ? '' : fmtDelta(points[i]!.promptTokens - points[i - 1]!.promptTokens));
+  type Column = { head: string; align: Align; text?: true; cell: (p: TimelinePoint, i: number) => string };
+  const columns: Column[] = [
+    { head: 'Call', align: 'right', cell: (p) => String(p.call) },
+    { head: 'Time', align: 'left', cell: (p) => p.at.slice(11, 19) },
+    { head: 'Prompt', align: 'right', cell: (p) => fmt(p.promptTokens) },
+    { head: 'Change', align: 'right', cell: (_p, i) => change(i) },
+    { head: 'Runtime', align: 'right', cell: (p) => fmt(p.runtimeOverhead) },
+    ...ids.map((id): Column => ({ head: short.get(id)!, align: 'right', cell: (p) => fmt(p.bySource[id] ?? 0) })),
+    {
+      head: 'Added (largest)',
+      align: 'left',
+      text: true,
+      cell: (p) => (p.added[0] ? `${p.added[0].label} (${fmt(p.added[0].tokens)})` : ''),
+    },
+    ...(points.some((p) => p.events.length)
+      ? [{ head: 'Events', align: 'left', text: true, cell: (p) => p.events.join(', ') } satisfies Column]
+      : []),
+  ];
+  // When the terminal is too narrow for them all, the smallest sources' columns leave first, then
+  // the runtime's and the time's.
+  const optional = [...ids.map((_, i) => 5 + i).reverse(), 4, 1];
+  lines.push(
+    fitted(
+      columns.map((c) => c.head),
+      points.map((p, i) => columns.map((c) => c.cell(p, i))),
+      columns.map((c) => c.align),
+      columns.flatMap((c, i) => (c.text ? [i] : [])),
+      width,
+      optional,
+    ),
+  );
   const coverage = timelineCoverage(report);
   if (coverage && (coverage.uncounted || coverage.sampled)) lines.push(`(${coverageText(coverage)})`);
   const jumps = biggestJumps(points);

@@ -6,14 +6,27 @@ import { workspaceAt, type ReportSource } from './api-source';
 
 export { apiSource, type ItemRequest, type ReportSource, type SourceRequest } from './api-source';
 
-export function localSource(
-  database: string,
+export function localSource(database: string, cwd: string, dataDir?: string): ReportSource {
+  const open = async () => {
+    const store = await openStore({ location: database, readOnly: true, ...(dataDir ? { dataDir } : {}) });
+    return { store, done: () => store.close() };
+  };
+  return storeSource(open, `from the database ${database} (read-only)`, cwd);
+}
+
+/** The answers of a store already open (an export's, in memory), which its owner closes. */
+export function openStoreSource(store: Store, from: string, cwd: string, service: ServiceOptions = {}): ReportSource {
+  return storeSource(async () => ({ store, done: async () => {} }), from, cwd, service);
+}
+
+function storeSource(
+  open: () => Promise<{ store: Store; done: () => Promise<void> }>,
+  from: string,
   cwd: string,
-  dataDir?: string,
   service: ServiceOptions = {},
 ): ReportSource {
   const withStore = async <T>(work: (store: Store, workspaceAt: () => Promise<string>) => Promise<T>) => {
-    const store = await openStore({ location: database, readOnly: true, ...(dataDir ? { dataDir } : {}) });
+    const { store, done } = await open();
     try {
       const here = async () => {
         const workspaces = await store.listWorkspaces();
@@ -24,13 +37,12 @@ export function localSource(
       };
       return await work(store, here);
     } finally {
-      await store.close();
+      await done();
     }
   };
   return {
     describe: (workspaceId) =>
       withStore(async (store, here) => {
-        const from = `from the database ${database} (read-only)`;
         const id = workspaceId ?? (await here().catch(() => null));
         if (!id) return `no workspace yet: none holds ${cwd} (name one), ${from}`;
         const workspace = await store.getWorkspace(id);

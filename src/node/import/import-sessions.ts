@@ -17,7 +17,7 @@ import { messageRows } from '../agent/opencode-export';
 import { childSessions } from '../agent/session-runtime';
 import { AppError } from '../errors';
 import { columnText } from '../storage/column-text';
-import type { MessageRow, Store } from '../storage/store';
+import type { MessageRow, NewMessage, Store } from '../storage/store';
 import { readExports, type ExportEvent } from './read-export';
 import { chooseWorkspace, ensureMember, type WorkspaceRequest } from './workspace';
 
@@ -36,6 +36,8 @@ export interface ScannedExport {
   messages: number;
   /** The subagents' sessions its task calls made. */
   children: string[];
+  /** Where it has a text with a lone UTF-16 surrogate, which PostgreSQL cannot store (read-export.ts). */
+  loneSurrogate: string | null;
 }
 
 export interface SessionResult {
@@ -45,6 +47,11 @@ export interface SessionResult {
   /** The workspace was created by this import. */
   createdWorkspace: boolean;
   member: string | null;
+  /** The workspace's folder, and whether it came from the export (then no live agent starts there). */
+  folder: string;
+  folderFromExport: boolean;
+  /** --workspace with --root gave the workspace its folder: an agent may start there now. */
+  folderGiven: boolean;
   added: number;
   replaced: number;
   unchanged: number;
@@ -64,13 +71,20 @@ export async function scanSources(sources: readonly ImportSource[], progress?: P
     const children = new Set<string>();
     for await (const event of events(source, 'checking', progress)) {
       if (event.kind === 'info') {
-        current = { source, index: event.index, info: event.info, messages: 0, children: [] };
+        current = { source, index: event.index, info: event.info, messages: 0, children: [], loneSurrogate: null };
       } else if (event.kind === 'message') {
         for (const child of childSessions({ info: { id: '' }, messages: [event.message] })) children.add(child);
       } else {
         const info = current?.index === event.index ? current.info : null;
         if (!info) throw new AppError('invalid', 'bad_export', `${source.name}: export ${event.index + 1} has no info`);
-        found.push({ source, index: event.index, info, messages: event.messages, children: [...children] });
+        found.push({
+          source,
+          index: event.index,
+          info,
+          messages: event.messages,
+          children: [...children],
+          loneSurrogate: event.loneSurrogate,
+        });
         children.clear();
         current = null;
       }
@@ -130,7 +144,14 @@ export async function writeSessions(
         const place = places.get(s)!;
         const member = place.created ? place.created.member : null;
         if (!place.created) await ensureMember(tx, place.workspace.id, options.user);
-        results.push({ ...writer.counts(), createdWorkspace: place.created !== null, member });
+        results.push({
+          ...writer.counts(),
+          createdWorkspace: place.created !== null,
+          member,
+          folder: tx.resolveRoot(place.workspace.root_path),
+          folderFromExport: place.workspace.root_origin === 'export',
+          folderGiven: place.given === true,
+        });
       }
     }
     return results;
@@ -286,7 +307,10 @@ class SessionWriter {
  * as values — PostgreSQL's JSONB gives back its own key order and spacing, and keeps U+0000 as
  * U+FFFD).
  */
-function same(stored: MessageRow, next: ReturnType<typeof messageRows>[number]): boolean {
+export function same(
+  stored: MessageRow,
+  next: Pick<NewMessage, 'timeCreated' | 'timeUpdated' | 'info' | 'parts'>,
+): boolean {
   if (Number(stored.time_created) !== next.timeCreated || Number(stored.time_updated) !== next.timeUpdated)
     return false;
   const sameColumn = (column: unknown, value: unknown) => {

@@ -10,7 +10,6 @@
  * are never judged here: unknown part types from another OpenCode version are kept as they are.
  */
 import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
@@ -29,7 +28,8 @@ export class ExportInputError extends Error {
 export type ExportEvent =
   | { kind: 'info'; index: number; info: SessionExport['info'] }
   | { kind: 'message'; index: number; position: number; message: ExportedMessage }
-  | { kind: 'end'; index: number; messages: number };
+  /** loneSurrogate: where the export has a text with a lone UTF-16 surrogate (PostgreSQL refuses it). */
+  | { kind: 'end'; index: number; messages: number; loneSurrogate: string | null };
 
 export interface ReadOptions {
   /** For people: the file's name in every error. */
@@ -39,6 +39,10 @@ export interface ReadOptions {
 }
 
 const GZIP = [0x1f, 0x8b];
+/** A UTF-16 surrogate not in a pair: with the u flag, a pair is one code point and never matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+/** Far deeper than OpenCode's shapes (a tool's input inside a part inside a message) ever nest. */
+export const MAX_NESTING = 1000;
 const LEADING_LINE = /^Exporting session[^\n]*\n/;
 /** How much of the start is held back to find the whole "Exporting session" line. */
 const LEADING_MAX = 4096;
@@ -54,29 +58,62 @@ export function isGzip(path: string): boolean {
   }
 }
 
-/** The text of a file, decoded as UTF-8 (gunzipped first when it is gzip), chunk by chunk. */
+/**
+ * The text of a file, decoded as UTF-8 (gunzipped first when it is gzip), chunk by chunk. A byte
+ * that is not UTF-8 refuses the file: replaced silently, the import would store other text than
+ * the session's.
+ */
 async function* textOf(path: string, options: ReadOptions): AsyncGenerator<string> {
+  // Opened and judged before the stream is made: a stream's open error with no listener yet would
+  // be thrown out of the process (a missing file was a stack trace).
+  let gzip: boolean;
+  try {
+    gzip = isGzip(path);
+  } catch (error) {
+    throw new ExportInputError(unreadable(options.name, error));
+  }
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
-  const source = isGzip(path) ? file.pipe(createGunzip()) : file;
+  const source = gzip ? file.pipe(createGunzip()) : file;
   file.on('error', (error) => source.destroy(error));
-  const decoder = new StringDecoder('utf8');
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let bytes = 0;
+  const decode = (chunk?: Buffer) => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw new ExportInputError(
+        `${options.name} is not UTF-8 text: a byte that UTF-8 does not allow within its first ${(bytes + (chunk?.length ?? 0)).toLocaleString('en-US')} bytes`,
+      );
+    }
+  };
   try {
     // Pulled a chunk at a time (no 'data' listener: a flowing stream would read ahead of a slow
     // writer and hold the whole file); the bytes read so far are the file stream's own count.
     for await (const chunk of source) {
       options.progress?.(file.bytesRead);
-      yield decoder.write(chunk as Buffer);
+      yield decode(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
     }
   } catch (error) {
+    if (error instanceof ExportInputError) throw error;
     const why = error instanceof Error ? error.message : String(error);
     throw new ExportInputError(
       /unexpected end/i.test(why)
         ? `${options.name} is gzip that ends too early (truncated?)`
-        : `${options.name} could not be read: ${why}`,
+        : unreadable(options.name, error),
     );
   }
-  const rest = decoder.end();
+  const rest = decode();
   if (rest) yield rest;
+}
+
+/** Why a file could not be read, in words, naming it. */
+function unreadable(name: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT') return `${name}: no such file`;
+  if (code === 'EISDIR') return `${name} is a folder, not a file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${name} cannot be read: permission denied`;
+  return `${name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** Text without a BOM and the line OpenCode printed before the JSON. */
@@ -124,9 +161,22 @@ export async function* readExports(path: string, options: ReadOptions): AsyncGen
   let position = 0;
   let sawMessages = false;
   let chars = 0;
+  let nesting = 0;
+  /** Where the first text with a lone UTF-16 surrogate is (JSON's `\\ud800` escape alone), if any. */
+  let lone: string | null = null;
   const out: ExportEvent[] = [];
 
   const consume = (token: Token) => {
+    if (token.name === 'startObject' || token.name === 'startArray') {
+      // Deeper than any export nests: every later step (JSON.stringify, the database's own JSON
+      // parser) would recurse that deep, and stacks end.
+      if (++nesting > MAX_NESTING)
+        throw notExport(
+          `${assembling?.what === 'message' ? `message ${position + 1}` : 'it'} nests deeper than ${MAX_NESTING} levels`,
+        );
+    } else if (token.name === 'endObject' || token.name === 'endArray') nesting--;
+    else if ((token.name === 'stringValue' || token.name === 'keyValue') && !lone && LONE_SURROGATE.test(token.value))
+      lone = `export ${index + 1}, ${assembling?.what === 'message' ? `message ${position + 1}` : 'its info'}`;
     if (assembling) {
       assembling.asm.consume(token);
       if (!assembling.asm.done) return;
@@ -167,7 +217,8 @@ export async function* readExports(path: string, options: ReadOptions): AsyncGen
       if (token.name === 'endObject') {
         if (!info) throw notExport(`export ${index + 1} has no info object`);
         if (!sawMessages) throw notExport(`export ${index + 1} has no messages list`);
-        out.push({ kind: 'end', index, messages: position });
+        out.push({ kind: 'end', index, messages: position, loneSurrogate: lone });
+        lone = null;
         depth = 0;
         return;
       }

@@ -16,7 +16,9 @@ import { chooseDatabase } from '../cli/database';
 import type { Io } from '../cli/io';
 import type { CliEnv } from '../env';
 import { AppError, usageError } from '../errors';
+import { dataSecrets, folderRefusal } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
+import { sweepStaleTemp } from '../temp-folders';
 import { countSessions } from '../counting/count-sessions';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
@@ -31,6 +33,7 @@ import {
   type SessionResult,
 } from './import-sessions';
 import { ExportInputError } from './read-export';
+import { importClaudeCode, isTranscript, type Writing } from './claude-code/run';
 import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
 
 export interface ImportOptions {
@@ -40,11 +43,19 @@ export interface ImportOptions {
   db?: string;
   databaseUrl?: string;
   fromOpencode?: string | boolean;
+  fromClaudeCode?: string | boolean;
   session?: string;
   opencode?: string;
 }
 
 export async function runImport(files: string[], options: ImportOptions, io: Io, env: CliEnv): Promise<void> {
+  const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
+  if (options.fromClaudeCode !== undefined) {
+    if (options.fromOpencode !== undefined) throw usageError('give --from-opencode or --from-claude-code, not both');
+    if (files.length > 0) throw usageError('give FILE... or --from-claude-code [DIR], not both');
+    await importClaudeCode(null, options, io, env, writing(secrets));
+    return;
+  }
   if (options.fromOpencode === undefined && files.length === 0)
     throw usageError(
       'import needs FILE... (what `opencode export SESSION_ID` printed; - for standard input) or --from-opencode [DIR]',
@@ -53,8 +64,10 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
     throw usageError('give FILE... or --from-opencode [DIR], not both');
   if (options.session && options.fromOpencode === undefined)
     throw usageError('--session only makes sense with --from-opencode (a file names its own session)');
+  const checkedRoot = (path: string) => checkedFolder(path, secrets);
   const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
-  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user };
+  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
+  sweepStaleTemp();
   const work = mkdtempSync(join(tmpdir(), 'investibook-import-'));
   try {
     if (options.fromOpencode !== undefined) {
@@ -72,6 +85,14 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
     }
     const sources: ImportSource[] = [];
     for (const file of files) sources.push(await sourceOf(file, io, work));
+    // Claude Code transcripts are told by their content (JSON lines), whatever their names.
+    const transcripts = sources.filter((s) => isTranscript(s.path));
+    if (transcripts.length > 0) {
+      if (transcripts.length < sources.length)
+        throw usageError('give OpenCode exports and Claude Code transcripts in separate imports');
+      await importClaudeCode(sources, options, io, env, writing(secrets));
+      return;
+    }
     await importSources(sources, request, 'opencode_export', options, io, env);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -97,8 +118,16 @@ async function importSources(
   }
   const { location } = chooseDatabase(options, env, io.cwd);
   const sqlite = !isDatabaseUrl(location);
-  // A database that is not there yet has no workspace: every session needs a folder first.
-  if (sqlite && !existsSync(location) && !request.workspaceId) {
+  const lone = sqlite ? undefined : scanned.find((s) => s.loneSurrogate);
+  if (lone)
+    throw new AppError(
+      'invalid',
+      'bad_export',
+      `${lone.source.name}: ${lone.loneSurrogate} has a text with a lone UTF-16 surrogate (a \\ud800-style escape without its pair), which PostgreSQL cannot store as JSON: nothing was imported`,
+    );
+  // A database that is not there yet has no workspace: every session needs a folder first (an
+  // allowed one), so that a refusal leaves no database behind.
+  if (sqlite && !existsSync(location)) {
     for (const s of scanned) rootFor({ sessionId: s.info.id, parentId: null, directory: directoryOf(s) }, request);
   }
   if (sqlite) ensureFolder(dirname(location));
@@ -140,6 +169,8 @@ async function countWritten(store: Store, results: readonly SessionResult[], io:
   }
 }
 
+const NO_AGENT = 'no live agent starts there until you give it: investibook import FILE --workspace ID --root DIR';
+
 const directoryOf = (s: ScannedExport): string | null =>
   typeof s.info.directory === 'string' && s.info.directory ? s.info.directory : null;
 
@@ -151,6 +182,13 @@ function report(results: readonly SessionResult[], database: string, io: Io): vo
       io.out(
         `Created workspace ${r.workspaceId}${r.member ? ` (member: ${r.member})` : ' (no member: only the CLI sees it; give --user ID to let a user see it in the web app)'}\n`,
       );
+      io.out(
+        `Workspace folder: ${r.folder}${r.folderFromExport ? ` (the export's info.directory; ${NO_AGENT})` : ''}\n`,
+      );
+    }
+    if (r.folderGiven && !made.has(r.workspaceId)) {
+      made.add(r.workspaceId);
+      io.out(`Workspace folder: ${r.folder} (given with --root: a live agent may start there)\n`);
     }
     const counts = [
       `${r.added} new`,
@@ -169,10 +207,20 @@ function report(results: readonly SessionResult[], database: string, io: Io): vo
     );
 }
 
-function checkedRoot(path: string): string {
+/** A folder given on the command line (--root, --from-opencode DIR), held to the same rule as an export's. */
+function checkedFolder(path: string, secrets: readonly string[]): string {
   const here = folderHere(path);
   if (!here) throw usageError(`${path} is not a folder on this machine`);
+  const why = folderRefusal(here, secrets);
+  if (why) throw usageError(`${path} ${why}: a workspace's folder must be a project's own folder`);
   return here;
+}
+
+/** What no workspace folder may hold: the database, its folder, the data folder (folder-rules.ts). */
+function secretsOf(location: string, env: CliEnv, cwd: string): string[] {
+  const sqlite = !isDatabaseUrl(location);
+  const dataDir = resolve(cwd, env.INVESTIBOOK_DATA_DIR ?? (sqlite ? dirname(location) : 'data'));
+  return dataSecrets(sqlite ? location : null, dataDir);
 }
 
 async function sourceOf(file: string, io: Io, work: string): Promise<ImportSource> {
@@ -191,6 +239,14 @@ async function sourceOf(file: string, io: Io, work: string): Promise<ImportSourc
   if (!stats.isFile()) throw usageError(`${file} is not a file`);
   return { path, name: file };
 }
+
+/** What the Claude Code import shares with this one: the counts stored after, the words said, the folder rule. */
+const writing = (secrets: readonly string[]): Writing => ({
+  countWritten: (store: Store, results: readonly SessionResult[], io: Io) => countWritten(store, results, io),
+  report: (results: readonly SessionResult[], database: string, io: Io) => report(results, database, io),
+  checkedRoot: (path: string) => checkedFolder(path, secrets),
+  secrets,
+});
 
 function asInputError(error: unknown): unknown {
   return error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
@@ -215,11 +271,11 @@ function progressLine(io: Io): { update: Progress; clear: () => void } {
       lastStep = step;
       let size = sizes.get(source.path);
       if (size === undefined) sizes.set(source.path, (size = statSync(source.path).size));
-      io.err(`\r\u001b[2K${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
+      io.status?.(`${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
       shown = true;
     },
     clear: () => {
-      if (shown) io.err('\r\u001b[2K');
+      if (shown) io.status?.(null);
       shown = false;
     },
   };

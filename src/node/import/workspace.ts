@@ -7,9 +7,10 @@
  * import is refused in words and nothing is written.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { DEMO_USER_ID } from '../demo/builder';
 import { AppError } from '../errors';
+import { folderRefusal } from '../folder-rules';
 import type { Store, WorkspaceRow } from '../storage/store';
 
 export interface WorkspaceRequest {
@@ -19,6 +20,8 @@ export interface WorkspaceRequest {
   root?: string | undefined;
   /** --user */
   user?: string | undefined;
+  /** What a workspace's folder must neither be nor hold (folder-rules.ts): the data folder, the database. */
+  secrets?: readonly string[] | undefined;
 }
 
 export interface SessionPlace {
@@ -32,6 +35,8 @@ export interface ChosenWorkspace {
   workspace: WorkspaceRow;
   /** Created by this import (with its member, if any). */
   created: { member: string | null } | null;
+  /** Its folder, which had come from an export, is now the operator's (--workspace with --root). */
+  given?: boolean;
 }
 
 const refused = (message: string) => new AppError('invalid', 'import_refused', message);
@@ -77,6 +82,11 @@ export async function chooseWorkspace(
     const found = await tx.getWorkspace(request.workspaceId);
     if (found) {
       checkRoot(tx, found, request.root);
+      // --workspace with --root naming its folder: the operator gives that folder, an agent may start there.
+      if (request.root && found.root_origin) {
+        await tx.setRootOrigin(found.id, null);
+        return { workspace: { ...found, root_origin: null }, created: null, given: true };
+      }
       return { workspace: found, created: null };
     }
     return create(tx, request.workspaceId, rootFor(place, request), request, now);
@@ -85,7 +95,8 @@ export async function chooseWorkspace(
     const found = id ? await tx.getWorkspace(id) : null;
     if (found) return { workspace: found, created: null };
   }
-  const folder = request.root ?? folderHere(place.directory);
+  // A relative info.directory names nothing here (it would be read from wherever the CLI runs).
+  const folder = request.root ?? (place.directory && isAbsolute(place.directory) ? folderHere(place.directory) : null);
   const workspaces = await tx.listWorkspaces();
   if (folder) {
     // The workspace whose folder holds the session's, the nearest first.
@@ -103,15 +114,28 @@ export async function chooseWorkspace(
   return create(tx, id, root, request, now);
 }
 
+/**
+ * The folder a new workspace gets: `--root` (checked already), else the export's own
+ * `info.directory` — a suggestion, taken only when it is an absolute path to a folder here that
+ * folder-rules.ts allows (never `/`, a system folder, a home, investibook's data).
+ */
 export function rootFor(place: SessionPlace, request: WorkspaceRequest): string {
   if (request.root) return request.root;
-  const here = folderHere(place.directory);
-  if (here) return here;
-  throw refused(
-    place.directory
-      ? `session ${place.sessionId} ran in ${place.directory}, which is not a folder on this machine: give --root DIR (the workspace folder to report with) or --workspace ID (an existing workspace)`
-      : `session ${place.sessionId} names no folder (info.directory): give --root DIR or --workspace ID`,
-  );
+  const { sessionId, directory } = place;
+  const give = 'give --root DIR (the workspace folder to report with) or --workspace ID (an existing workspace)';
+  if (!directory) throw refused(`session ${sessionId} names no folder (info.directory): ${give}`);
+  if (!isAbsolute(directory))
+    throw refused(
+      `session ${sessionId} names the relative folder ${directory} (info.directory), which is refused: ${give}`,
+    );
+  const here = folderHere(directory);
+  if (!here) throw refused(`session ${sessionId} ran in ${directory}, which is not a folder on this machine: ${give}`);
+  const why = folderRefusal(here, request.secrets ?? []);
+  if (why)
+    throw refused(
+      `session ${sessionId} ran in ${directory}, which ${why}: an import never makes it a workspace; ${give}`,
+    );
+  return here;
 }
 
 function checkRoot(tx: Store, workspace: WorkspaceRow, root: string | undefined): void {
@@ -129,7 +153,14 @@ async function create(
   now: number,
 ): Promise<ChosenWorkspace> {
   const member = await memberFor(tx, request.user);
-  const workspace: WorkspaceRow = { id, name: basename(root) || id, root_path: root, created_at: now };
+  const workspace: WorkspaceRow = {
+    id,
+    name: basename(root) || id,
+    root_path: root,
+    created_at: now,
+    // A folder only the file named: no live agent starts there until someone gives it (docs/import.md).
+    root_origin: request.root ? null : 'export',
+  };
   await tx.insertWorkspace(workspace);
   if (member) await tx.addMember(id, member);
   return { workspace, created: { member } };

@@ -8,11 +8,12 @@ import { Command } from 'commander';
 import { apiSource } from '../cli/api-source';
 import { exitCodeFor } from '../cli/exit';
 import { defaultIo } from '../cli/io';
+import { screenIo } from '../cli/terminal-text';
 import { cliEnvSchema, readEnv } from '../env';
 import { addMcpCommand } from './command';
 
 async function main(argv: string[]): Promise<number> {
-  const io = defaultIo;
+  const io = screenIo(defaultIo);
   try {
     const root = new Command('investibook')
       .exitOverride()

@@ -18,6 +18,7 @@ import {
 import * as z from 'zod/mini';
 import type { ContextReport } from '../../shared/wire';
 import { asAppError } from '../errors';
+import { BoundedLines, MAX_LINE_BYTES } from './bounded-lines';
 import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from './names';
 import { contextSummary, contextSummarySchema, SUMMARY_ITEMS, summaryText } from './summary';
 
@@ -96,13 +97,39 @@ export function contextReportServer(fetchReport: FetchReport): Server {
 
 /** The call's arguments, or an invalid-params error naming what is wrong and what the tool takes. */
 function parseArguments(args: Record<string, unknown> | undefined): number | undefined {
-  const parsed = inputSchema.safeParse(args ?? {});
-  if (parsed.success) return parsed.data.items;
   const unknown = Object.keys(args ?? {}).filter((key) => key !== 'items');
+  const parsed = unknown.length ? null : inputSchema.safeParse(args ?? {});
+  if (parsed?.success) return parsed.data.items;
   const problem = unknown.length
     ? `it does not take ${unknown.map((k) => JSON.stringify(k)).join(', ')}`
     : `items must be an integer from 1 to ${MAX_ITEMS} (got ${JSON.stringify(args?.items)})`;
   throw new McpError(ErrorCode.InvalidParams, `Invalid arguments: ${problem}. ${TAKES}.`);
+}
+
+/**
+ * A `tools/call` line whose arguments hold `__proto__`, answered before the SDK reads it: the
+ * SDK's parsing drops that key without a word (so the call would get a report), where every
+ * other key it does not take is refused (-32602). JSON.parse keeps it as an own key.
+ */
+function protoArguments(line: Buffer): { id: string | number; error: McpError } | null {
+  if (!line.includes('__proto__')) return null;
+  let message: unknown;
+  try {
+    message = JSON.parse(line.toString('utf8'));
+  } catch {
+    return null; // the SDK answers it as a parse error
+  }
+  if (typeof message !== 'object' || message === null) return null;
+  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+  const args = params?.arguments;
+  if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return null;
+  if (typeof args !== 'object' || args === null || !Object.hasOwn(args, '__proto__')) return null;
+  try {
+    parseArguments(Object.fromEntries(Object.entries(args)));
+  } catch (error) {
+    if (error instanceof McpError) return { id, error };
+  }
+  return null;
 }
 
 /** A fault in one sentence: the application's own words where it has them. */
@@ -116,21 +143,40 @@ function describe(error: unknown): string {
  * Serves on this process's stdin and stdout until the client closes stdin (the agent went away).
  * Nothing else may write to stdout meanwhile: it carries the protocol.
  */
-export async function serveStdio(server: Server): Promise<void> {
-  const transport = new StdioServerTransport();
+export async function serveStdio(server: Server, maxLine = MAX_LINE_BYTES): Promise<void> {
+  // A line over the bound never reaches the SDK (bounded-lines.ts): it is answered here as a
+  // request JSON-RPC cannot take, and the next line is read as usual.
+  const lines = new BoundedLines(
+    maxLine,
+    (bytes) =>
+      reply(
+        null,
+        INVALID_REQUEST,
+        `Invalid Request: the line is ${bytes} bytes, over this server's bound of ${maxLine} bytes per message`,
+      ),
+    (line) => {
+      const refused = protoArguments(line);
+      if (refused) reply(refused.id, refused.error.code, refused.error.message);
+      return refused !== null;
+    },
+  );
+  process.stdin.pipe(lines);
+  const transport = new StdioServerTransport(lines as unknown as typeof process.stdin, process.stdout, {
+    maxBufferSize: maxLine + 2,
+  });
+  function reply(id: string | number | null, code: number, message: string): void {
+    void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+  }
   // A line that is not JSON-RPC is answered as JSON-RPC says (id null: no id could be read), and
   // the server goes on with the next line; the SDK would only report it to itself.
   transport.onerror = (error) => {
-    const code = error instanceof SyntaxError ? PARSE_ERROR : error.name === 'ZodError' ? INVALID_REQUEST : null;
-    if (code === null) return;
-    const message =
-      code === PARSE_ERROR ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
-    void transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage);
+    if (error instanceof SyntaxError) reply(null, PARSE_ERROR, 'Parse error: the line is not JSON');
+    else if (error.name === 'ZodError') reply(null, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
   };
   const closed = new Promise<void>((done) => {
     const end = () => done();
-    process.stdin.once('end', end);
-    process.stdin.once('close', end);
+    lines.once('end', end);
+    lines.once('close', end);
     transport.onclose = end;
   });
   await server.connect(transport);

@@ -31,6 +31,7 @@ import {
   type CountingRules,
 } from './prompt-tokens';
 import { answer, hiddenInRequest, type Answer, type Roles, type Script } from './script';
+import { addMessagesApi, type RecordedMessagesRequest } from './anthropic';
 
 export interface RecordedRequest {
   /** 1-based, in arrival order. */
@@ -70,6 +71,8 @@ export interface ScriptedModelOptions extends Roles {
   /** The tokenizer the model counts prompts with (default o200k_base). */
   encoding?: Encoding;
   family?: ScriptedFamily;
+  /** Called with every request to Anthropic's Messages API (Claude Code's), as it is answered. */
+  onMessagesRequest?: (request: RecordedMessagesRequest) => void;
 }
 
 /** The counting rules of a family. */
@@ -100,6 +103,16 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
       data: [...new Set(['scripted', ...options.smallModels])].map((id) => ({ id, object: 'model' })),
     }),
   );
+
+  // Anthropic's API counts with Claude's tokenizer (unless the family says otherwise).
+  const anthropicRules = familyCounting({ ...family, encoding: family.encoding ?? options.encoding ?? 'claude' });
+  addMessagesApi(app, {
+    script: options.script,
+    smallModels: options.smallModels,
+    rules: anthropicRules,
+    cached: (before, now) => cachedTokens(before, now, anthropicRules),
+    ...(options.onMessagesRequest ? { onRequest: options.onMessagesRequest } : {}),
+  });
 
   app.post('/v1/chat/completions', async (c) => {
     const body = (await c.req.json()) as ChatRequest;

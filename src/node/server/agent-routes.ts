@@ -12,12 +12,22 @@ import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } f
 import { AgentsBusy, TurnInProgress, type AgentBridge } from '../agent/bridge';
 import { AppError } from '../errors';
 import { resolveSession } from '../sessions';
-import type { Store } from '../storage/store';
+import type { Store, WorkspaceRow } from '../storage/store';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
 import { jsonBody } from './json-body';
 
 const MAX_PROMPT_BODY = 512 * 1024;
+
+/**
+ * Why no live agent may start in this workspace, in words, or null: a folder that only an
+ * imported file named is never handed to an agent until the operator gives it (contract §8).
+ */
+export function unavailable(workspace: WorkspaceRow, store: Store): string | null {
+  if (workspace.root_origin !== 'export') return null;
+  const folder = store.resolveRoot(workspace.root_path);
+  return `No live agent runs in workspace ${workspace.id}: its folder ${folder} came from an imported session file, not from you. To attach one, the operator gives the folder: investibook import FILE --workspace ${workspace.id} --root ${folder}`;
+}
 
 export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -28,7 +38,11 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
     },
   });
 
-  routes.get('/agent', (c) => c.json(bridge.status(c.get('workspace').id)));
+  routes.get('/agent', (c) => {
+    const workspace = c.get('workspace');
+    const why = unavailable(workspace, store);
+    return c.json({ ...bridge.status(workspace.id), ...(why && bridge.configured ? { unavailable: why } : {}) });
+  });
 
   routes.post('/agent/prompt', requireJson, limit, async (c) => {
     const workspace = c.get('workspace');
@@ -40,6 +54,8 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
         bridge.status(workspace.id).hint ?? 'No agent is attached',
       );
     }
+    const why = unavailable(workspace, store);
+    if (why) throw new AppError('conflict', 'agent_unavailable', why);
     // A session of another workspace answers like one that does not exist.
     if (request.sessionId) await resolveSession(store, workspace.id, request.sessionId, bridge.isLive);
     const root = store.resolveRoot(workspace.root_path);

@@ -10,7 +10,9 @@ import { dirname, join, resolve } from 'node:path';
 import { generateToken, sha256Hex } from '../auth';
 import { DEMO_USER_ID, DEMO_WORKSPACE_ID, seedDemo } from '../demo/builder';
 import { failed } from '../errors';
+import { dataSecrets } from '../folder-rules';
 import { ensureFolder } from '../fs-safe';
+import { sweepStaleTemp } from '../temp-folders';
 import { PROJECT_ROOT } from '../project';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import type { Store } from '../storage/store';
@@ -58,8 +60,10 @@ export async function start(options: StartOptions) {
   const sqlite = !isDatabaseUrl(options.database);
   const database = sqlite ? resolve(options.database) : options.database;
   const dataDir = dataDirFor(database, options.dataDir);
+  sweepStaleTemp();
   const isNew = sqlite && !existsSync(database);
   if (sqlite) ensureFolder(dirname(database));
+  if (sqlite && !isNew) warnIfShared(database, log);
   let token = options.token;
 
   const store = await openStore({ location: database, dataDir });
@@ -85,9 +89,11 @@ export async function start(options: StartOptions) {
     throw error;
   }
 
-  // The agent never sees the database or the sign-in token, whatever its sandbox binds.
+  // The agent never sees the database or the sign-in token, whatever its sandbox binds; its
+  // working folder never holds them, nor the database's folder or the data folder (folder-rules.ts).
   const secrets = [
-    ...(sqlite ? [database, `${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
+    ...dataSecrets(sqlite ? database : null, dataDir),
+    ...(sqlite ? [`${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
     ...(options.reportDatabase && !isDatabaseUrl(options.reportDatabase) ? [resolve(options.reportDatabase)] : []),
     tokenFile(dataDir, database),
   ];
@@ -148,6 +154,23 @@ export async function start(options: StartOptions) {
       await closeStores().catch(() => {});
     },
   };
+}
+
+/**
+ * A database other users may read holds every message for them to read: said once at start
+ * (new databases are made owner-only; an old one is the operator's to close).
+ */
+function warnIfShared(database: string, log: (line: string) => void): void {
+  let mode: number;
+  try {
+    mode = statSync(database).mode & 0o777;
+  } catch {
+    return; // opening it says what is wrong
+  }
+  if (mode & 0o044)
+    log(
+      `Warning: the database ${database} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}): every message in it is theirs to read; \`chmod 600 ${database}\` closes it`,
+    );
 }
 
 /**

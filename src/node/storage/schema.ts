@@ -53,6 +53,12 @@ const MESSAGE_COLUMNS: readonly Column[] = [
  * the runtime its rows name.
  */
 const RUNTIME_COLUMN = text('runtime', true);
+/**
+ * Where a workspace's folder came from: 'export' when an import took it from a file's
+ * `info.directory` (no live agent starts there: docs/security.md); null when the operator gave
+ * it (`--root`, the demo, a row from elsewhere).
+ */
+const ROOT_ORIGIN_COLUMN = text('root_origin', true);
 
 export const TABLES = {
   users: { name: 'users', columns: [text('id'), text('name')], primaryKey: ['id'] },
@@ -64,7 +70,7 @@ export const TABLES = {
   },
   workspaces: {
     name: 'workspaces',
-    columns: [text('id'), text('name'), text('root_path'), integer('created_at')],
+    columns: [text('id'), text('name'), text('root_path'), integer('created_at'), ROOT_ORIGIN_COLUMN],
     primaryKey: ['id'],
   },
   workspace_members: {
@@ -184,6 +190,12 @@ const CONTRACT_TABLES: readonly TableName[] = [
   'interaction_token_usage',
 ];
 
+/** The tables whose first version lacked columns added since. */
+const FIRST_VERSION = {
+  messages_v2: { ...TABLES.messages_v2, columns: [...MESSAGE_COLUMNS] },
+  workspaces: { ...TABLES.workspaces, columns: TABLES.workspaces.columns.filter((c) => c !== ROOT_ORIGIN_COLUMN) },
+} satisfies Partial<Record<TableName, Table>>;
+
 /** Version N of the schema is the first N migrations. Never edit one that has shipped: add one. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -191,7 +203,7 @@ export const MIGRATIONS: readonly Migration[] = [
     steps: [
       ...CONTRACT_TABLES.map((name): MigrationStep => ({
         kind: 'table',
-        table: name === 'messages_v2' ? { ...TABLES.messages_v2, columns: [...MESSAGE_COLUMNS] } : TABLES[name],
+        table: FIRST_VERSION[name as keyof typeof FIRST_VERSION] ?? TABLES[name],
       })),
       {
         kind: 'index',
@@ -251,6 +263,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // Token counts made where content arrives (the write path), read by the report.
   { name: '0007_token_counts', steps: [{ kind: 'table', table: TABLES.token_counts }] },
+  // Whether a workspace's folder came from an imported file (then no live agent starts there).
+  { name: '0008_workspace_root_origin', steps: [{ kind: 'column', table: 'workspaces', column: ROOT_ORIGIN_COLUMN }] },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

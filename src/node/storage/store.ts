@@ -12,6 +12,8 @@ export interface WorkspaceRow {
   name: string;
   root_path: string;
   created_at: number;
+  /** 'export': the folder came from an imported file's info.directory (no live agent there); else null. */
+  root_origin?: string | null;
 }
 
 export interface SessionRow {
@@ -192,6 +194,8 @@ export interface Store extends ReadSnapshot {
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
   insertWorkspace(row: WorkspaceRow): Promise<void>;
+  /** Where the workspace's folder came from (WorkspaceRow.root_origin): null once the operator gave it. */
+  setRootOrigin(workspaceId: string, origin: string | null): Promise<void>;
   addMember(workspaceId: string, userId: string): Promise<void>;
   /** Writes that succeed or fail together. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
@@ -240,7 +244,7 @@ export class StoreUnavailable extends Error {
 export class StoreOpenError extends Error {
   constructor(
     message: string,
-    readonly code: 'database_not_found' | 'database_unreadable' | 'database_url_invalid',
+    readonly code: 'database_not_found' | 'database_unreadable' | 'database_url_invalid' | 'database_read_only',
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -12,7 +12,7 @@ type Json = ColumnType<unknown, string, string>;
 export interface Database {
   users: { id: string; name: string };
   api_tokens: { token_sha256: string; user_id: string };
-  workspaces: { id: string; name: string; root_path: string; created_at: number };
+  workspaces: { id: string; name: string; root_path: string; created_at: number; root_origin: string | null };
   workspace_members: { workspace_id: string; user_id: string };
   messages_v2: {
     id: string;

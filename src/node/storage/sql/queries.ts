@@ -62,7 +62,7 @@ export class Queries {
       .innerJoin('workspace_members as m', (join) =>
         join.onRef('m.workspace_id', '=', 'w.id').on('m.user_id', '=', userId),
       )
-      .select(['w.id', 'w.name', 'w.root_path', 'w.created_at'])
+      .select(['w.id', 'w.name', 'w.root_path', 'w.created_at', 'w.root_origin'])
       .where('w.id', '=', workspaceId)
       .executeTakeFirst();
     return row ?? null;
@@ -74,7 +74,7 @@ export class Queries {
       .innerJoin('workspace_members as m', (join) =>
         join.onRef('m.workspace_id', '=', 'w.id').on('m.user_id', '=', userId),
       )
-      .select(['w.id', 'w.name', 'w.root_path', 'w.created_at'])
+      .select(['w.id', 'w.name', 'w.root_path', 'w.created_at', 'w.root_origin'])
       .orderBy('w.id')
       .execute();
   }
@@ -82,7 +82,7 @@ export class Queries {
   async getWorkspace(db: Db, id: string): Promise<WorkspaceRow | null> {
     const row = await db
       .selectFrom('workspaces')
-      .select(['id', 'name', 'root_path', 'created_at'])
+      .select(['id', 'name', 'root_path', 'created_at', 'root_origin'])
       .where('id', '=', id)
       .executeTakeFirst();
     return row ?? null;
@@ -93,7 +93,11 @@ export class Queries {
   }
 
   listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
-    return db.selectFrom('workspaces').select(['id', 'name', 'root_path', 'created_at']).orderBy('id').execute();
+    return db
+      .selectFrom('workspaces')
+      .select(['id', 'name', 'root_path', 'created_at', 'root_origin'])
+      .orderBy('id')
+      .execute();
   }
 
   listSessions(db: Db, workspaceId: string): Promise<SessionRow[]> {
@@ -454,8 +458,18 @@ export class Queries {
   async insertWorkspace(db: Db, row: WorkspaceRow): Promise<void> {
     await db
       .insertInto('workspaces')
-      .values({ id: row.id, name: row.name, root_path: row.root_path, created_at: row.created_at })
+      .values({
+        id: row.id,
+        name: row.name,
+        root_path: row.root_path,
+        created_at: row.created_at,
+        root_origin: row.root_origin ?? null,
+      })
       .execute();
+  }
+
+  async setRootOrigin(db: Db, workspaceId: string, origin: string | null): Promise<void> {
+    await db.updateTable('workspaces').set({ root_origin: origin }).where('id', '=', workspaceId).execute();
   }
 
   async addMember(db: Db, workspaceId: string, userId: string): Promise<void> {

@@ -244,6 +244,10 @@ export abstract class SqlStore extends SqlReads implements Store {
     await this.run.write(() => this.queries.insertWorkspace(this.target, row));
   }
 
+  async setRootOrigin(workspaceId: string, origin: string | null): Promise<void> {
+    await this.run.write(() => this.queries.setRootOrigin(this.target, workspaceId, origin));
+  }
+
   async addMember(workspaceId: string, userId: string): Promise<void> {
     this.storable('the membership', workspaceId, userId);
     await this.run.write(() => this.queries.addMember(this.target, workspaceId, userId));

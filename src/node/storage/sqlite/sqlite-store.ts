@@ -12,7 +12,7 @@
  */
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { type Database as Tables } from '../sql/database';
 import { migrateToLatest } from '../sql/migrations';
@@ -40,7 +40,11 @@ const BUSY_TRY_MS = 25;
 const MIN_FREE_BYTES = 1 << 20;
 const STATEMENTS_KEPT = 256;
 
+/** A database in memory only (`debug context --export`: nothing of the export on disk, nothing left if killed). */
+export const IN_MEMORY = ':memory:';
+
 export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteStore> {
+  if (path === IN_MEMORY) return migrated(new SqliteStore(new BetterSqlite3(IN_MEMORY), IN_MEMORY, {}), IN_MEMORY);
   const file = resolve(path);
   if (options.readOnly && !existsSync(file)) {
     throw new StoreOpenError(`database not found: ${file}`, 'database_not_found');
@@ -53,11 +57,13 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
       if (existsSync(file) && !statSync(file).isFile()) {
         throw new StoreOpenError(`not a database file: ${file}`, 'database_unreadable');
       }
+      // A new database is owner-only (SQLite would make it 0644); its -wal and -shm take its mode.
+      if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
     } else if (!statSync(file).isFile()) {
       // A FIFO or a device would block or never end.
       throw new StoreOpenError(`not a database file: ${file}`, 'database_unreadable');
     }
-    db = new BetterSqlite3(file, options.readOnly ? { readonly: true, fileMustExist: true } : {});
+    db = options.readOnly ? openReading(file) : new BetterSqlite3(file);
     db.pragma(`busy_timeout = ${BUSY_TRY_MS}`);
     if (!options.readOnly) {
       db.pragma('journal_mode = WAL');
@@ -65,19 +71,61 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
     } else db.pragma('schema_version'); // fails here, with the path, if the file is not a database
   } catch (error) {
     if (error instanceof StoreOpenError) throw error;
+    const readOnly = options.readOnly ? null : unwritable(file);
+    if (readOnly)
+      throw new StoreOpenError(
+        `the database ${file} cannot be written: ${readOnly}; nothing was written`,
+        'database_read_only',
+        { cause: error },
+      );
     throw cannotOpen(file, error);
   }
   const store = new SqliteStore(db, file, options);
-  if (!options.readOnly) {
-    try {
-      await store.migrate();
-    } catch (error) {
-      await store.close().catch(() => {});
-      if (error instanceof StoreOpenError) throw error;
-      throw cannotOpen(file, error);
-    }
+  return options.readOnly ? store : migrated(store, file);
+}
+
+async function migrated(store: SqliteStore, file: string): Promise<SqliteStore> {
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => {});
+    if (error instanceof StoreOpenError) throw error;
+    throw cannotOpen(file, error);
   }
   return store;
+}
+
+/**
+ * A database to read. A WAL database needs its -shm beside it, which a read-only mount cannot
+ * hold: there it is read whole into memory instead (its header set back to the rollback
+ * journal, which an in-memory database reads), so the report still answers.
+ */
+function openReading(file: string): Database {
+  try {
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    db.pragma('schema_version');
+    return db;
+  } catch (error) {
+    if (sqliteCode(error) !== 'SQLITE_CANTOPEN' || !unwritable(file)) throw error;
+    const image = readFileSync(file);
+    // Bytes 18 and 19: the file format's write and read versions (2 = WAL, 1 = rollback journal).
+    if (image.length >= 20 && image[18] === 2 && image[19] === 2) image.set([1, 1], 18);
+    return new BetterSqlite3(image, { readonly: true });
+  }
+}
+
+/** Why the database's file or folder cannot be written (a read-only disk, no permission), or null. */
+function unwritable(file: string): string | null {
+  for (const path of existsSync(file) ? [dirname(file), file] : [dirname(file)]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EROFS') return `${path} is on a read-only disk (EROFS)`;
+      if (code === 'EACCES' || code === 'EPERM') return `${path} is not writable by this user (${code})`;
+    }
+  }
+  return null;
 }
 
 const cannotOpen = (file: string, error: unknown) =>
@@ -140,7 +188,7 @@ export class SqliteStore extends SqlStore {
         return mapped(work);
       },
     };
-    this.inode = statSync(location).ino;
+    this.inode = location === IN_MEMORY ? -1 : statSync(location).ino;
   }
 
   resolveRoot(rootPath: string): string {
@@ -189,6 +237,7 @@ export class SqliteStore extends SqlStore {
 
   /** Before a write: the file is still the one opened, and its disk takes writes. */
   private checkWrite(): void {
+    if (this.location === IN_MEMORY) return;
     this.checkFile();
     if (this.db.readonly) return; // SQLite itself refuses: SQLITE_READONLY → database_read_only
     const readOnly = this.readOnlyPath();
