@@ -171,7 +171,9 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (report.suggestions.length) {
     out.push('', '**Suggestions** (by what they free, largest first)', '');
     report.suggestions.forEach((s, index) => {
-      out.push(`${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`);
+      out.push(
+        `${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`,
+      );
       if (s.change) out.push(...changeMarkdown(s.change, '   '));
     });
   }
