@@ -531,3 +531,15 @@ export function numbersInText(text: string): string {
     return fmt(value);
   });
 }
+
+/**
+ * A source's folders in words, the same in every view: "docs/external/duckdb/ — 42 items, 61,204
+ * tokens (12.3 %)". Where the report has no total, the estimate (≈).
+ */
+export function folderLines(source: Pick<ContextReport['sources'][number], 'folders'>): string[] {
+  return (source.folders ?? []).map((f) => {
+    const tokens = f.scaledTokens === null ? `≈${fmt(f.estimatedTokens)}` : fmt(f.scaledTokens);
+    const share = f.percentOfUsed === null ? '' : ` (${fmtPct(f.percentOfUsed)})`;
+    return `${f.folder} — ${fmt(f.itemCount)} items, ${tokens} tokens${share}`;
+  });
+}

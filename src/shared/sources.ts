@@ -78,20 +78,53 @@ export const SOURCES = [
   },
 ] as const satisfies readonly SourceDef[];
 
-export type SourceId = (typeof SOURCES)[number]['id'];
+/** One of the nine sources every report lists (contract §3). */
+export type BuiltinSourceId = (typeof SOURCES)[number]['id'];
 
-export const SOURCE_IDS: readonly SourceId[] = SOURCES.map((s) => s.id);
+/**
+ * Sources after the nine, listed only when something is in them: pages fetched from the web
+ * (contract §3: "a fetched page by its address"). A workspace may declare more
+ * (`.investibook/sources.json`), and an MCP server whose tools no declaration claims is a row of
+ * its own (`mcp:SERVER`).
+ */
+export const EXTRA_SOURCES = [
+  { id: 'web_pages', label: 'Web pages', color: { light: '#0369a1', dark: '#38bdf8' } },
+] as const satisfies readonly SourceDef[];
 
-export const SOURCE_LABELS = Object.fromEntries(SOURCES.map((s) => [s.id, s.label])) as Record<SourceId, string>;
+/** A source id: one of the nine, an extra one, a workspace's own or an MCP server's. */
+export type SourceId = BuiltinSourceId | (string & {});
 
-const byId = new Map<string, SourceDef>(SOURCES.map((s) => [s.id, s]));
+export const SOURCE_IDS: readonly BuiltinSourceId[] = SOURCES.map((s) => s.id);
 
+export const SOURCE_LABELS = Object.fromEntries(SOURCES.map((s) => [s.id, s.label])) as Record<BuiltinSourceId, string>;
+
+const byId = new Map<string, SourceDef>([...SOURCES, ...EXTRA_SOURCES].map((s) => [s.id, s]));
+
+/** A source the program knows by itself (the nine and the extra ones). */
 export function isSourceId(value: unknown): value is SourceId {
   return typeof value === 'string' && byId.has(value);
 }
 
+export function isBuiltinSourceId(value: unknown): value is BuiltinSourceId {
+  return typeof value === 'string' && (SOURCE_IDS as readonly string[]).includes(value);
+}
+
+/**
+ * The sources a report lists, in order: the nine, then the workspace's own (declared, even when
+ * empty), then any other source something was attributed to, in the order first met.
+ */
+export function reportSourceIds(used: Iterable<string>, declared: readonly { id: string }[] = []): string[] {
+  const ids: string[] = [...SOURCE_IDS];
+  for (const id of [...declared.map((d) => d.id), ...used]) if (!ids.includes(id)) ids.push(id);
+  return ids;
+}
+
+/** The id of an MCP server's own row, and its label. */
+export const mcpSourceId = (server: string): string => `mcp:${server}`;
+
 /** The label of any source id, known or not. */
-export const sourceLabel = (id: string): string => byId.get(id)?.label ?? id.replaceAll('_', ' ');
+export const sourceLabel = (id: string): string =>
+  byId.get(id)?.label ?? (id.startsWith('mcp:') ? `MCP server: ${id.slice(4)}` : id.replaceAll('_', ' '));
 
 const NEUTRAL = { light: '#9ca3af', dark: '#6b7280' };
 

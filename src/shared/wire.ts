@@ -290,6 +290,21 @@ export const reportSourceSchema = z.object({
   items: z.array(reportItemSchema),
   /** How its scaledTokens were made (absent when there is no total to share). */
   basis: z.optional(z.enum(BASES)),
+  /**
+   * Its items summed by the folder they are about ("docs/external/duckdb/", a web host "docs.rs/"),
+   * where two or more share one: the largest first, over every item (not only those `items` shows).
+   */
+  folders: z.optional(
+    z.array(
+      z.object({
+        folder: z.string(),
+        itemCount: z.int(),
+        estimatedTokens: z.int(),
+        scaledTokens: z.nullable(z.int()),
+        percentOfUsed: z.nullable(z.number()),
+      }),
+    ),
+  ),
   /** What `items` leaves out when it is cut short (zero when it lists every item). */
   more: z.object({
     itemCount: z.int(),
@@ -706,9 +721,21 @@ export const contextWindowSchema = z.object({
   /**
    * 'workspace-config' (opencode.json names the model's limits), 'assumed' (OpenCode's 32,000
    * cap), 'unknown' (a window no larger than the cap: the output limit decides, and only
-   * OpenCode's model list has it).
+   * OpenCode's model list has it), 'catalog' (OpenCode's own model list, `source`: the rows carry
+   * no window, as in an import).
    */
   basis: z.string(),
+  /** Where the limits come from, in words, when they are the catalog's. */
+  source: z.optional(z.string()),
+  /** The model's list prices per million tokens, when the catalog has them. */
+  prices: z.optional(
+    z.object({
+      input: z.number(),
+      output: z.number(),
+      cacheRead: z.optional(z.number()),
+      cacheWrite: z.optional(z.number()),
+    }),
+  ),
 });
 export type ContextWindow = z.infer<typeof contextWindowSchema>;
 
@@ -717,6 +744,19 @@ export const contextReportSchema = z.object({
   workspaceId: z.string(),
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
+  /**
+   * Where the session came from when it did not run through this server's agent: `files`, the
+   * export files the report was made from (`debug context --export`); `kind` as the import
+   * recorded it ('opencode_export', 'opencode'); `directory`, the folder the session ran in.
+   */
+  origin: z.optional(
+    z.object({
+      kind: z.string(),
+      files: z.optional(z.array(z.string())),
+      title: z.optional(z.nullable(z.string())),
+      directory: z.optional(z.nullable(z.string())),
+    }),
+  ),
   /** Digest of the report's inputs; item content is served only for the same snapshot. */
   snapshotId: z.string(),
   actual: z.nullable(

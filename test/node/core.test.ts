@@ -33,7 +33,8 @@ describe('the core, in memory', () => {
     expect(sourceOf(r, 'Read evidence: slow.log')).toBe('evidence');
     expect(sourceOf(r, 'Read cluster metadata: cluster.json')).toBe('cluster_alert_metadata');
     expect(sourceOf(r, 'Read issue file: 7.md')).toBe('issue_source_files');
-    expect(items(r).find((i) => i.label.includes('notes.txt'))?.source).toBe('unknown_tool_payload');
+    // Anything else inside the root is the workspace's own file (contract §2): Issue/source files, by path.
+    expect(items(r).find((i) => i.label.includes('notes.txt'))?.source).toBe('issue_source_files');
     expect(JSON.stringify(r.sources.map((s) => s.label))).not.toMatch(/tool output/i);
   });
 

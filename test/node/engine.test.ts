@@ -105,9 +105,12 @@ describe('tool payload attribution', () => {
       expect.arrayContaining(['Read issue file: 42.md', 'Read source file: schema.sql']),
     );
     expect(labels(r, 'skills_knowledge')).toContain('Read skill file: alpha/SKILL.md');
-    expect(labels(r, 'unknown_tool_payload')).toEqual(
+    // Anything else is a file by its path, inside the root or out of it (contract §2): never Unknown.
+    expect(labels(r, 'issue_source_files')).toEqual(
       expect.arrayContaining(['Read file: other/notes.txt', 'Read file outside the workspace: /etc/passwd']),
     );
+    expect(labels(r, 'unknown_tool_payload')).toEqual([]);
+    expect(itemByLabel(r, 'Read file: other/notes.txt')!.path).toBe('other/notes.txt');
   });
 
   it('labels investibook’s own MCP tool, a tool payload like any other, and reads other MCP tools by their input', async () => {
@@ -124,18 +127,21 @@ describe('tool payload attribution', () => {
       },
     ]);
     const r = await report();
-    // The report the agent read is a tool payload like any other: it names no workspace file.
-    expect(labels(r, 'unknown_tool_payload').filter((l) => l === 'Context report (MCP)')).toHaveLength(2);
+    // The report the agent read belongs to the MCP server that answered it, a row of its own.
+    expect(labels(r, 'mcp:investibook').filter((l) => l === 'Context report (MCP)')).toHaveLength(2);
+    expect(r.sources.find((s) => s.id === 'mcp:investibook')!.label).toBe('MCP server: investibook');
     expect(labels(r, 'agent_instructions')).not.toContain('Context report (MCP)');
     // An explicit tag still comes first.
     expect(labels(r, 'evidence')).toEqual(
       expect.arrayContaining(['Tool call: github_get_file — evidence/slow.log', 'Context report (MCP)']),
     );
-    expect(labels(r, 'unknown_tool_payload')).toContain('Tool call: pager_list_incidents — db');
+    // Another server's tool names no path: its output is its server's (OpenCode names it SERVER_TOOL).
+    expect(labels(r, 'mcp:pager')).toContain('MCP pager: list_incidents — db');
+    expect(labels(r, 'unknown_tool_payload')).toEqual([]);
     expect(allItems(r).some((i) => i.label.includes('investibook_context_report'))).toBe(false);
   });
 
-  it('applies the rules in order: explicit tag, then the skill tool, then the path, else unknown', async () => {
+  it('applies the rules in order: explicit tag, the skill tool, the path, the working folder, the address, else unknown', async () => {
     addMessages(fx, [
       {
         role: 'assistant',
@@ -152,6 +158,7 @@ describe('tool payload attribution', () => {
           tool('webfetch', { url: 'https://example.com' }, 'page', {
             metadata: { investibook: { source: 'not-a-source' } },
           }),
+          tool('invalid', { reason: 'no such tool' }, 'error'),
         ],
       },
     ]);
@@ -161,9 +168,13 @@ describe('tool payload attribution', () => {
     );
     expect(labels(r, 'skills_knowledge')).toContain('Loaded skill: alpha');
     expect(labels(r, 'issue_source_files')).toContain('Read cluster metadata: cluster.json');
-    expect(labels(r, 'unknown_tool_payload')).toEqual(
-      expect.arrayContaining(['Shell: ls -la', 'Web fetch: https://example.com']),
-    );
+    // A command that names no path belongs to the folder it ran in (here the workspace's root).
+    expect(labels(r, 'issue_source_files')).toContain('Shell: ls -la');
+    // A page belongs to its address: Web pages, a source after the nine.
+    expect(labels(r, 'web_pages')).toEqual(['Web page: https://example.com']);
+    expect(r.sources.map((s) => s.id).slice(9)).toContain('web_pages');
+    // Only what names no path, address, working folder or owner is Unknown.
+    expect(labels(r, 'unknown_tool_payload')).toEqual(['Tool call: invalid — no such tool']);
     expect(r.warnings.some((w) => w.includes('not-a-source'))).toBe(true);
     // Never a "tool" source: input and output of a call are one item.
     expect(r.sources.map((s) => s.id)).not.toContain('tool');

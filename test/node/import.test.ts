@@ -58,8 +58,9 @@ async function reportAt(location: string, request: { workspaceId: string; sessio
 }
 
 /** What must agree between two reports of the same rows: everything but when and where it was made. */
+/** A report's figures: everything but when, where from and under which names it was made. */
 function figures(report: ContextReport) {
-  const { generatedAt: _g, snapshotId: _s, workspaceId: _w, ...rest } = report;
+  const { generatedAt: _g, snapshotId: _s, workspaceId: _w, origin: _o, ...rest } = report;
   return rest;
 }
 
@@ -99,7 +100,11 @@ describe('investibook import: the public exports', () => {
       for (const row of messageRows(exported))
         insertMessageRow(store.db, { ...row, workspaceId: WS, sessionId: exported.info.id });
       await store.close();
-      expect(figures(await reportAt(direct.db, { workspaceId: WS }))).toEqual(figures(report));
+      const directReport = await reportAt(direct.db, { workspaceId: WS });
+      expect(figures(directReport)).toEqual(figures(report));
+      // Only the import knows where the session came from.
+      expect(report.origin).toMatchObject({ kind: 'opencode_export' });
+      expect(directReport.origin).toBeUndefined();
 
       // Again: nothing changes, to the byte.
       const before = await databaseDigest(imported.db);
@@ -123,7 +128,9 @@ describe('investibook import: the public exports', () => {
         'all',
       ]);
       expect(json.code).toBe(0);
-      expect(figures(contextReportSchema.parse(JSON.parse(json.stdout)))).toEqual(figures(report));
+      const fromFile = contextReportSchema.parse(JSON.parse(json.stdout));
+      expect(figures(fromFile)).toEqual(figures(report));
+      expect(fromFile.origin).toMatchObject({ kind: 'opencode_export', files: [path] });
     });
   }
 });
@@ -224,7 +231,8 @@ describe('investibook import: growing, linking, workspaces', () => {
     const table = await cli(['debug', 'context', '--db', at.db], at.root);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(
-      /^Context: 36,845 tokens · the last model call's prompt, as the provider counted it at 2026-/m,
+      // The window is the catalog's: the rows carry none (OpenCode's own model list, issue 38).
+      /^Context: 36,845 \/ 400,000 tokens \(9\.2% of the window\) · the last model call's prompt, as the provider counted it at 2026-/m,
     );
     expect(table.stdout).toMatch(
       // 38: the calls the provider counted are numbered (one of the 39 replies counted nothing).
@@ -233,7 +241,7 @@ describe('investibook import: growing, linking, workspaces', () => {
     expect(table.stdout).toContain('is not in its prompt: no model call has counted it.');
     const report = await reportAt(at.db, { workspaceId: 'ws' });
     expect(summaryText(report)).toMatch(
-      /^Context: 36,845 \/ — tokens, the last model call's prompt as the provider counted it \(.*\): no agent total was recorded for this session\.$/m,
+      /^Context: 36,845 \/ 400,000 tokens \(9\.2% of the window\), the last model call's prompt as the provider counted it \(.*\): no agent total was recorded for this session\.$/m,
     );
   });
 

@@ -68,7 +68,7 @@ describe('a task call and its subagent’s session', () => {
     expect(own.actual?.contextUsed).toBe(truth.total);
     for (const source of own.sources) {
       expect(
-        Math.abs((source.percentOfUsed ?? 0) - truth.percent[source.id as SourceId]),
+        Math.abs((source.percentOfUsed ?? 0) - (truth.percent[source.id as SourceId] ?? 0)),
         source.id,
       ).toBeLessThanOrEqual(2);
     }

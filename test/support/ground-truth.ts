@@ -60,10 +60,18 @@ function sourceOfPath(path: string, where: Where): SourceId | null {
   return null;
 }
 
+/**
+ * Contract §2/§3 as updated: a tool that names a path outside the table's folders touched the
+ * workspace's own files (or files outside it), Issue/source files by path; a command that names
+ * none ran in the recording's folder, the workspace; a page is a Web page; the subagent's answer
+ * and the agent's todos are conversation.
+ */
 function sourceOfCall(name: string, args: Record<string, unknown>, where: Where): SourceId {
   if (name === 'skill') return 'skills_knowledge';
+  if (name === 'webfetch' || name === 'websearch') return 'web_pages';
+  if (name === 'task' || name === 'todowrite' || name === 'question') return 'conversation';
   const path = typeof args.filePath === 'string' ? args.filePath : typeof args.path === 'string' ? args.path : null;
-  if (path !== null) return sourceOfPath(path, where) ?? 'unknown_tool_payload';
+  if (path !== null) return sourceOfPath(path, where) ?? 'issue_source_files';
   if (typeof args.command === 'string') {
     let best: { source: SourceId; size: number } | null = null;
     for (const token of parse(args.command)) {
@@ -78,8 +86,9 @@ function sourceOfCall(name: string, args: Record<string, unknown>, where: Where)
       }
       if (!best || size > best.size) best = { source, size };
     }
-    return best?.source ?? 'unknown_tool_payload';
+    return best?.source ?? 'issue_source_files';
   }
+  if (typeof args.pattern === 'string') return 'issue_source_files';
   return 'unknown_tool_payload';
 }
 
@@ -89,7 +98,7 @@ const CATALOG_END = '</available_skills>';
 export function groundTruth(request: ChatRequest, where: Where): Truth {
   const { rules } = where;
   const count = rules.count;
-  const bySource = Object.fromEntries(SOURCE_IDS.map((id) => [id, 0])) as Record<SourceId, number>;
+  const bySource = Object.fromEntries([...SOURCE_IDS, 'web_pages'].map((id) => [id, 0])) as Record<SourceId, number>;
   let overhead = REPLY_PRIMING_TOKENS + toolSchemaTokens(request.tools, rules);
   const callSource = new Map<string, SourceId>();
   let lastTool: SourceId = 'unknown_tool_payload';
@@ -111,15 +120,16 @@ export function groundTruth(request: ChatRequest, where: Where): Truth {
       return source;
     });
     if (message.role === 'tool') lastTool = sources[0] ?? lastTool;
-    bySource[sources[0] ?? 'conversation'] += MESSAGE_FRAMING_TOKENS;
-    pieces.forEach((piece, k) => (bySource[sources[k]!] += pieceTokens(piece, rules)));
+    const first = sources[0] ?? 'conversation';
+    bySource[first] = (bySource[first] ?? 0) + MESSAGE_FRAMING_TOKENS;
+    pieces.forEach((piece, k) => (bySource[sources[k]!] = (bySource[sources[k]!] ?? 0) + pieceTokens(piece, rules)));
   }
   const hidden = where.hidden ?? 0;
   const total = promptTokens(request, rules) + hidden;
   const counted = overhead + hidden + Object.values(bySource).reduce((a, b) => a + b, 0);
   if (counted !== total) throw new Error(`ground truth split ${counted} tokens of ${total}`);
   bySource.agent_instructions += overhead;
-  const percent = Object.fromEntries(SOURCE_IDS.map((id) => [id, (bySource[id] / total) * 100])) as Record<
+  const percent = Object.fromEntries(Object.keys(bySource).map((id) => [id, (bySource[id]! / total) * 100])) as Record<
     SourceId,
     number
   >;
@@ -176,7 +186,7 @@ function sourceOfPiece(
     const readPath = read ? (JSON.parse(read[1]!) as { filePath?: string }).filePath : undefined;
     const output = /^<path>([^<]+)<\/path>/.exec(piece.text)?.[1];
     const path = readPath ?? output;
-    if (path) return sourceOfPath(path, where) ?? 'unknown_tool_payload';
+    if (path) return sourceOfPath(path, where) ?? 'issue_source_files';
   }
   return 'conversation';
 }

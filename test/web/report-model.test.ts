@@ -26,7 +26,10 @@ describe('buildReportModel', () => {
     const model = buildReportModel(report);
     const tokens = model.rows.map((r) => r.tokens);
     expect(tokens).toEqual([...tokens].sort((a, b) => b - a));
-    expect(model.rows).toHaveLength(9);
+    // Every source with something in it: the demo's Unknown tool payload is empty (its one shell
+    // command belongs to the workspace folder it ran in, contract §3).
+    expect(model.rows).toHaveLength(8);
+    expect(model.rows.map((r) => r.key)).not.toContain('unknown_tool_payload');
     expect(tokens.reduce((a, b) => a + b, 0)).toBe(report.actual!.contextUsed);
     const instructions = model.rows.find((r) => r.key === 'agent_instructions')!;
     expect(instructions.runtimeTokens).toBe(report.calibration!.runtimeOverhead);

@@ -10,6 +10,7 @@ import {
   costCells,
   costColumnNote,
   costOutsideText,
+  folderLines,
   fmtCost,
   itemPercent,
   itemTokens,
@@ -115,6 +116,12 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
       `Added since the last model call (not in the total): ≈${fmt(pending.estimatedTokens)} tokens in ${pending.itemCount} item${pending.itemCount === 1 ? '' : 's'}.`,
     );
   }
+  const folders = report.sources.filter((s) => s.folders?.length);
+  if (folders.length) {
+    out.push('', '**By folder**', '');
+    for (const source of folders)
+      for (const line of folderLines(source)) out.push(`- ${cell(source.label)}: ${cell(line)}`);
+  }
   const top = largestItems(report, 10);
   if (top.length) {
     out.push('', '**Largest items**', '', '| Item | Source | Tokens | Used % |', '|---|---|---:|---:|');
@@ -164,7 +171,9 @@ export function reportToMarkdown(model: ReportModel, sessionTitle?: string | nul
   if (report.suggestions.length) {
     out.push('', '**Suggestions** (by what they free, largest first)', '');
     report.suggestions.forEach((s, index) => {
-      out.push(`${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`);
+      out.push(
+        `${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`,
+      );
       if (s.change) out.push(...changeMarkdown(s.change, '   '));
     });
   }

@@ -7,7 +7,7 @@
  */
 import { Fragment } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
-import { costCells, costOutsideText, fmtCost } from '../../shared/report-figures';
+import { costCells, costOutsideText, fmtCost, folderLines } from '../../shared/report-figures';
 import type { ReportItem } from '../../shared/wire';
 import type { ContentTarget } from './item-content-panel';
 import { ItemsTable, type Revealed } from './items-table';
@@ -138,6 +138,18 @@ export function SourceTable(props: {
                         </button>
                       </p>
                     )}
+                    {row.source?.folders?.length ? (
+                      <div className="folder-sums">
+                        <p className="muted small">By folder</p>
+                        <ul>
+                          {folderLines(row.source).map((line) => (
+                            <li key={line} className="small">
+                              <WrapPoints text={line} />
+                            </li>
+                          ))}
+                        </ul>
+                      </div>
+                    ) : null}
                     {row.source && row.source.items.length > 0 && (
                       <ItemsTable
                         model={model}

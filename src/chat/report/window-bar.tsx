@@ -83,10 +83,12 @@ export function WindowBar({ model, onFocus }: { model: ReportModel; onFocus: (ke
   const whole = window?.contextSize ?? total;
   const compactAt = window?.autoCompactAt ?? null;
   const approx = estimatesOnly ? '≈' : '';
+  // Only a session an agent runs here will ever report usage; an import's total is its calls' own.
+  const live = model.report.actual?.source !== 'provider' && !model.report.origin;
   const description = [
     window
       ? `${fmt(total)} of ${fmt(window.contextSize)} tokens used`
-      : `≈${fmt(total)} estimated tokens, no window size reported yet`,
+      : `≈${fmt(total)} estimated tokens, ${live ? 'no window size reported yet' : 'no window size known for its model'}`,
     ...segments.map((s) => `${s.label} ${approx}${fmt(s.tokens)}`),
     ...(window && compactAt !== null
       ? [`free ${fmt(Math.max(0, compactAt - total))} before auto-compaction at ${fmt(compactAt)}`]
@@ -152,7 +154,10 @@ export function WindowBar({ model, onFocus }: { model: ReportModel; onFocus: (ke
             <span className="window-size">window {fmt(window.contextSize)}</span>
           </>
         ) : (
-          <span>Shares of ≈{fmt(total)} estimated tokens — no window size until the agent reports usage</span>
+          <span>
+            Shares of ≈{fmt(total)} estimated tokens —{' '}
+            {live ? 'no window size until the agent reports usage' : 'no window size: no catalog knows this model'}
+          </span>
         )}
       </figcaption>
     </figure>

@@ -31,8 +31,9 @@ export interface ContextOptions {
   api?: string;
   token?: string;
   dataDir?: string;
-  export?: string;
+  export?: string[];
   root?: string;
+  sources?: string;
 }
 
 export async function runContext(
@@ -53,12 +54,13 @@ export async function runContext(
     if (workspaceId || options.db || options.databaseUrl || options.api)
       throw usageError('--export reads its own sessions: leave out WORKSPACE_ID, --db, --database-url and --api');
     const { withExportSource } = await import('../import/export-report');
-    await withExportSource(options.export, { root: options.root }, io, (source, id) =>
+    await withExportSource(options.export, { root: options.root, sources: options.sources }, io, (source, id) =>
       show(io, source, { ...request, workspaceId: id }, options, items, null),
     );
     return;
   }
   if (options.root !== undefined) throw usageError('--root only makes sense with --export');
+  if (options.sources !== undefined) throw usageError('--sources only makes sense with --export');
   const token = options.token ?? env.INVESTIBOOK_TOKEN;
   if (options.api && !token) throw usageError('--api needs --token TOKEN (or $INVESTIBOOK_TOKEN)');
   if (!options.api && options.token) throw usageError('--token only makes sense with --api');

@@ -78,8 +78,12 @@ function program(io: Io, env: () => CliEnv): Command {
     )
     .option('--api <url>', 'ask a running server instead of reading the database')
     .option('--token <token>', 'bearer token for --api (default: $INVESTIBOOK_TOKEN)')
-    .option('--export <file>', 'report straight from a file `opencode export SESSION_ID` printed, with no database')
+    .option(
+      '--export <files...>',
+      'report straight from files `opencode export SESSION_ID` printed, with no database (the latest session, or --session)',
+    )
     .option('--root <dir>', 'with --export: the workspace folder (default: the export’s own, when it is here)')
+    .option('--sources <file>', 'with --export: the sources a workspace would declare in .investibook/sources.json')
     .exitOverride()
     .action(async (workspaceId: string | undefined, options: ContextOptions) =>
       (await import('./context-command')).runContext(workspaceId, options, io, env()),

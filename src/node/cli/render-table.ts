@@ -20,6 +20,7 @@ import {
   runtimeFigures,
   timelineCoverage,
   verdictLines,
+  folderLines,
 } from '../../shared/report-figures';
 import { cacheSavingsText, changeLead, suggestionFrees } from '../../shared/advice-text';
 import type { Change, ContextReport, ItemContent, ReportItem, TimelinePoint } from '../../shared/wire';
@@ -79,6 +80,13 @@ export function renderReport(
   const lines: string[] = [];
   lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
   if (options.database) lines.push(`Database: ${options.database}`);
+  const { origin } = report;
+  if (origin?.files?.length)
+    lines.push(`From the export ${origin.files.join(', ')} (no agent: its model calls' own counts)`);
+  else if (origin)
+    lines.push(
+      `Imported (${origin.kind})${origin.directory ? ` from ${origin.directory}` : ''}: no agent, its model calls' own counts`,
+    );
   if (report.parentSessionId)
     lines.push(
       `A subagent's session, made by a task call of session ${report.parentSessionId} (its report: --session ${report.parentSessionId})`,
@@ -166,7 +174,10 @@ export function renderReport(
       [4, 3],
     );
     const hidden = s.itemCount - shown.length;
-    lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`, table);
+    lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`);
+    const folders = folderLines(s);
+    if (folders.length) lines.push('  By folder:', ...folders.map((line) => `    ${line}`));
+    lines.push(table);
     if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
     for (const item of shown) lines.push(...itemDetails(item, report, width));
     lines.push('');

@@ -1,7 +1,7 @@
 /** Where the CLI gets its answers: the store directly (read-only), or a running server (api-source.ts). */
 import { openStore } from '../storage/open';
 import type { Store } from '../storage/store';
-import { ReportService } from '../report/service';
+import { ReportService, type ServiceOptions } from '../report/service';
 import { workspaceAt, type ReportSource } from './api-source';
 
 export { apiSource, type ItemRequest, type ReportSource, type SourceRequest } from './api-source';
@@ -15,14 +15,15 @@ export function localSource(database: string, cwd: string, dataDir?: string): Re
 }
 
 /** The answers of a store already open (an export's, in memory), which its owner closes. */
-export function openStoreSource(store: Store, from: string, cwd: string): ReportSource {
-  return storeSource(async () => ({ store, done: async () => {} }), from, cwd);
+export function openStoreSource(store: Store, from: string, cwd: string, service: ServiceOptions = {}): ReportSource {
+  return storeSource(async () => ({ store, done: async () => {} }), from, cwd, service);
 }
 
 function storeSource(
   open: () => Promise<{ store: Store; done: () => Promise<void> }>,
   from: string,
   cwd: string,
+  service: ServiceOptions = {},
 ): ReportSource {
   const withStore = async <T>(work: (store: Store, workspaceAt: () => Promise<string>) => Promise<T>) => {
     const { store, done } = await open();
@@ -51,11 +52,14 @@ function storeSource(
       }),
     report: (request) =>
       withStore(async (store, here) =>
-        new ReportService(store).report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+        new ReportService(store, service).report({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
       ),
     item: (request) =>
       withStore(async (store, here) =>
-        new ReportService(store).itemContent({ ...request, workspaceId: request.workspaceId ?? (await here()) }),
+        new ReportService(store, service).itemContent({
+          ...request,
+          workspaceId: request.workspaceId ?? (await here()),
+        }),
       ),
   };
 }

@@ -78,6 +78,7 @@ export function analysisPlan(
     workspace.root,
     workspace.instructions.map((i) => i.path).sort(),
     workspace.skills.map((s) => s.name),
+    workspace.declaredSources ?? [],
     facts,
   ]);
   const context: AnalysisContext = { facts, family: familyRules(facts.family), estimator, workspace, base };
@@ -119,6 +120,7 @@ export function analyseMessage(
     pathRules: runtime.layout.pathRules,
     sessionRoots: context.facts.sessionRoots,
     skillNames: workspace.skills.map((s) => s.name),
+    ...(workspace.declaredSources?.length ? { declared: workspace.declaredSources } : {}),
     fileSize: (path) => {
       const size = fileSize(workspace, path);
       deps.set(path, size);

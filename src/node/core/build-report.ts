@@ -6,7 +6,7 @@
  * add up to it exactly.
  */
 import { reasoningOf, ruleNote } from './reasoning-report';
-import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
+import { reportSourceIds, sourceLabel, type SourceId } from '../../shared/sources';
 import type {
   Basis,
   ContextReport,
@@ -23,6 +23,8 @@ import type {
 } from '../../shared/wire';
 import { fmt } from '../../shared/format';
 import { apportion } from './apportion';
+import { CATALOG_SOURCE } from './model-catalog';
+import { folderOf } from './paths';
 import { callsLeft } from './calls-left';
 import { costReport } from './cost-report';
 import { itemId, percentOf, round4, sum, totalOnWire } from './figures';
@@ -87,6 +89,7 @@ export function buildReport(input: ReportInput): ContextReport {
     warnings: [...input.workspace.warnings, ...input.warnings],
     ...(costs ? { cost: costs.report } : {}),
     ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+    ...(input.origin ? { origin: input.origin } : {}),
     ...(input.asOf
       ? {
           asOf: {
@@ -120,9 +123,13 @@ function sharedOf(input: ReportInput, used: number | null, costs: ReturnType<typ
 function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['sources'] {
   const { input, used, duplicates, costOf, extras } = shared;
   const { calibration } = input;
-  const bySource = new Map<SourceId, Counted[]>(SOURCE_IDS.map((id) => [id, []]));
+  const ids = reportSourceIds(
+    counted.map((c) => c.item.source),
+    input.workspace.declaredSources,
+  );
+  const bySource = new Map<SourceId, Counted[]>(ids.map((id) => [id, []]));
   for (const c of counted) bySource.get(c.item.source)!.push(c);
-  return SOURCE_IDS.map((id) => {
+  return ids.map((id) => {
     const list = bySource.get(id)!;
     const scaled = used === null || calibration.mode === 'estimate-only' ? null : sum(list.map((c) => c.scaled ?? 0));
     const sorted = [...list].sort(
@@ -132,7 +139,7 @@ function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['
     const hidden = sorted.slice(shown.length);
     return {
       id,
-      label: SOURCE_LABELS[id],
+      label: labelOf(id, input.workspace.declaredSources),
       estimatedTokens: sum(list.map((c) => c.item.tokens)),
       scaledTokens: scaled,
       percentOfUsed: percentOf(scaled, used),
@@ -140,6 +147,7 @@ function sourcesOf(shared: Shared, counted: readonly Counted[]): ContextReport['
       itemCount: list.length,
       items: shown.map((c) => toItem(c, used, duplicates.get(c.item), costOf(c.item.key), extras(c.item))),
       ...(scaled === null || list.length === 0 ? {} : { basis: basisOf(list, calibration.mode) }),
+      ...foldersOf(list, scaled === null ? null : used),
       more: {
         itemCount: hidden.length,
         estimatedTokens: sum(hidden.map((c) => c.item.tokens)),
@@ -465,7 +473,7 @@ function countItems(input: CountInput, inTotal: readonly Item[], orderOf: (item:
   }
   if (calibration.mode === 'scaled' && usage) {
     // No per-call counts: the total is shared out in proportion, source by source, then item by item.
-    const bySource = SOURCE_IDS.map((id) => inTotal.filter((i) => i.source === id));
+    const bySource = reportSourceIds(inTotal.map((i) => i.source)).map((id) => inTotal.filter((i) => i.source === id));
     const perSource = apportion(
       usage.contextUsed,
       bySource.map((list) => sum(list.map((i) => i.tokens))),
@@ -605,6 +613,12 @@ function imageNote(input: ReportInput): string | null {
 function notes(input: ReportInput): string[] {
   const { calibration, usage } = input;
   const out = [`Estimated with ${input.estimator.method}: not tokenizer-exact for the agent's model.`];
+  if (usage?.source === 'provider' && !input.window)
+    out.push(
+      `No window size: no agent reports on this session, and ${input.targetModel ? `the model ${input.targetModel} is in no catalog (${CATALOG_SOURCE})` : 'its rows name no model'}, so there is no room, compaction point or calls left to show.`,
+    );
+  else if (input.window?.basis === 'catalog' && input.window.source)
+    out.push(`The window, the output reserve and the list prices are ${input.window.source}: the rows carry none.`);
   if (calibration.mode === 'measured') {
     const ref = calibration.reference!;
     const changes = calibration.runtimeChanges.slice(1);
@@ -656,4 +670,36 @@ function notes(input: ReportInput): string[] {
   const images = imageNote(input);
   if (images) out.push(images);
   return out;
+}
+
+/** A source's label: the workspace's own declaration's, else the table's. */
+function labelOf(id: string, declared: readonly { id: string; label: string }[] | undefined): string {
+  return declared?.find((d) => d.id === id)?.label ?? sourceLabel(id);
+}
+
+/** How many folders a source lists: enough to see which part of the tree fills it. */
+const FOLDERS_SHOWN = 12;
+
+/** A source's items summed by folder, where two or more share one (contract: "Where in the tree"). */
+function foldersOf(list: readonly Counted[], used: number | null): Pick<ContextReport['sources'][number], 'folders'> {
+  const groups = new Map<string, Counted[]>();
+  for (const c of list) {
+    const folder = c.item.folder ?? (c.item.path !== undefined ? folderOf(c.item.path) : null);
+    if (folder !== null) groups.set(folder, [...(groups.get(folder) ?? []), c]);
+  }
+  const folders = [...groups]
+    .filter(([, items]) => items.length > 1)
+    .map(([folder, items]) => {
+      const scaled = used === null ? null : sum(items.map((c) => c.scaled ?? 0));
+      return {
+        folder,
+        itemCount: items.length,
+        estimatedTokens: sum(items.map((c) => c.item.tokens)),
+        scaledTokens: scaled,
+        percentOfUsed: percentOf(scaled, used),
+      };
+    })
+    .sort((a, b) => (b.scaledTokens ?? b.estimatedTokens) - (a.scaledTokens ?? a.estimatedTokens))
+    .slice(0, FOLDERS_SHOWN);
+  return folders.length ? { folders } : {};
 }

@@ -233,7 +233,7 @@ export class Walk {
     const cal = this.cal.get(key);
     if (this.reasoningInView.delete(key) && !this.uncounted(key)) this.reasoningCal -= cal ?? 0;
     if (cal !== undefined) {
-      this.bySource[item.source] -= cal;
+      this.bySource[item.source] = (this.bySource[item.source] ?? 0) - cal;
       this.calTotal -= cal;
       this.cal.delete(key);
       this.basis.delete(key);
@@ -747,7 +747,7 @@ export class Walk {
     if (this.reasoningInView.has(item.key) && !this.uncounted(item.key)) this.reasoningCal += tokens - old;
     this.cal.set(item.key, tokens);
     this.basis.set(item.key, basis);
-    this.bySource[item.source] += tokens - old;
+    this.bySource[item.source] = (this.bySource[item.source] ?? 0) + tokens - old;
     this.calTotal += tokens - old;
   }
 

@@ -4,7 +4,7 @@
  * total exactly, and in words where a provider reported no cost or no cache. Pure.
  */
 import { fmt } from '../../shared/format';
-import { SOURCE_IDS, SOURCE_LABELS, type SourceId } from '../../shared/sources';
+import { reportSourceIds, sourceLabel, type SourceId } from '../../shared/sources';
 import type { ItemCost, SessionCostReport } from '../../shared/wire';
 import type { CostBucket, SessionCost, Spend } from './types';
 
@@ -126,20 +126,22 @@ function sourceCosts(
   bySource: ReadonlyMap<SourceId, { spend: ItemCost; leftMicro: number; leftItems: number; micro: number }>,
   priced: boolean,
 ): SessionCostReport['sources'] {
-  return SOURCE_IDS.flatMap((id) => {
-    const found = bySource.get(id);
-    if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
-    return [
-      {
-        id,
-        label: SOURCE_LABELS[id],
-        ...found.spend,
-        amount: priced ? found.micro / MICRO : null,
-        leftAmount: priced ? found.leftMicro / MICRO : null,
-        leftItems: found.leftItems,
-      },
-    ];
-  }).sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
+  return reportSourceIds(bySource.keys())
+    .flatMap((id) => {
+      const found = bySource.get(id);
+      if (!found || (found.spend.inputTokens === 0 && found.spend.outputTokens === 0)) return [];
+      return [
+        {
+          id,
+          label: sourceLabel(id),
+          ...found.spend,
+          amount: priced ? found.micro / MICRO : null,
+          leftAmount: priced ? found.leftMicro / MICRO : null,
+          leftItems: found.leftItems,
+        },
+      ];
+    })
+    .sort((a, b) => (b.amount ?? 0) - (a.amount ?? 0) || b.inputTokens - a.inputTokens);
 }
 
 /**

@@ -32,7 +32,7 @@ import type {
   WorkspaceSnapshot,
 } from './types';
 import { emptyOmissions } from './types';
-import type { EstimatorId } from '../../shared/wire';
+import type { ContextWindow, EstimatorId } from '../../shared/wire';
 
 /** One session as the core reads it: its messages and rows, its usage, its runtime records. */
 export interface SessionInput extends SessionRows {
@@ -48,6 +48,8 @@ export interface SessionInput extends SessionRows {
    * measured call.
    */
   parent?: { sessionId: string; contextSize: number | null };
+  /** Where an imported session came from (its import's record): no agent ever reports on it. */
+  origin?: { kind: string; title: string | null; directory: string | null };
 }
 
 /** What makeSession reads besides the session's own rows. */
@@ -137,6 +139,7 @@ export async function makeSession(
     (id, key) => readLines(rows, runtime, plan.context, id, key),
   );
   if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
+  const window = runtime.window(calls.usage, context.workspace.agentConfig, plan.context.facts.targetModel);
   const asOfHeaders = calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers;
   const reportInput: Session['input'] = {
     workspaceId: context.workspaceId,
@@ -151,14 +154,15 @@ export async function makeSession(
     calibration,
     history: { messages: calibration.history.length, bytes: described.historyBytes },
     omissions: described.omissions,
-    usage: calls.usage,
+    usage: withWindow(calls.usage, window),
     provider: runtime.latestCount(asOfHeaders, calls.usage),
     targetModel: plan.context.facts.targetModel,
     imageRule: familyRules(plan.context.facts.family).imageRule,
-    window: runtime.window(calls.usage, context.workspace.agentConfig, plan.context.facts.targetModel),
+    window,
     ...(split ? { runtimeSplit: split } : {}),
     ...(context.subagents ? { subagents: context.subagents } : {}),
     ...(session.parent ? { parentSessionId: session.parent.sessionId } : {}),
+    ...(session.origin ? { origin: session.origin } : {}),
     ...(calls.asOf ? { asOf: asOfBlock(calls) } : {}),
     mentions: described.mentions,
     ...nextPromptInput(asOfHeaders, calibration.view, runtime, (id, key) =>
@@ -167,6 +171,12 @@ export async function makeSession(
     warnings: [...new Set(warnings)],
   };
   return { input: reportInput, blocks: blocksOf(reportInput), analysisContext: plan.context };
+}
+
+/** A total the rows measured without a window (an import) takes the window the catalog gives. */
+function withWindow(usage: UsageInput | null, window: ContextWindow | null): UsageInput | null {
+  if (!usage || usage.contextSize !== null || !window) return usage;
+  return { ...usage, contextSize: window.contextSize };
 }
 
 /** The first model call's message (-1: none): every message before it is estimated like live ones. */

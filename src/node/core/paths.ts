@@ -2,14 +2,43 @@
  * Where a workspace path belongs (contract §2) and how a read of it is labelled for people.
  * Pure: works on path strings only (POSIX separators, as OpenCode records them).
  */
-import { basename, isAbsolute, normalize } from 'pathe';
+import { basename, dirname, isAbsolute, normalize } from 'pathe';
+import picomatch from 'picomatch';
 import { PATH_RULES, type SourceId } from '../../shared/sources';
-import type { RuntimePathRule } from './types';
+import type { DeclaredSource, RuntimePathRule } from './types';
 
 export interface PathClass {
   source: SourceId;
   /** e.g. "Read evidence summary: evidence_summary_for_agent.txt" */
   readLabel: string;
+  /** No folder of the table claims it: the workspace's own file (Issue/source files, by path). */
+  byPath?: true;
+}
+
+/** What the workspace's declarations claim, compiled once per list. */
+const matchers = new WeakMap<
+  readonly DeclaredSource[],
+  { id: string; label: string; match: (p: string) => boolean }[]
+>();
+
+/** The declared source that claims a workspace path, if one does (the first declaration wins). */
+export function declaredPath(path: string, declared: readonly DeclaredSource[] | undefined): DeclaredSource | null {
+  if (!declared?.length) return null;
+  let compiled = matchers.get(declared);
+  if (!compiled) {
+    compiled = declared.map((d) => ({ ...d, match: picomatch(d.paths.length ? d.paths : ['\0none'], { dot: true }) }));
+    matchers.set(declared, compiled);
+  }
+  const found = compiled.find((d) => d.match(path));
+  return found ? declared.find((d) => d.id === found.id)! : null;
+}
+
+/** The folder an item is about, for sums by folder: a file's folder ("docs/external/"), "./" at the root. */
+export function folderOf(path: string): string {
+  // A folder named as such (a read or search of `docs/`) is its own.
+  if (path.endsWith('/')) return path;
+  const dir = isAbsolute(path) ? dirname(path) : dirname(path || '.');
+  return dir === '.' || dir === '' ? './' : `${dir}/`;
 }
 
 const under = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
@@ -44,6 +73,7 @@ export function classifyPath(
     instructionFiles: ReadonlySet<string>;
     skillDirs?: readonly string[] | undefined;
     pathRules?: readonly RuntimePathRule[] | undefined;
+    declared?: readonly DeclaredSource[] | undefined;
   },
 ): PathClass {
   const name = basename(path);
@@ -53,10 +83,14 @@ export function classifyPath(
   for (const dir of runtime.skillDirs ?? []) {
     if (under(path, dir)) return { source: 'skills_knowledge', readLabel: `Read skill file: ${inside(path, dir)}` };
   }
+  // A declaration wins over the folder table (contract §3).
+  const declared = under(path, '.opencode/.all-skills') ? null : declaredPath(path, runtime.declared);
+  if (declared) return { source: declared.id, readLabel: `Read ${declared.label}: ${path}` };
   for (const rule of [...(runtime.pathRules ?? []), ...PATH_RULES]) {
     if (under(path, rule.under)) return { source: rule.source, readLabel: rule.read(inside(path, rule.under), name) };
   }
-  return { source: 'unknown_tool_payload', readLabel: `Read file: ${path || '.'}` };
+  // Anything else inside the root is the workspace's own file (contract §2).
+  return { source: 'issue_source_files', readLabel: `Read file: ${path || '.'}`, byPath: true };
 }
 
 /** The workspace folder a search tool looked in, for labels: "evidence", "the workspace". */

@@ -71,6 +71,20 @@ export interface WorkspaceSnapshot {
   files: Record<string, number>;
   /** The listing stopped at its cap (a warning says so). */
   filesTruncated?: boolean;
+  /** The workspace's own sources and claims (`.investibook/sources.json`), conflicts already settled. */
+  declaredSources?: DeclaredSource[];
+}
+
+/** A source the workspace declares, or claims for one of the nine (contract §3). */
+export interface DeclaredSource {
+  id: string;
+  label: string;
+  /** Workspace paths (globs: `docs/**`). */
+  paths: string[];
+  /** Tool names, and MCP servers as `mcp:SERVER`. */
+  tools: string[];
+  /** Hosts, or host and path prefixes, of fetched pages. */
+  urls: string[];
 }
 
 // ── From the runtime adapter: contributions and the session's shape ─────────────────────────
@@ -86,6 +100,8 @@ export interface Contribution {
   texts: string[];
   bytes: number;
   path?: string;
+  /** Where it belongs for sums by folder when `path` does not say (a folder outside, a web host). */
+  folder?: string;
   /** Reads with the same key read the same file (and range)… */
   readKey?: string;
   /** …and with the same content hash, the same content: a true duplicate. */
@@ -136,6 +152,8 @@ export interface AttributionContext {
   fileSize: (path: string) => number | null;
   /** Enabled skill names to look for in the conversation. */
   skillNames?: readonly string[];
+  /** The workspace's own sources and what they claim (`.investibook/sources.json`). */
+  declared?: readonly DeclaredSource[];
   /**
    * History only feeds the calibration and the timeline: no content keys (duplicates) and no
    * skill mentions (unused skills) are worked out for it.
@@ -716,6 +734,8 @@ export interface ReportInput {
   subagents?: ReadonlyMap<string, SubagentSummary | null>;
   /** This session is a subagent's: the session whose call made it. */
   parentSessionId?: string;
+  /** Where an imported session came from (contract §8). */
+  origin?: { kind: string; title: string | null; directory: string | null };
   warnings: string[];
   itemsLimit: number | 'all';
 }

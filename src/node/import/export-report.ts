@@ -8,7 +8,7 @@
  * The file's folder is read for the workspace's own files (AGENTS.md, skills) only when the
  * folder rule allows it (folder-rules.ts): a file never points the report at `/` or `/etc`.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Io } from '../cli/io';
@@ -33,15 +33,22 @@ interface Loaded {
 }
 
 export async function withExportSource<T>(
-  file: string,
-  options: { root?: string | undefined },
+  files: readonly string[],
+  options: { root?: string | undefined; sources?: string | undefined },
   io: Io,
   work: (source: ReportSource, workspaceId: string) => Promise<T>,
 ): Promise<T> {
-  const path = resolve(io.cwd, file);
-  checkFile(path, file);
+  const file = files[0]!;
+  const sourcesFile =
+    options.sources === undefined ? undefined : readSources(resolve(io.cwd, options.sources), options.sources);
+  const all: Loaded[] = [];
+  for (const each of files) {
+    const path = resolve(io.cwd, each);
+    checkFile(path, each);
+    all.push(isTranscript(path) ? loadTranscript(path, each) : await loadExport(path, each));
+  }
   sweepStaleTemp();
-  const loaded = isTranscript(path) ? loadTranscript(path, file) : await loadExport(path, file);
+  const loaded = all[0]!;
   const given = options.root === undefined ? null : folderHere(resolve(io.cwd, options.root));
   if (options.root !== undefined && !given) throw usageError(`${options.root} is not a folder on this machine`);
   // An empty folder of its own when the file's is not to be read: removed after, and a stale
@@ -54,8 +61,25 @@ export async function withExportSource<T>(
     const workspaceId = idFromFolder(loaded.directory ?? root);
     const store = await openSqlite(IN_MEMORY);
     try {
-      await loaded.write(store, workspaceId, root);
-      return await work(openStoreSource(store, `from the ${loaded.noun} ${file}`, io.cwd), workspaceId);
+      for (const each of all) await each.write(store, workspaceId, root);
+      const local = openStoreSource(
+        store,
+        `from the ${loaded.noun} ${file}`,
+        io.cwd,
+        sourcesFile ? { sources: sourcesFile } : {},
+      );
+      // The report names the files it came from (contract §8), in every view.
+      const named: ReportSource = {
+        ...local,
+        report: async (request) => {
+          const report = await local.report(request);
+          return {
+            ...report,
+            origin: { ...report.origin, kind: report.origin?.kind ?? 'opencode_export', files: [...files] },
+          };
+        },
+      };
+      return await work(named, workspaceId);
     } finally {
       await store.close();
     }
@@ -106,4 +130,14 @@ function fileFolder({ directory, noun }: Loaded, io: Io): string | null {
     }: the workspace's own files (AGENTS.md, skills) are not counted; give --root DIR to count them\n`,
   );
   return null;
+}
+
+/** The file `--sources` names: its text, or a usage error in one line. */
+function readSources(path: string, given: string): { file: string; text: string } {
+  try {
+    return { file: given, text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw usageError(`--sources ${given}: ${missing ? 'no such file' : 'cannot be read'}`);
+  }
 }

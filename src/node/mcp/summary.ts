@@ -25,6 +25,7 @@ import {
   runtimeChangeText,
   runtimeFigures,
   verdictLines,
+  folderLines,
 } from '../../shared/report-figures';
 import { changeLead, suggestionFrees } from '../../shared/advice-text';
 import { changeSchema, freesSchema, TOTAL_SOURCES, type ContextReport } from '../../shared/wire';
@@ -63,6 +64,8 @@ export const contextSummarySchema = z.object({
       itemCount: z.nullable(z.int()),
       /** What the row cost over the session (the web's Cost column); absent where the calls were not priced. */
       cost: z.optional(z.number()),
+      /** Its items summed by folder, in words (`folderLines`), where two or more share one. */
+      folders: z.optional(z.array(z.string())),
     }),
   ),
   /**
@@ -181,6 +184,7 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
       percentOfUsed: row.percentOfUsed,
       itemCount: row.source ? row.source.itemCount : null,
       ...(cells?.byKey.has(row.key) ? { cost: cells.byKey.get(row.key)! } : {}),
+      ...(row.source?.folders?.length ? { folders: folderLines(row.source) } : {}),
     })),
     runtime: runtime && {
       source: runtime.sourceId,
@@ -269,6 +273,7 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
     const items = row.itemCount === null ? '' : `, ${fmt(row.itemCount)} item${row.itemCount === 1 ? '' : 's'}`;
     const cost = row.cost === undefined ? '' : `, ${fmtCost(row.cost, currency)}`;
     lines.push(`- ${row.label}: ${approx}${fmt(row.tokens)} (${fmtPct(row.percentOfUsed)})${items}${cost}`);
+    for (const folder of row.folders ?? []) lines.push(`  - ${folder}`);
     if (runtime && row.id === runtime.source) lines.push(...runtimeLines(runtime));
   }
   if (summary.sources.length === 0) lines.push('- nothing yet');

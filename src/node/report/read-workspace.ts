@@ -5,6 +5,7 @@
  * follows a symlink out of the root, reads at most `maxFileBytes` of any file, and turns every
  * oddity (missing folder, binary file, loop) into a warning.
  */
+import { parseDeclaredSources, SOURCES_FILE } from './declared-sources';
 import { closeSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { PATH_RULES } from '../../shared/sources';
@@ -263,6 +264,12 @@ export function readWorkspace(reader: WorkspaceReader, layout: WorkspaceLayout):
     else reader.warnings.push(`${path}: ${parsed.error}; its instructions were not read`);
   }
   snapshot.agentConfig = layout.agentConfig(configs);
+  const declared = reader.read(SOURCES_FILE);
+  if (declared.ok) {
+    const { sources, warnings } = parseDeclaredSources(declared.text, SOURCES_FILE);
+    reader.warnings.push(...warnings);
+    if (sources.length) snapshot.declaredSources = sources;
+  }
   for (const path of layout.instructionPaths(configs, reader.root, (m) => reader.warnings.push(m))) {
     const file = reader.read(path);
     if (file.ok) snapshot.instructions.push({ path, text: file.text });

@@ -6,6 +6,7 @@
  * per report, reading only the rows the core's memo lacks (as core/read-plan.ts decides), and
  * one call of the core.
  */
+import { parseDeclaredSources } from './declared-sources';
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
 import { ITEM_PAGE_CHARS } from '../../shared/item-pages';
 import {
@@ -57,6 +58,11 @@ export interface ServiceOptions extends ReadOptions {
   cache?: ReportCache;
   /** Live text (characters) from which BPE counting moves to worker threads. */
   parallelMinChars?: number;
+  /**
+   * Sources declared outside the workspace (`debug context --sources FILE`): they replace its
+   * own `.investibook/sources.json`, for a session with no workspace of its own (an export).
+   */
+  sources?: { file: string; text: string };
   /** Sessions that exist though nothing is stored yet (the live agent's, mid-turn). */
   live?: (workspaceId: string, sessionId: string) => boolean;
   /**
@@ -179,7 +185,11 @@ export class ReportService {
       const root = this.store.resolveRoot(workspace.root_path);
       const key = `${root}\u0000${runtime.id}`;
       let folder = folders.get(key);
-      if (!folder) folders.set(key, (folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout)));
+      if (!folder) {
+        folder = readWorkspace(new WorkspaceReader(root, this.options), runtime.layout);
+        if (this.options.sources) withSources(folder, this.options.sources);
+        folders.set(key, folder);
+      }
       return folder;
     };
     const known = await this.store.getWorkspace(request.workspaceId);
@@ -272,10 +282,10 @@ export class ReportService {
     }));
     // A subagent's session: it shares its parent's window, and has no ACP total of its own.
     // The bridge records the parent with the runtime; an import with where the session came from.
+    const [originRow] = await r.sessionOrigins(workspaceId, sessionId);
     const parentId =
-      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ??
-      (await r.sessionOrigins(workspaceId, sessionId))[0]?.parent_session_id ??
-      null;
+      runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ?? originRow?.parent_session_id ?? null;
+    const origin = originRow && { kind: originRow.kind, title: originRow.title, directory: originRow.directory };
     const parent = parentId
       ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
       : undefined;
@@ -287,6 +297,7 @@ export class ReportService {
       rows: new Map(),
       runtimeRecords,
       ...(parent ? { parent } : {}),
+      ...(origin ? { origin } : {}),
     };
     await readRows(r, session, () => headerRowsToRead(session, services));
     return session;
@@ -416,4 +427,12 @@ function withRange<T>(work: () => T): T {
 function checkSnapshot(report: ContextReport, requested: string | undefined): void {
   if (requested !== undefined && requested !== report.snapshotId)
     throw new AppError('gone', 'context_changed', 'The context changed since this report was made: run /debug again');
+}
+
+/** The sources a file outside the workspace declares, in place of the workspace's own. */
+function withSources(folder: ContextInput['workspace'], sources: { file: string; text: string }): void {
+  const parsed = parseDeclaredSources(sources.text, sources.file);
+  folder.warnings.push(...parsed.warnings);
+  if (parsed.sources.length) folder.declaredSources = parsed.sources;
+  else delete folder.declaredSources;
 }

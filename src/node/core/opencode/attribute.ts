@@ -21,7 +21,7 @@ import { keyHash } from '../hash';
 import { dataUrlImageSize } from '../images';
 import { classifyPath, toWorkspacePath } from '../paths';
 import { preview, utf8Bytes } from '../text';
-import type { AttributionContext, Contribution, MessageContributions } from '../types';
+import type { AttributionContext, Contribution, DeclaredSource, MessageContributions } from '../types';
 import { isMedia, type MessageView, type SentPart, type StoredMessage } from './request-view';
 import { toolScope, type ToolClass } from '../tool-rules';
 import { toolRule } from './tools';
@@ -188,9 +188,11 @@ class Walker {
     const path = recorded === undefined ? null : toWorkspacePath(recorded, this.roots);
     const classified = path === null ? null : classifyPath(path, this.context);
     const { body, reminders } = output === undefined ? { body: '', reminders: [] } : splitReminders(output);
-    const label = (classified?.readLabel ?? 'Read file outside the workspace') + ' (attached)';
+    const label =
+      (classified?.readLabel ?? `Read file outside the workspace: ${recorded ?? 'unnamed'}`) + ' (attached)';
     this.add(
-      classified?.source ?? 'unknown_tool_payload',
+      // A file outside every root is still a file by its path (contract §3).
+      classified?.source ?? (recorded === undefined ? 'unknown_tool_payload' : 'issue_source_files'),
       label,
       this.ref(index),
       output === undefined ? [callText] : [callText, body],
@@ -258,7 +260,7 @@ class Walker {
         if (isMedia(media.mime)) images.push(mediaOf(media));
       }
     }
-    const { source, label, path, readKey, skill, subagent } = this.classifyTool(call, index);
+    const { source, label, path, readKey, skill, subagent, folder } = this.classifyTool(call, index);
     const pruned = result.form === 'pruned';
     if (pruned) {
       // Before OpenCode pruned it, the whole output was sent: calls made until then saw that.
@@ -266,6 +268,7 @@ class Walker {
         producedTexts: 1,
         tool: name,
         ...(path ? { path } : {}),
+        ...(folder ? { folder } : {}),
         ...(skill ? { skill } : {}),
         until: call.time.compacted ?? 0,
       });
@@ -277,6 +280,7 @@ class Walker {
       ...(subagent ? { subagent } : {}),
       ...(images.length ? { images } : {}),
       ...(path ? { path } : {}),
+      ...(folder ? { folder } : {}),
       ...(readKey && result.form === 'output' ? { readKey, ...this.contentKey(output) } : {}),
       ...(skill ? { skill } : {}),
       ...(pruned ? { from: call.time.compacted ?? 0 } : {}),
@@ -288,14 +292,19 @@ class Walker {
   private classifyTool(call: ToolPart, index: number): ToolClass {
     const decided = toolRule({ name: call.tool, input: call.input, metadata: call.metadata })(
       { name: call.tool, input: call.input, metadata: call.metadata },
-      toolScope(this.roots, this.cwdInside, this.context),
+      toolScope(this.roots, this.cwdInside, this.context, this.message.info.path?.cwd),
     );
     const tag = isObject(call.metadata.investibook) ? call.metadata.investibook.source : undefined;
-    if (tag !== undefined && !isSourceId(tag))
+    const known = (id: unknown): id is string =>
+      isSourceId(id) || (this.context.declared ?? []).some((d) => d.id === id);
+    if (tag !== undefined && !known(tag))
       this.out.warnings.push(
         `${this.ref(index)}: investibook source tag ${JSON.stringify(tag)} is not a source id; ignored`,
       );
-    return isSourceId(tag) ? { ...decided, source: tag } : decided;
+    if (known(tag)) return { ...decided, source: tag };
+    // The workspace's own claims come next (contract §3): the tool by name, or its MCP server.
+    const claim = declaredTool(call.tool, this.context.declared);
+    return claim ? { ...decided, source: claim.id } : decided;
   }
 
   private reminders(reminders: Reminder[], index: number): void {
@@ -315,6 +324,15 @@ class Walker {
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The declaration that claims a tool: by its name, or as `mcp:SERVER` for a tool named `SERVER_…`. */
+function declaredTool(name: string, declared: readonly DeclaredSource[] | undefined): DeclaredSource | null {
+  return (
+    declared?.find((d) =>
+      d.tools.some((claim) => claim === name || (claim.startsWith('mcp:') && name.startsWith(`${claim.slice(4)}_`))),
+    ) ?? null
+  );
+}
 
 /** An image's type and, when its bytes are in a data URL, its size. */
 function mediaOf(file: { mime: string; url: string }): { mime: string; width?: number; height?: number } {

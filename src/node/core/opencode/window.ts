@@ -3,9 +3,12 @@
  * `maxOutputTokens`): the reply keeps min(limit.output, 32,000) free, or — when the model has
  * an input limit — `compaction.reserved` (default min(20,000, that)) of the input limit.
  * OpenCode compacts by itself when a call's tokens (prompt plus reply) reach `usable`, unless
- * `compaction.auto` is false. Pure.
+ * `compaction.auto` is false. Where neither the workspace's opencode.json nor the rows give the
+ * model's limits, OpenCode's own model list does (core/model-catalog.ts), and the window says so.
+ * Pure.
  */
 import type { ContextWindow } from '../../../shared/wire';
+import { catalogModel } from '../model-catalog';
 import type { AgentConfig, UsageInput } from '../types';
 
 /** OpenCode's cap on the output it reserves (OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX default). */
@@ -17,10 +20,15 @@ export function contextWindow(
   config: AgentConfig | undefined,
   model: string | undefined,
 ): ContextWindow | null {
-  const limits = (model && config?.models[model]) || {};
-  const contextSize = limits.context ?? usage?.contextSize ?? null;
+  const configured = (model && config?.models[model]) || {};
+  const listed = catalogModel(model);
+  // The catalog's limits hold where the window is the catalog's (or none is known otherwise).
+  const contextSize = configured.context ?? usage?.contextSize ?? listed?.context ?? null;
   if (!contextSize) return null;
-  const known = limits.output !== undefined || limits.input !== undefined;
+  const fromConfig = configured.output !== undefined || configured.input !== undefined;
+  const fromCatalog = !fromConfig && configured.context === undefined && listed?.context === contextSize;
+  const limits = fromCatalog ? { ...listed, ...configured } : configured;
+  const known = fromConfig || fromCatalog;
   // A window no larger than the cap belongs to a model with a smaller output limit, which only
   // OpenCode's model list knows: no guess then.
   if (!known && contextSize <= OUTPUT_TOKEN_MAX) {
@@ -35,6 +43,8 @@ export function contextWindow(
     reservedOutput: contextSize - usable,
     usable,
     autoCompactAt: config?.compactionAuto === false ? null : usable,
-    basis: known ? 'workspace-config' : 'assumed',
+    basis: fromConfig ? 'workspace-config' : fromCatalog ? 'catalog' : 'assumed',
+    ...(fromCatalog ? { source: listed.source } : {}),
+    ...(fromCatalog && listed.prices ? { prices: listed.prices } : {}),
   };
 }

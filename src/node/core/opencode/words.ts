@@ -51,9 +51,15 @@ export const OPENCODE_WORDS: RuntimeWords = {
   pruned: 'pruned by OpenCode',
   windowNote(window: ContextWindow): string | null {
     if (window.autoCompactAt !== null)
-      return `Auto-compaction at ${fmt(window.autoCompactAt)} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${fmt(window.reservedOutput)}; ${window.basis === 'workspace-config' ? "the model's limits in opencode.json" : "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here"}).`;
+      return `Auto-compaction at ${fmt(window.autoCompactAt)} tokens: OpenCode compacts when a call's tokens (prompt and reply) reach the window minus the output it keeps free (${fmt(window.reservedOutput)}; ${windowBasis(window)}).`;
     if (window.basis === 'unknown')
       return "Auto-compaction point not shown: in a window this small the model's output limit decides it, and only OpenCode's model list knows that limit.";
     return null;
   },
 };
+
+function windowBasis(window: ContextWindow): string {
+  if (window.basis === 'workspace-config') return "the model's limits in opencode.json";
+  if (window.basis === 'catalog') return `the model's limits in ${window.source ?? "OpenCode's model list"}`;
+  return "OpenCode's 32,000 cap, assumed: the model's own output limit is not known here";
+}
