@@ -169,9 +169,11 @@ async function keptText(sessionId: string, text: string): Promise<boolean> {
 }
 
 describe('when a turn does not go to plan', () => {
-  it('stops a turn on Stop, keeps what was done, and takes the next prompt', async () => {
+  it('stops a turn on Stop: over for the user as OpenCode answers, saved after, and takes the next prompt at once', async () => {
     let sessionId = '';
     let asked = false;
+    let next: ReturnType<typeof h.prompt> | null = null;
+    let statusAtDone: Promise<unknown> | null = null;
     const { events } = await h.prompt('Please take your time', {
       during: (event) => {
         if (event.type === 'turn') sessionId = event.sessionId;
@@ -179,17 +181,27 @@ describe('when a turn does not go to plan', () => {
           asked = true;
           void h.api('/agent/cancel', { method: 'POST', body: JSON.stringify({ sessionId }) });
         }
+        if (event.type === 'done') {
+          // The turn is over for the user: not running, and the next prompt is taken (it waits
+          // for the stopped turn's save rather than being refused as busy).
+          statusAtDone = h.api('/agent').then((r) => r.json());
+          next = h.prompt('What do we know so far?', { sessionId });
+        }
       },
     });
     expect(asked).toBe(true);
     expect(of(events, 'done')[0]?.stopReason).toBe('cancelled');
+    // The end does not wait for the save (`opencode export`, seconds): `done` first, `saved` after.
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('done')).toBeLessThan(types.indexOf('saved'));
     expect(of(events, 'saved')).toHaveLength(1);
+    expect(((await statusAtDone!) as { running: unknown[] }).running).toEqual([]);
     expect(await keptText(sessionId, 'Please take your time')).toBe(true);
     const rows = await h.store.listMessages(WS, sessionId);
     expect(rows.some((r) => String(r.parts).includes('pd-hot-regions.txt'))).toBe(true);
+    const after = await next!;
+    expect(of(after.events, 'done')[0]?.stopReason).toBe('end_turn');
     expect((await (await h.api('/agent')).json()).running).toEqual([]);
-    const next = await h.prompt('What do we know so far?', { sessionId });
-    expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');
   });
 
   it('shows a model error in place and keeps the message and the failed reply', async () => {

@@ -15,6 +15,11 @@ export interface Turn {
   /** Stop was asked for (possibly before the agent had the prompt). */
   stopped: boolean;
   cancel: () => Promise<void>;
+  /**
+   * Set when a stopped turn has ended for the user (its `done` sent as soon as OpenCode answered
+   * the cancel) while what it did is still being saved: settles once it is saved and gone.
+   */
+  saving?: Promise<void>;
 }
 
 /** One workspace's agent: its process (when one runs), its sessions, its turns in progress. */

@@ -115,7 +115,10 @@ export class AgentBridge {
     return {
       configured: this.configured,
       ...(this.configured ? {} : { hint: NO_AGENT_HINT }),
-      running: turns.map((t) => ({ sessionId: t.sessionId, startedAt: t.startedAt.toISOString() })),
+      // A stopped turn being saved is over for the user: not running.
+      running: turns
+        .filter((t) => !t.saving)
+        .map((t) => ({ sessionId: t.sessionId, startedAt: t.startedAt.toISOString() })),
     };
   }
 
@@ -172,6 +175,11 @@ export class AgentBridge {
    */
   async keepPrompt(request: TurnRequest): Promise<AcceptedTurn> {
     if (!this.settings) throw new Error('no agent configured');
+    // A stopped turn of this session ended for the user before it was saved: the next prompt waits for the save.
+    const saving = request.sessionId
+      ? this.pool.get(request.workspaceId)?.turns.get(request.sessionId)?.saving
+      : undefined;
+    if (saving) await saving;
     const workspace = this.pool.workspace(request.workspaceId, request.root);
     this.checkFree(request.workspaceId, request.sessionId);
     this.pool.admit(workspace);
@@ -219,12 +227,13 @@ export class AgentBridge {
     };
     let promptReached = false;
     let turnSent = false;
-    /** The turn's end: the agent's record of it saved (the kept prompt stays when there is none), then one last event. */
-    const finish = async (last: AgentEvent) => {
+    let saved = () => {};
+    /** The turn's end: the agent's record of it saved (the kept prompt stays when there is none), then its last event, if not sent yet. */
+    const finish = async (last: AgentEvent | null) => {
       try {
         if (promptReached && sessionId) await this.save(settings, workspace, sessionId, kept, send);
         else send({ type: 'saved', messages: 1 });
-        send(last);
+        if (last) send(last);
       } catch (error) {
         // Saving failed (the database is busy or gone): the chat is told; the turn still ends.
         this.log(`agent turn in workspace ${request.workspaceId} not saved: ${describe(error).message}`);
@@ -277,6 +286,15 @@ export class AgentBridge {
         await finish({ type: 'error', ...problem });
         return;
       }
+      if (turn.stopped) {
+        // Stop: OpenCode has answered the cancel, so the turn ends for the user now; saving what
+        // it did (`opencode export`, its subagents: seconds) follows, and `saved` after `done`
+        // says when it is in the history. The session's next prompt waits for that save.
+        turn.saving = new Promise((resolve) => (saved = resolve));
+        send({ type: 'done', stopReason: result.stopReason });
+        await finish(null);
+        return;
+      }
       await finish({ type: 'done', stopReason: result.stopReason });
     } catch (error) {
       // The agent could not be started, or the session not opened: the prompt never reached it.
@@ -293,6 +311,7 @@ export class AgentBridge {
         if (workspace.turns.get(key) === turn) workspace.turns.delete(key);
       }
       this.pool.turnEnded(workspace);
+      saved();
     }
   }
 
