@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { openStore } from '../../src/node/storage/open';
+import { intoDatabase } from '../../src/node/import/new-database';
 import { sweepStaleTemp } from '../../src/node/temp-folders';
 import { captureIo } from '../support/cli';
 import { databaseDigest } from '../support/fixtures';
@@ -171,6 +172,40 @@ describe('temporary files', () => {
     expect(sweepStaleTemp(now, base).sort()).toEqual(stale.sort());
     for (const path of stale) expect(existsSync(path)).toBe(false);
     for (const path of [fresh, other]) expect(existsSync(path)).toBe(true);
+  });
+});
+
+describe('a database an import creates appears only whole', () => {
+  it('a new database is written aside and renamed into place; a failed write leaves none', async () => {
+    const { base, db } = place();
+    let seen = '';
+    await expect(
+      intoDatabase(db, true, async (at) => {
+        seen = at;
+        writeFileSync(at, 'half a database');
+        throw new Error('killed halfway');
+      }),
+    ).rejects.toThrow('killed halfway');
+    expect(seen).not.toBe(db);
+    expect(readdirSync(base).sort()).toEqual(['ws']);
+  });
+
+  it('what an import killed with -9 left is removed by the next import, which writes the database whole', async () => {
+    const { base, db, root } = place();
+    // The partial database of a process that is gone (a node that has exited), and one of a live process (ours).
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(`${db}.partial-${gone}`, '');
+    writeFileSync(`${db}.partial-${gone}-wal`, '');
+    writeFileSync(`${db}.partial-${process.pid}x`, '');
+    const { code } = await cli(['import', EXPORT, '--db', db, '--root', root]);
+    expect(code).toBe(0);
+    expect(readdirSync(base).sort()).toEqual(['ws', 'x.db', `x.db.partial-${process.pid}x`].sort());
+    const store = await openStore({ location: db, readOnly: true });
+    try {
+      expect((await store.listWorkspaces()).length).toBe(1);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -236,7 +236,7 @@ describe('investibook import: growing, linking, workspaces', () => {
     );
     expect(table.stdout).toMatch(
       // 38: the calls the provider counted are numbered (one of the 39 replies counted nothing).
-      /The total is the prompt of model call 38, the last the provider counted \(.*\): no agent total/,
+      /The total is the prompt of model call 38, the last the provider counted \(.*\): the agent reported no total of its own for this session/,
     );
     expect(table.stdout).toContain('is not in its prompt: no model call has counted it.');
     const report = await reportAt(at.db, { workspaceId: 'ws' });

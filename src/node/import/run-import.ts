@@ -32,6 +32,7 @@ import {
   type ScannedExport,
   type SessionResult,
 } from './import-sessions';
+import { intoDatabase } from './new-database';
 import { checkFile, ExportInputError } from './read-export';
 import { importClaudeCode, isTranscript, type Writing } from './claude-code/run';
 import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
@@ -131,25 +132,28 @@ async function importSources(
     for (const s of scanned) rootFor({ sessionId: s.info.id, parentId: null, directory: directoryOf(s) }, request);
   }
   if (sqlite) ensureFolder(dirname(location));
-  const store = await openStore({ location });
-  let results: SessionResult[];
-  try {
+  const results = await intoDatabase(location, sqlite, async (at) => {
+    const store = await openStore({ location: at });
     try {
-      results = await writeSessions(store, scanned, {
-        ...request,
-        kind,
-        now: Date.now(),
-        ...(progress ? { progress: progress.update } : {}),
-      });
-    } catch (error) {
-      throw asInputError(error);
+      let written: SessionResult[];
+      try {
+        written = await writeSessions(store, scanned, {
+          ...request,
+          kind,
+          now: Date.now(),
+          ...(progress ? { progress: progress.update } : {}),
+        });
+      } catch (error) {
+        throw asInputError(error);
+      } finally {
+        progress?.clear();
+      }
+      await countWritten(store, written, io);
+      return written;
     } finally {
-      progress?.clear();
+      await store.close();
     }
-    await countWritten(store, results, io);
-  } finally {
-    await store.close();
-  }
+  });
   report(results, sqlite ? location : redact(location), io);
 }
 

@@ -13,6 +13,7 @@ import type { CliEnv } from '../../env';
 import { AppError, usageError } from '../../errors';
 import { ensureFolder } from '../../fs-safe';
 import { isDatabaseUrl, openStore, redact } from '../../storage/open';
+import { intoDatabase } from '../new-database';
 import { ExportInputError } from '../read-export';
 import type { SessionResult } from '../import-sessions';
 import type { Store } from '../../storage/store';
@@ -103,12 +104,15 @@ export async function importClaudeCode(
   if (sqlite && !existsSync(location) && !request.workspaceId)
     for (const s of sessions) rootFor({ sessionId: s.sessionId, parentId: null, directory: s.directory }, request);
   if (sqlite) ensureFolder(dirname(location));
-  const store = await openStore({ location });
-  try {
-    const results = await writeTranscripts(store, sessions, { ...request, kind, now: Date.now() });
-    await countWritten(store, results, io);
-    report(results, sqlite ? location : redact(location), io);
-  } finally {
-    await store.close();
-  }
+  const results = await intoDatabase(location, sqlite, async (at) => {
+    const store = await openStore({ location: at });
+    try {
+      const written = await writeTranscripts(store, sessions, { ...request, kind, now: Date.now() });
+      await countWritten(store, written, io);
+      return written;
+    } finally {
+      await store.close();
+    }
+  });
+  report(results, sqlite ? location : redact(location), io);
 }
