@@ -91,7 +91,8 @@ describe('calibration by the provider counts', () => {
     const label = (start: string) => items(r).find((i) => i.label.startsWith(start))!;
     expect(label('Shell: cat meta/cluster.json').source).toBe('cluster_alert_metadata');
     expect(label('Shell: grep -c "ERROR" evidence/app.log').source).toBe('evidence');
-    expect(label('Shell: ls').source).toBe('unknown_tool_payload');
+    // A command that names no path belongs to its working folder: inside the workspace, Issue/source files (contract §3).
+    expect(label('Shell: ls').source).toBe('issue_source_files');
     const hot = items(r).filter((i) => i.label === 'Read evidence: pd-hot-regions.txt');
     expect(hot.map((i) => i.duplicate?.ordinal)).toEqual([1, 2]);
     // The notes were edited between the two reads: two different contents, no duplicate.

@@ -195,7 +195,8 @@ describe('warm equals fresh', () => {
       const { report } = await coreResult({ ...inputOf(state, false), memo });
       return sourceOf(report, (label) => /^Read .*docs\/rules\.md/.test(label));
     };
-    expect(await sourceOfRead()).toBe('unknown_tool_payload');
+    // A workspace file outside the folder table is Issue/source files by path (contract §2) until the config lists it.
+    expect(await sourceOfRead()).toBe('issue_source_files');
     apply(state, { kind: 'instructions', paths: ['AGENTS.md', 'docs/rules.md'] });
     expect(await sourceOfRead()).toBe('agent_instructions');
   });

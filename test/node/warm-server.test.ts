@@ -77,7 +77,7 @@ describe('a warm server', () => {
   it('answers a changed opencode.json and changed file sizes like a fresh CLI report', async () => {
     const before = await served();
     expect(await served()).toEqual({ ...before, generatedAt: expect.any(String) as string });
-    expect(sourceOf(before, /^Read .*docs\/rules\.md/)).toBe('unknown_tool_payload');
+    expect(sourceOf(before, /^Read .*docs\/rules\.md/)).toBe('issue_source_files');
     expect(sourceOf(before, /^Shell: cat/)).toBe('cluster_alert_metadata');
 
     writeFileSync(join(fx.root, 'opencode.json'), JSON.stringify({ instructions: ['docs/rules.md'] }));

@@ -5,7 +5,8 @@
  * are its runtime (Agent/runtime instructions); in the messages, its reminders are instructions
  * (the CLAUDE.md one, the environment, the model, the deferred tools, the agent types, the date,
  * the attribution) except the skill listing (Skills & Knowledge); a tool call and its result go
- * where the file it names lies; a skill's text is Skills & Knowledge; the rest is Conversation.
+ * where the file it names lies; a skill's text is Skills & Knowledge; a subagent's answer and the rest
+ * are Conversation.
  */
 import { asChatRequest, type MessagesRequest } from '../../src/node/scripted-model/anthropic';
 import { familyCounting } from '../../src/node/scripted-model/server';
@@ -31,7 +32,8 @@ function sourceOfPath(path: string): SourceId {
 function sourceOfCall(name: string, args: Record<string, unknown>): SourceId {
   if (name === 'Skill') return 'skills_knowledge';
   if (name === 'Bash') return sourceOfPath(String(args.command ?? ''));
-  if (name === 'Task' || name === 'Agent') return 'unknown_tool_payload';
+  // A subagent's answer: what it answered from is its own session's; in the parent, conversation (contract §3).
+  if (name === 'Task' || name === 'Agent') return 'conversation';
   return sourceOfPath(String(args.file_path ?? args.path ?? ''));
 }
 
@@ -42,8 +44,8 @@ function sourceOfUserText(text: string, reads: { path: string }): SourceId {
   const called = /^<system-reminder>\nCalled the Read tool with the following input: (\{.*\})/.exec(text);
   if (called) reads.path = String((JSON.parse(called[1]!) as { file_path?: unknown }).file_path ?? '');
   if (called || text.startsWith('<system-reminder>\nResult of calling the Read tool:')) return sourceOfPath(reads.path);
-  // A background task's (a subagent's) report: its payload.
-  if (text.includes('<task-notification>')) return 'unknown_tool_payload';
+  // A background task's (a subagent's) report: an answer, so conversation (contract §3).
+  if (text.includes('<task-notification>')) return 'conversation';
   if (text.startsWith('<system-reminder>')) return 'agent_instructions';
   return 'conversation';
 }

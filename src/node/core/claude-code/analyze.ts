@@ -108,8 +108,9 @@ class EntryWalk {
         return this.add('skills_knowledge', `Skill text: ${skill}`, i, [text], { skill });
       }
       const origin = isObject(this.info.origin) ? str(this.info.origin.kind) : '';
-      // A background task's (a subagent's) report, delivered as a message: the task's payload.
-      if (origin === 'task-notification') return this.add('unknown_tool_payload', 'Background task report', i, [text]);
+      // A background task's (a subagent's) report, delivered as a message: a subagent's answer, which in the
+      // parent is conversation (contract §3), like the Task tool's result.
+      if (origin === 'task-notification') return this.add('conversation', 'Background task report', i, [text]);
       // Claude Code's own notes to the model (isMeta), not the user's words.
       if (this.info.isMeta === true) return this.add('agent_instructions', 'Claude Code note', i, [text]);
       const what = this.info.isCompactSummary === true ? 'Compaction summary' : `User: ${preview(text, 50)}`;
