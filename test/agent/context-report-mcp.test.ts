@@ -122,14 +122,16 @@ describe('the agent asks for its own context report', () => {
     expect(added.filter((row) => !row.includes(sessionId))).toEqual([]);
   });
 
-  it('is a tool payload like any other in the next report: “Context report (MCP)”, in no workspace source', async () => {
+  it('is a tool payload like any other in the next report: “Context report (MCP)”, in its server’s own row', async () => {
     const report = contextReportSchema.parse(
       await (await h.api(`/debug/context?session_id=${sessionId}&items=all`)).json(),
     );
     const items = report.sources.flatMap((s) => s.items.map((i) => ({ ...i, source: s.id })));
     const made = items.filter((i) => i.label === 'Context report (MCP)');
     expect(made).toHaveLength(1);
-    expect(made[0]!.source).toBe('unknown_tool_payload');
+    // An MCP tool's output belongs to its server, here investibook's own (contract §3), in a row of its own.
+    expect(made[0]!.source).toBe('mcp:investibook');
+    expect(report.sources.find((s) => s.id === 'mcp:investibook')?.label).toBe('MCP server: investibook');
     expect(made[0]!.scaledTokens).toBeGreaterThan(50);
     expect(items.some((i) => i.label.includes(TOOL))).toBe(false);
   });
