@@ -191,7 +191,18 @@ export function SourceTable(props: {
         )}
         {model.empty.length > 0 && (
           <tr className="empty-row">
-            <td colSpan={columns}>Nothing in context from {model.empty.map((r) => r.label).join(', ')}.</td>
+            <td colSpan={columns}>
+              Nothing in context from{' '}
+              {model.empty.map((r, i) => (
+                <Fragment key={r.key}>
+                  {i > 0 ? ', ' : ''}
+                  <span className="source-label" title={WHAT_IT_HOLDS[r.key]}>
+                    {r.label}
+                  </span>
+                </Fragment>
+              ))}
+              .
+            </td>
           </tr>
         )}
       </tfoot>
