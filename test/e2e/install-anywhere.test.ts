@@ -106,7 +106,8 @@ describe('a packed install', () => {
   });
 
   it('reports straight from an export file, from another folder', async () => {
-    const result = await investibook(['debug', 'context', '--export', EXPORT, '--json']);
+    // The export names `/` as its folder, which is never read (issue 36): its workspace's folder is given.
+    const result = await investibook(['debug', 'context', '--export', EXPORT, '--root', 'ws', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(contextReportSchema.parse(JSON.parse(result.stdout)).sessionId).toBe(SESSION);
