@@ -24,7 +24,7 @@ import { run } from '../../src/node/cli/main';
 import { openStore } from '../../src/node/storage/open';
 import { intoDatabase } from '../../src/node/import/new-database';
 import { sweepStaleTemp } from '../../src/node/temp-folders';
-import { captureIo } from '../support/cli';
+import { captureIo, placeIn } from '../support/cli';
 import { databaseDigest } from '../support/fixtures';
 import { createDatabase } from '../support/postgres';
 import { PROJECT } from '../support/server-process';
@@ -44,12 +44,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let n = 0;
-function place() {
-  const base = join(dir, `t${n++}`);
-  mkdirSync(join(base, 'ws'), { recursive: true });
-  return { base, db: join(base, 'x.db'), root: join(base, 'ws') };
-}
+/** A fresh folder with a workspace folder `ws` in it. */
+const place = () => placeIn(dir);
 
 async function cli(args: string[]) {
   const io = captureIo(dir);

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
 import { projectFolder } from '../../src/node/import/claude-code/run';
-import { captureIo } from '../support/cli';
+import { captureIo, placeIn } from '../support/cli';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code');
 
@@ -38,12 +38,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let n = 0;
-function place(): { base: string; db: string; root: string } {
-  const base = join(dir, `t${n++}`);
-  mkdirSync(join(base, 'ws'), { recursive: true });
-  return { base, db: join(base, 'x.db'), root: join(base, 'ws') };
-}
+/** A fresh folder with a workspace folder `ws` in it. */
+const place = () => placeIn(dir);
 
 async function cli(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
   const io = captureIo(dir, options.env);

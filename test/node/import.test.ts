@@ -6,7 +6,7 @@
  * bad input is refused in one line with the database unchanged; SQLite and PostgreSQL alike.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,7 +19,7 @@ import { ReportService } from '../../src/node/report/service';
 import { openStore } from '../../src/node/storage/open';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
-import { captureIo } from '../support/cli';
+import { captureIo, placeIn } from '../support/cli';
 import { databaseDigest, insertMessageRow } from '../support/fixtures';
 import { createDatabase } from '../support/postgres';
 
@@ -33,13 +33,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let n = 0;
 /** A fresh folder with a workspace folder `ws` in it. */
-function place(): { base: string; db: string; root: string } {
-  const base = join(dir, `t${n++}`);
-  mkdirSync(join(base, 'ws'), { recursive: true });
-  return { base, db: join(base, 'x.db'), root: join(base, 'ws') };
-}
+const place = () => placeIn(dir);
 
 async function cli(args: string[], cwd = dir, stdin?: string) {
   const io = captureIo(cwd);
