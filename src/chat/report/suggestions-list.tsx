@@ -25,7 +25,7 @@ export function Suggestions({
   return (
     <section className="suggestions" aria-label={`Suggestions${name}`}>
       <h3>Suggestions</h3>
-      <p className="muted suggestions-order">By what each frees from every later model call, largest first.</p>
+      <p className="muted suggestions-order">By what each frees from the next call, largest first.</p>
       <ol>
         {report.suggestions.map((s) => {
           const target = s.itemIds.at(-1);
