@@ -5,7 +5,7 @@
  * summaries a compaction's size is estimated from.
  */
 import { describe, expect, it } from 'vitest';
-import { parseInfo, parsePart, type Part } from '../../src/shared/opencode/format';
+import type { Part } from '../../src/shared/opencode/format';
 import { liveWindow, messageView, type StoredMessage } from '../../src/node/core/opencode/request-view';
 import {
   afterCompaction,
@@ -15,17 +15,7 @@ import {
   preserveRecentTokens,
   selectTail,
 } from '../../src/node/core/opencode/next-prompt';
-import { loadRecording } from '../support/recordings';
-
-const ignore = () => {};
-
-function messagesOf(name: string): StoredMessage[] {
-  return loadRecording(name).export.messages.map((m) => ({
-    id: m.info.id,
-    info: parseInfo(m.info, ignore),
-    parts: m.parts.map((p) => parsePart(p, ignore)),
-  }));
-}
+import { messagesOf } from '../support/recordings';
 
 /** OpenCode's measure of a message for the tail: chars/4 of what the model is sent of it. */
 const charsOf = (messages: readonly StoredMessage[]) => (i: number) => {

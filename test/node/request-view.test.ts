@@ -4,19 +4,11 @@
  * changing one field of a recorded message, never by writing a message from scratch.
  */
 import { describe, expect, it } from 'vitest';
-import { parseInfo, parsePart, type Part } from '../../src/shared/opencode/format';
+import { parsePart, type Part } from '../../src/shared/opencode/format';
 import { liveWindow, messageView, toolResult, type StoredMessage } from '../../src/node/core/opencode/request-view';
-import { loadRecording } from '../support/recordings';
+import { messagesOf } from '../support/recordings';
 
 const ignore = () => {};
-
-function messagesOf(name: string): StoredMessage[] {
-  return loadRecording(name).export.messages.map((m) => ({
-    id: m.info.id,
-    info: parseInfo(m.info, ignore),
-    parts: m.parts.map((p) => parsePart(p, ignore)),
-  }));
-}
 
 const find = (messages: StoredMessage[], test: (m: StoredMessage) => boolean) => {
   const found = messages.find(test);

@@ -11,6 +11,8 @@ import { messageRows, type SessionExport } from '../../src/node/agent/opencode-e
 import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
 import type { ReportedUsage, ScriptedFamily } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
+import type { StoredMessage } from '../../src/node/core/opencode/request-view';
+import { parseInfo, parsePart } from '../../src/shared/opencode/format';
 import { buildRecordingWorkspace, treeDigest, type RecordingWorkspace } from '../recording/workspace';
 import type { RecordedDefinitions } from '../../src/node/agent/runtime-definitions';
 import { insertMessageRow, insertSessionRuntimeRow, insertUsageRow, type Fixture } from './fixtures';
@@ -117,4 +119,14 @@ export function seedRecording(
 export function lastCharged(recording: Recording): { hidden: number; media: number } {
   const main = recording.requests.filter((r) => r.kind !== 'title');
   return main.at(-1)?.charged ?? { hidden: 0, media: 0 };
+}
+
+/** A recording's messages as OpenCode's request view takes them, parsed (what they would warn is left out). */
+export function messagesOf(name: string): StoredMessage[] {
+  const ignore = () => {};
+  return loadRecording(name).export.messages.map((m) => ({
+    id: m.info.id,
+    info: parseInfo(m.info, ignore),
+    parts: m.parts.map((p) => parsePart(p, ignore)),
+  }));
 }
