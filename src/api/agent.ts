@@ -63,15 +63,27 @@ export type StreamEnd = 'done' | 'error' | 'closed';
 export async function streamPrompt(
   workspaceId: string,
   request: AgentPromptRequest,
+  options: StreamOptions,
+): Promise<StreamEnd> {
+  return streamTurn(workspacePath(workspaceId, '/agent/prompt'), request, options);
+}
+
+/**
+ * POSTs to an agent route that answers with a turn (…/agent/prompt, or a report's change:
+ * `change.request`, contract §7) and streams its events as streamPrompt does.
+ */
+export async function streamTurn(
+  path: string,
+  body: unknown,
   { signal, onOpen, onEvent }: StreamOptions,
 ): Promise<StreamEnd> {
   let response: Response;
   try {
-    response = await fetch(workspacePath(workspaceId, '/agent/prompt'), {
+    response = await fetch(path, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json' },
-      body: JSON.stringify(request),
+      body: JSON.stringify(body),
       signal: signal ?? null,
     });
   } catch (error) {

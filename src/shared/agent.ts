@@ -36,6 +36,19 @@ export type AgentPromptRequest = z.infer<typeof agentPromptRequestSchema>;
 
 export const agentCancelRequestSchema = z.object({ sessionId: sessionIdSchema });
 
+/**
+ * A report's change made on the live agent (contract §7, `change.request`): POST …/agent/compact
+ * `{sessionId}` summarizes that session now; POST …/agent/new-session `{sessionId, text}` starts
+ * a new session with the hand-off `text` (the session it hands off from must be this workspace's).
+ * Each answers like …/agent/prompt: the turn as Server-Sent Events.
+ */
+export const agentCompactRequestSchema = z.object({ sessionId: sessionIdSchema });
+export const agentNewSessionRequestSchema = z.object({
+  sessionId: sessionIdSchema,
+  text: agentPromptRequestSchema.shape.text,
+});
+export type AgentChangeRequest = { sessionId: string; text?: string };
+
 export const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 
 export const agentEventSchema = z.discriminatedUnion('type', [

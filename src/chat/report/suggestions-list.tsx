@@ -1,13 +1,14 @@
 /**
  * The report's suggestions in the report's order — by what acting on each frees from every later
  * call, largest first — each with what it frees, why, the change to make (copyable; a sentence
- * for the agent can be put in the composer, never sent from here) and the text of the item it
- * names.
+ * for the agent can be put in the composer, never sent from here; a change the live agent can
+ * make has a button the user presses) and the text of the item it names.
  */
 import { suggestionFrees } from '../../shared/advice-text';
 import { numbersInText } from '../../shared/report-figures';
 import type { ContextReport } from '../../shared/wire';
 import { ChangeBlock } from './change-block';
+import { LiveChange } from './live-change';
 import { WrapPoints } from '../wrap-points';
 import { useReportName } from './report-name';
 
@@ -37,6 +38,7 @@ export function Suggestions({
               <span className="suggestion-frees">{suggestionFrees(report, s.frees, s)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
               {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}
+              {s.change?.request && <LiveChange report={report} suggestion={s} />}
               {target && listed.has(target) && (
                 <span className="suggestion-actions">
                   <button type="button" className="link" onClick={() => onShow(target)}>

@@ -9,6 +9,7 @@ import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
 import { actionSuggestion, agentCost, fmtCost, roomParts } from '../../shared/report-figures';
 import { ChangeBlock } from './change-block';
+import { LiveChange } from './live-change';
 import { useReportName } from './report-name';
 import type { ReportModel } from './report-model';
 import { colorVar } from './source-style';
@@ -69,6 +70,7 @@ export function Verdict({
           {/* The change folds (its own Show the text): the verdict stays a few lines, so the
               sources fit under it on one screen; the why is in the suggestions' list. */}
           {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
+          {suggestion?.change?.request && <LiveChange report={report} suggestion={suggestion} />}
         </div>
       )}
     </section>

@@ -48,6 +48,12 @@ export interface TurnRequest {
   text: string;
   /** The chat session to continue (absent: a new session). */
   sessionId?: string | undefined;
+  /**
+   * A runtime command (`/compact`), not a message: OpenCode records what it does (a compaction
+   * part, the summary), so no prompt of the user's is kept for it — it would stand in the chat
+   * as a message nobody wrote.
+   */
+  command?: boolean;
 }
 
 /** A turn whose prompt is kept and whose session is taken, not yet run. */
@@ -196,7 +202,7 @@ export class AgentBridge {
     workspace.turns.set(turn.sessionId, turn);
     try {
       const kept = keptPrompt(request.workspaceId, request.sessionId ?? newSessionId(), request.text);
-      await this.store.insertMessage(kept);
+      if (!request.command) await this.store.insertMessage(kept);
       return { request, kept, turn, turnId };
     } catch (error) {
       if (workspace.turns.get(turn.sessionId) === turn) workspace.turns.delete(turn.sessionId);
@@ -244,7 +250,7 @@ export class AgentBridge {
       agent = await this.pool.process(workspace);
       const opened = await this.openSession(agent, workspace, request.sessionId);
       sessionId = opened.sessionId;
-      if (sessionId !== kept.sessionId) kept = await moveKept(this.store, kept, sessionId);
+      if (sessionId !== kept.sessionId && !request.command) kept = await moveKept(this.store, kept, sessionId);
       if (sessionId !== placeholder) {
         if (workspace.turns.get(placeholder) === turn) workspace.turns.delete(placeholder);
         turn.sessionId = sessionId;
@@ -258,6 +264,15 @@ export class AgentBridge {
         ...(opened.note ? { note: opened.note } : {}),
       });
       turnSent = true;
+      if (request.command && opened.isNew) {
+        // A command changes the session it names; one the agent no longer has is not made anew.
+        await finish({
+          type: 'error',
+          code: 'session_gone',
+          message: opened.note ?? 'the agent does not have this session',
+        });
+        return;
+      }
       if (turn.stopped) {
         // Stopped before the agent got the prompt: the text is kept all the same.
         await finish({ type: 'done', stopReason: 'cancelled' });

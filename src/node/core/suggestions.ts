@@ -24,8 +24,12 @@ export { LARGE_ITEM_PERCENT } from './read-advice';
 /** Above this share of the window, compaction is near. */
 export const NEAR_COMPACTION_PERCENT = 80;
 
-/** The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind. */
-export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = {};
+/**
+ * The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind.
+ * No revert: OpenCode 1.18.33's ACP agent has no way to revert a session (its serve API's
+ * revert is not reachable through ACP), so a revert stays advice to make by hand.
+ */
+export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = { compact: 'compact', new_session: 'new-session' };
 
 export interface SuggestFacts {
   input: ReportInput;

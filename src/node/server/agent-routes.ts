@@ -3,12 +3,20 @@
  *   GET  …/agent           its status (configured? turns in progress)
  *   POST …/agent/prompt    a turn, streamed back as Server-Sent Events (src/shared/agent.ts)
  *   POST …/agent/cancel    stops the turn in progress in a session
+ *   POST …/agent/compact   a report's change: summarizes a session now (OpenCode's /compact)
+ *   POST …/agent/new-session  a report's change: a new session started with the report's hand-off
  * `/debug` never comes here: the chat's command registry runs it locally.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
-import { agentCancelRequestSchema, agentPromptRequestSchema, type AgentEvent } from '../../shared/agent';
+import {
+  agentCancelRequestSchema,
+  agentCompactRequestSchema,
+  agentNewSessionRequestSchema,
+  agentPromptRequestSchema,
+  type AgentEvent,
+} from '../../shared/agent';
 import { AgentsBusy, TurnInProgress, type AgentBridge } from '../agent/bridge';
 import { AppError } from '../errors';
 import { resolveSession } from '../sessions';
@@ -45,53 +53,21 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
   });
 
   routes.post('/agent/prompt', requireJson, limit, async (c) => {
-    const workspace = c.get('workspace');
     const request = await jsonBody(c, agentPromptRequestSchema);
-    if (!bridge.configured) {
-      throw new AppError(
-        'conflict',
-        'agent_not_configured',
-        bridge.status(workspace.id).hint ?? 'No agent is attached',
-      );
-    }
-    const why = unavailable(workspace, store);
-    if (why) throw new AppError('conflict', 'agent_unavailable', why);
-    // A session of another workspace answers like one that does not exist.
-    if (request.sessionId) await resolveSession(store, workspace.id, request.sessionId, bridge.isLive);
-    const root = store.resolveRoot(workspace.root_path);
-    const turn = { workspaceId: workspace.id, root, text: request.text, sessionId: request.sessionId };
-    let kept;
-    try {
-      // The prompt is stored before anything is streamed: a database that cannot take it
-      // answers here (503, 507), as does a server whose agents are all busy (503 agents_busy,
-      // nothing stored), and the chat keeps the text.
-      kept = await bridge.keepPrompt(turn);
-    } catch (error) {
-      if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
-      // Refused before anything is stored: the chat gives the text back to the composer.
-      if (error instanceof AgentsBusy)
-        throw new AppError('unavailable', error.code, error.message, { retryAfter: error.retryAfter });
-      throw error;
-    }
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
-      let open = true;
-      stream.onAbort(() => {
-        open = false;
-      });
-      // Events are written in order; a browser that left does not stop the turn.
-      let writing = Promise.resolve();
-      const emit = (event: AgentEvent) => {
-        if (!open) return;
-        writing = writing
-          .then(() => stream.writeSSE({ data: JSON.stringify(event), event: 'message' }))
-          .catch(() => {
-            open = false;
-          });
-      };
-      await bridge.run(kept, emit);
-      await writing;
-    });
+    return streamTurn(c, bridge, store, { text: request.text, sessionId: request.sessionId });
+  });
+
+  // A report's changes, made on the live agent (contract §7 `change.request`, core/suggestions.ts).
+  routes.post('/agent/compact', requireJson, limit, async (c) => {
+    const { sessionId } = await jsonBody(c, agentCompactRequestSchema);
+    // OpenCode's ACP agent runs a prompt of `/compact` as its summarize: a command, never kept as a message.
+    return streamTurn(c, bridge, store, { text: '/compact', sessionId, command: true });
+  });
+
+  routes.post('/agent/new-session', requireJson, limit, async (c) => {
+    const { sessionId, text } = await jsonBody(c, agentNewSessionRequestSchema);
+    // The session handed off from must be this workspace's; the hand-off opens a new one.
+    return streamTurn(c, bridge, store, { text, from: sessionId });
   });
 
   routes.post('/agent/cancel', requireJson, limit, async (c) => {
@@ -103,4 +79,67 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
   });
 
   return routes;
+}
+
+/**
+ * Starts a turn and streams it back (Server-Sent Events): the prompt kept first, so that a
+ * refusal (busy, no room in the database) answers before anything is streamed. `from`: a
+ * session that must exist in this workspace, though the turn opens a new one.
+ */
+async function streamTurn(
+  c: Context<AppEnv>,
+  bridge: AgentBridge,
+  store: Store,
+  asked: { text: string; sessionId?: string | undefined; from?: string; command?: boolean },
+): Promise<Response> {
+  const workspace = c.get('workspace');
+  if (!bridge.configured) {
+    throw new AppError('conflict', 'agent_not_configured', bridge.status(workspace.id).hint ?? 'No agent is attached');
+  }
+  const why = unavailable(workspace, store);
+  if (why) throw new AppError('conflict', 'agent_unavailable', why);
+  // A session of another workspace answers like one that does not exist.
+  for (const named of [asked.sessionId, asked.from]) {
+    if (named) await resolveSession(store, workspace.id, named, bridge.isLive);
+  }
+  const root = store.resolveRoot(workspace.root_path);
+  const turn = {
+    workspaceId: workspace.id,
+    root,
+    text: asked.text,
+    sessionId: asked.sessionId,
+    ...(asked.command ? { command: true } : {}),
+  };
+  let kept;
+  try {
+    // The prompt is stored before anything is streamed: a database that cannot take it
+    // answers here (503, 507), as does a server whose agents are all busy (503 agents_busy,
+    // nothing stored), and the chat keeps the text.
+    kept = await bridge.keepPrompt(turn);
+  } catch (error) {
+    if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
+    // Refused before anything is stored: the chat gives the text back to the composer.
+    if (error instanceof AgentsBusy)
+      throw new AppError('unavailable', error.code, error.message, { retryAfter: error.retryAfter });
+    throw error;
+  }
+  c.header('X-Accel-Buffering', 'no');
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    stream.onAbort(() => {
+      open = false;
+    });
+    // Events are written in order; a browser that left does not stop the turn.
+    let writing = Promise.resolve();
+    const emit = (event: AgentEvent) => {
+      if (!open) return;
+      writing = writing
+        .then(() => stream.writeSSE({ data: JSON.stringify(event), event: 'message' }))
+        .catch(() => {
+          open = false;
+        });
+    };
+    await bridge.run(kept, emit);
+    await writing;
+  });
 }
