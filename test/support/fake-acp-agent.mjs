@@ -2,6 +2,8 @@
 // ACP over stdio with the same SDK; behaviour is chosen by words of the prompt:
 //   "slow-start"  session/new takes 1.5 s    "hang"  the prompt never ends until cancelled
 //   "crash"       the process exits mid-turn  "delegate"  a task call whose subagent has a session of its own
+//   "/compact"    as OpenCode's ACP agent does: its summarize — a user message holding a
+//                 compaction part (no text) and a summary — never a user message of the text
 //   anything else: a short reply and a usage_update
 // Sessions are written to $XDG_DATA_HOME/fake-agent/<id>.json (the workspace's own agent
 // storage, as the server sets it) in OpenCode's export shape, so
@@ -50,6 +52,21 @@ const app = agent({ name: 'fake' })
     const text = params.prompt.find((b) => b.type === 'text')?.text ?? '';
     const session = JSON.parse(readFileSync(file(params.sessionId), 'utf8'));
     const now = Date.now();
+    if (text === '/compact') {
+      const model = { agent: 'compaction', providerID: 'fake', modelID: 'fake-1' };
+      session.messages.push(
+        {
+          info: { id: `msg_u${now}${++counter}`, role: 'user', time: { created: now } },
+          parts: [{ id: `prt_${++counter}`, type: 'compaction', auto: false }],
+        },
+        {
+          info: { id: `msg_a${now}${++counter}`, role: 'assistant', summary: true, time: { created: now }, ...model },
+          parts: [{ id: `prt_${++counter}`, type: 'text', text: 'the summary so far' }],
+        },
+      );
+      writeFileSync(file(params.sessionId), JSON.stringify(session));
+      return { stopReason: 'end_turn' };
+    }
     session.messages.push({
       info: { id: `msg_u${now}${++counter}`, role: 'user', time: { created: now } },
       parts: [{ id: `prt_${counter}`, type: 'text', text }],
