@@ -17,6 +17,7 @@ import {
   writeScriptedConfig,
 } from '../../src/node/agent/opencode-runtime';
 import type { AgentSettings } from '../../src/node/agent/settings';
+import { importDemoSessions } from '../../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder';
 import { liveDemoScript } from '../../src/node/demo/live-script';
 import type { Script } from '../../src/node/scripted-model/script';
@@ -76,6 +77,8 @@ export interface HarnessOptions {
   turnTimeoutMs?: number;
   /** Agent settings besides (the egress hosts, the limits). */
   settings?: Partial<AgentSettings>;
+  /** The seeded sessions given to the agent's storage, as `npm run demo:agent` does: the agent continues them. */
+  demoSessions?: boolean;
 }
 
 export async function startAgentHarness(options: HarnessOptions = {}): Promise<AgentHarness> {
@@ -122,6 +125,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     hidden: [dbPath],
     ...options.settings,
   };
+  if (options.demoSessions) await importDemoSessions(settings, bin, root);
   const store = await openSqlite(dbPath);
   const reportStore = await openSqlite(dbPath, { readOnly: true });
   const logs: string[] = [];
