@@ -72,6 +72,7 @@ describe('the report’s changes, made', () => {
     ).latest.contextUsed;
     expect(r.actual!.contextUsed).toBe(meter);
     const last = r.timeline!.at(-1)!.promptTokens;
+    (await import('node:fs')).writeFileSync('/tmp/a-live-point6.json', JSON.stringify({ last, meter, notes: r.notes, calls: r.timeline!.slice(-3) }));
     // The agent's total is the provider's count of its last call; where they differ, the report says which it shows.
     if (last !== meter) expect(r.notes.join(' ')).toMatch(/agent's total/);
     else expect(last).toBe(meter);
