@@ -220,6 +220,11 @@ describe('calibration by the provider counts', () => {
       addUsage(f, recording.acp.usageUpdates.at(-1)!.used + 5000, { session: recording.sessionId }),
     );
     expect(r2.calibration).toMatchObject({ reference: { matchesUsage: false } });
+    // Two numbers for now (issue 37 point 6): the report says which it shows and which the timeline's last call is.
+    const used = r2.actual!.contextUsed;
+    expect(r2.notes).toContain(
+      `Two counts of now: the total is the agent's own (its ACP usage_update, ${used.toLocaleString('en-US')} tokens), and no model call's prompt as the provider counted it equals it — the timeline's last call is ${r2.timeline!.at(-1)!.promptTokens.toLocaleString('en-US')} tokens, and the figures describe that call; the difference is shown as unexplained.`,
+    );
     const rows = new Map(r2.remainder!.map((row) => [row.kind, row.tokens]));
     expect((rows.get('after_last_call') ?? 0) + (rows.get('unexplained') ?? 0)).toBe(5000);
     expect(rows.get('unexplained')).toBeGreaterThan(4000);

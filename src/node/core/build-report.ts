@@ -631,7 +631,7 @@ function notes(input: ReportInput): string[] {
       );
     else if (!ref.matchesUsage)
       out.push(
-        `No model call's prompt equals the agent's total, so the figures describe the latest measured call (${fmt(ref.promptTokens)} tokens); the difference is shown as unexplained.`,
+        `Two counts of now: the total is the agent's own (its ACP usage_update, ${fmt(input.usage?.contextUsed ?? 0)} tokens), and no model call's prompt as the provider counted it equals it — the timeline's last call is ${fmt(ref.promptTokens)} tokens, and the figures describe that call; the difference is shown as unexplained.`,
       );
     out.push(ruleNote(calibration));
     const said = reasoningPolicyNote(calibration);
