@@ -26,6 +26,7 @@ import { catalogModel } from '../../src/node/core/model-catalog';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 import { WS } from '../support/fixtures';
+import { publicExportFiles, publicSources } from '../support/public-exports';
 
 // Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
 // with an event kept first), and growth compares only between consecutive calls.
@@ -35,12 +36,9 @@ vi.mock('../../src/node/core/timeline', async (original) => {
 });
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
-const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
-  file: string;
-  url: string;
-  kept: string;
-  repo: string;
-}[];
+const SOURCES = publicSources();
+/** Every export in the folder, whether or not a test names it: a new one is checked like the others. */
+const FILES = publicExportFiles();
 /** Kept for issue 32 (every call's growth explained, not nine in ten): the dark-factory sessions but the two kept before. */
 const EVERY_CALL = new Set(
   SOURCES.filter((s) => s.repo === 'victoryforphil/dark-factory')
@@ -216,15 +214,21 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
 };
 
 describe('public OpenCode sessions', () => {
-  it('are kept with their provenance', () => {
-    expect(SOURCES.length).toBeGreaterThanOrEqual(10);
+  it('are every file of the folder, each kept with its provenance', () => {
+    expect(FILES.length).toBeGreaterThanOrEqual(17);
+    // One provenance per file and no provenance without its file: an export dropped in the
+    // folder without saying where it came from fails here.
+    expect(SOURCES.map((s) => s.file).sort()).toEqual(FILES);
     for (const source of SOURCES) {
       expect(source.url).toMatch(/^https:\/\/github\.com\/.+\/[0-9a-f]{40}\//);
+      expect(source.url).toContain(`${source.repo}/`);
+      expect(source.url).toContain(source.commit);
+      expect(source.license).not.toBe('');
       expect(['verbatim', 'skeleton']).toContain(source.kept);
     }
   });
 
-  for (const { file } of SOURCES) {
+  for (const file of FILES) {
     it(`${file}: the runtime item measures the runtime, and each call's items follow its growth`, async () => {
       const r = await reportOfExport(file);
       expect(r.calibration!.mode).toBe('measured');
@@ -385,7 +389,7 @@ const lastModel = (file: string): string => {
 };
 
 describe('your own sessions, understood (issue 38)', () => {
-  for (const { file } of SOURCES) {
+  for (const file of FILES) {
     it(`${file}: every payload belongs to what it touched, the window is the catalog's, the file is named`, async () => {
       const r = await reportOfFile(file);
       // Unknown tool payload only for what names no path, address, working folder or owner.
@@ -399,12 +403,17 @@ describe('your own sessions, understood (issue 38)', () => {
         ...r.sources.flatMap((s) => s.items.filter((i) => !i.runtime).map((i) => i.percentOfUsed ?? 0)),
       );
       if (largest >= 5) expect(r.suggestions.some((x) => (x.frees?.tokens ?? 0) > 0)).toBe(true);
-      // A window and calls left wherever OpenCode's own model list knows the model.
-      if (catalogModel(lastModel(file))) {
+      // A window and calls left wherever OpenCode's own model list knows the model; a model it
+      // does not know is said so in words.
+      const model = lastModel(file);
+      if (catalogModel(model)) {
         expect(r.window).toMatchObject({ basis: 'catalog', source: expect.stringContaining('OpenCode 1.18.33') });
         expect(r.actual!.contextSize).toBe(r.window!.contextSize);
         const headroom = r.verdict!.headroom!;
         expect(headroom.callsLeft ?? headroom.callsLeftBecause).not.toBeUndefined();
+      } else {
+        expect(r.window).toBeNull();
+        expect(r.notes).toContainEqual(expect.stringContaining(`the model ${model} is in no catalog`));
       }
     });
   }
