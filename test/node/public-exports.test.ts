@@ -1,6 +1,8 @@
 /**
  * The report on real sessions that users published (test/fixtures/public, with their provenance
- * in sources.json), each imported by `investibook import` as a user would: Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
+ * in sources.json), each imported by `investibook import` as a user would — every file of the folder,
+ * so an export added there is checked without a test naming it: Anthropic Claude with long thinking,
+ * Claude Opus 4.6's signed thinking, OpenAI reasoning models of two OpenCode
  * generations, DeepSeek, GLM, a model served through Ollama (548 calls, no cost, no cache), a
  * model switch, compactions. There is no recorded request to compare with, so the report is held
  * to what the providers' own counts allow:
@@ -155,6 +157,14 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
     const runtime = r.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
     expect(runtime.percentOfUsed!).toBeLessThan(10);
     expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true });
+  },
+  'anthropic-claude-opus-4-6_codectx_react-component.json': (r) => {
+    // Opus 4.6's signed thinking (tokens.reasoning 0): the Claude tokenizer on every call,
+    // Anthropic's rule for Opus 4.5 and later (every earlier thinking block kept), and what the
+    // thinking left in the prompt measured apart from every source.
+    expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['Claude tokenizer (ai-tokenizer)']));
+    expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true, rule: { id: 'anthropic-all-turns' } });
+    expect(r.remainder!.find((row) => row.kind === 'hidden_reasoning')!.tokens).toBeGreaterThan(0);
   },
   'openai-gpt-5.6-sol_matugen-theme-sync.json': (r) => {
     expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['o200k_base BPE']));
