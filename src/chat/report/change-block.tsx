@@ -6,7 +6,7 @@
  * also be put in the composer (never sent from here). A long text (a new session's hand-off) can
  * be folded where room is short (the verdict): shown on request, copied whole either way.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { changeLead, CHANGE_HEADINGS } from '../../shared/advice-text';
 import type { Change } from '../../shared/wire';
 
@@ -29,10 +29,13 @@ export function ChangeBlock({
   change,
   onDraft,
   fold = false,
+  live = null,
 }: {
   change: Change;
   onDraft?: (text: string) => void;
   fold?: boolean;
+  /** The button that makes the change on the live agent, on the actions' line (live-change.tsx). */
+  live?: ReactNode;
 }) {
   const [state, setState] = useState<CopyState>('idle');
   const lines = change.text.split('\n').length;
@@ -92,6 +95,7 @@ export function ChangeBlock({
             Ask the agent
           </button>
         )}
+        {live}
         <span className="change-status" role="status">
           {state === 'copied'
             ? 'Copied to the clipboard.'

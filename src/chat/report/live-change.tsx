@@ -38,7 +38,16 @@ export function contextNow(report: ContextReport): number | null {
   return report.actual.contextUsed - left;
 }
 
-export function LiveChange({ report, suggestion }: { report: ContextReport; suggestion: Suggestion }) {
+export function LiveChange({
+  report,
+  suggestion,
+  inline = false,
+}: {
+  report: ContextReport;
+  suggestion: Suggestion;
+  /** In a line that already says the price (the verdict's): the button and its result only, on that line. */
+  inline?: boolean;
+}) {
   const request = suggestion.change?.request;
   const [state, setState] = useState<State>({ step: 'idle' });
   const queryClient = useQueryClient();
@@ -74,17 +83,28 @@ export function LiveChange({ report, suggestion }: { report: ContextReport; sugg
     }
   };
 
+  const button = (
+    <button
+      type="button"
+      className="live-change-button"
+      disabled={state.step === 'running' || state.step === 'done'}
+      onClick={() => void run()}
+    >
+      {ACTIONS[kind] ?? 'Make the change'}
+    </button>
+  );
+  if (inline)
+    return (
+      <span className="live-change live-change-inline" role="group" aria-label="Make the change on the agent">
+        {button} {/* Polite like a status, but not one: the change's own Copy status shares this line's group. */}
+        <span className="live-change-result" aria-live="polite">
+          {resultText(state)}
+        </span>
+      </span>
+    );
   return (
     <div className="live-change" role="group" aria-label="Make the change on the agent">
-      <button
-        type="button"
-        className="live-change-button"
-        disabled={state.step === 'running' || state.step === 'done'}
-        onClick={() => void run()}
-      >
-        {ACTIONS[kind] ?? 'Make the change'}
-      </button>{' '}
-      <span className="live-change-price muted">{suggestionFrees(report, suggestion.frees, suggestion)}.</span>
+      {button} <span className="live-change-price muted">{suggestionFrees(report, suggestion.frees, suggestion)}.</span>
       <p className="live-change-result" role="status">
         {resultText(state)}
       </p>

@@ -69,8 +69,14 @@ export function Verdict({
           </p>
           {/* The change folds (its own Show the text): the verdict stays a few lines, so the
               sources fit under it on one screen; the why is in the suggestions' list. */}
-          {suggestion?.change && <ChangeBlock change={suggestion.change} onDraft={onDraft} fold />}
-          {suggestion?.change?.request && <LiveChange report={report} suggestion={suggestion} />}
+          {suggestion?.change && (
+            <ChangeBlock
+              change={suggestion.change}
+              onDraft={onDraft}
+              fold
+              live={suggestion.change.request ? <LiveChange report={report} suggestion={suggestion} inline /> : null}
+            />
+          )}
         </div>
       )}
     </section>
