@@ -54,7 +54,7 @@ const EXTERNAL = [...RUNTIME_EXTERNAL, 'ai-tokenizer/*', ...NEVER_SHIPPED];
  * catalog at every run. The same object either way; small files stay literals.
  */
 const JSON_PARSE_MIN_BYTES = 10 * 1024;
-const largeJsonAsParse = {
+export const largeJsonAsParse = {
   name: 'large-json-as-parse',
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, (args) => {
