@@ -3,9 +3,7 @@
  * (messages_v2.runtime); a row that says nothing is OpenCode's, as every row was before the
  * column. A new runtime is an adapter in src/node/core/<runtime>/ and a line here.
  */
-import { claudeCodeRuntime } from '../core/claude-code';
-import { opencodeRuntime } from '../core/opencode';
-import type { AgentRuntime } from '../core/runtime';
+import { claudeCodeRuntime, opencodeRuntime, type AgentRuntime } from '../core';
 import { AppError } from '../errors';
 
 export const RUNTIMES: readonly AgentRuntime[] = [opencodeRuntime, claudeCodeRuntime];
