@@ -1,7 +1,8 @@
 /**
- * The calibration's decisions at a measured call, one step at a time (core/calibration-account.ts):
- * the questions a call puts, the policy's account of its growth, the votes on the provider's
- * rule, the closest account the rule leaves open, and the account the call is given — each on
+ * The calibration's decisions at a measured call, one step at a time (core/calibration-account.ts,
+ * core/calibration-runtime.ts): the questions a call puts, the policy's account of its growth,
+ * the votes on the provider's rule, the closest account the rule leaves open, the account the
+ * call is given, and the runtime measured, met again or re-measured — each on
  * the smallest input that shows its rule. The whole walk is held to recorded sessions elsewhere
  * (ground-truth, public-exports, calibration tests; npm run report-snapshots).
  */
@@ -18,8 +19,9 @@ import {
   type ChoiceAt,
   type Growth,
 } from '../../src/node/core/calibration-account';
+import { firstRuntime, remeasuredRuntime, runtimeAtSwitch } from '../../src/node/core/calibration-runtime';
 import { DEFAULT_POLICY } from '../../src/node/core/calibration-steps';
-import type { PolicyQuestion, ReasoningPolicy } from '../../src/node/core/types';
+import type { Item, PolicyQuestion, ReasoningPolicy } from '../../src/node/core/types';
 
 const quiet = { previousHidden: null, carriedHidden: 0, newUserMessage: false, oldReasoning: 0, reasoningTokens: 0 };
 const DROPS: ReasoningPolicy = { ...DEFAULT_POLICY, dropsAtTurn: true };
@@ -189,5 +191,56 @@ describe('closestAccount and chooseAccount: the account a call is given', () => 
     expect(chooseAccount(choice({ rough: true })).fit).toBeNull();
     expect(chooseAccount(choice({ fixed })).votes).toHaveLength(1);
     expect(chooseAccount(choice({ fixed, shrunk: true })).votes).toEqual([]);
+  });
+});
+
+describe('the runtime at a call (core/calibration-runtime.ts)', () => {
+  const item = (key: string, tokens: number): Item =>
+    ({ key, tokens, source: 'evidence', label: key, sourceRef: `ref/${key}`, bytes: tokens * 4 }) as Item;
+  const BUILD = JSON.stringify(['build', 'local/m', false]);
+  const PLAN = JSON.stringify(['plan', 'local/m', false]);
+  const at = (runtime: string, time = 10) => ({ call: { messageId: 'msg_2', runtime, time }, number: 2 });
+
+  it('is measured at the first call as what the prompt holds beyond what the server sees', () => {
+    const step = firstRuntime(at(BUILD), [item('a', 300), item('b', 100)], 5_000);
+    expect(step.overhead).toBe(4_600);
+    expect(step.assigned.map((a) => a.tokens)).toEqual([300, 100]);
+    expect(step.change).toEqual({ messageId: 'msg_2', call: 2, delta: 4_600, reason: 'first call' });
+  });
+
+  it('is taken as measured before when a switch goes back to an agent met already', () => {
+    const before = { key: PLAN, since: 0, overhead: 5_000, measured: new Map([[BUILD, 4_000]]), changes: [] };
+    expect(runtimeAtSwitch(before, at(BUILD))).toEqual({
+      metAgain: {
+        overhead: 4_000,
+        change: { messageId: 'msg_2', call: 2, delta: -1_000, reason: 'another agent, as measured before' },
+      },
+    });
+    // A new agent is a switch to measure; the same one, none.
+    expect(runtimeAtSwitch({ ...before, measured: new Map() }, at(BUILD))).toEqual({ toMeasure: 'another agent' });
+    expect(runtimeAtSwitch({ ...before, key: BUILD }, at(BUILD))).toEqual({ toMeasure: null });
+  });
+
+  it('measured again stands when it agrees with what it is made of, else stays that and books the rest unexplained', () => {
+    const added = [item('a', 200)];
+    const agrees = remeasuredRuntime(
+      { ...at(PLAN), reason: 'another agent', before: 4_000, recorded: 4_400 },
+      added,
+      4_700,
+    );
+    expect(agrees).toMatchObject({
+      overhead: 4_500,
+      unexplained: null,
+      change: { delta: 500, reason: 'another agent' },
+    });
+    const far = remeasuredRuntime(
+      { ...at(PLAN), reason: 'another agent', before: 4_000, recorded: 4_000 },
+      added,
+      9_200,
+    );
+    expect(far.overhead).toBe(4_000);
+    expect(far.unexplained).toBe(9_200 - 200 - 4_000);
+    expect(far.assigned).toEqual([{ item: added[0], tokens: 200, basis: 'estimated' }]);
+    expect(far.change.bound).toMatchObject({ basis: 'recorded definitions', measured: 9_000, unexplained: 5_000 });
   });
 });

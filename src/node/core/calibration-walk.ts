@@ -5,22 +5,22 @@
  * switch the rows show), what the call added (its growth shared by the steps of
  * calibration-steps.ts), hidden reasoning (by the reasoning policy the walk is given, one input:
  * reasoning-policy.ts chooses it), and what nothing explains. Stateful inside, pure outside:
- * one walk per policy tried, nothing shared.
+ * one walk per policy tried, nothing shared. What is decided at a call is decided by pure steps
+ * over what the walk knows then — the runtime (calibration-runtime.ts), the account of the
+ * reasoning (calibration-account.ts), the growth shared (calibration-steps.ts) —; the walk keeps
+ * the view and the running sums, and applies what they decide.
  */
 import {
-  boundRuntime,
   DEFAULT_POLICY,
   describedByDefinitions,
   emptyBySource,
   hiddenProduced,
   isInForm,
-  runtimeBeyond,
-  runtimeSwitch,
   shareGrowth,
   sumTokens,
-  type Assignment,
 } from './calibration-steps';
 import { callQuestions, chooseAccount, type Account, type Fit } from './calibration-account';
+import { firstRuntime, remeasuredRuntime, runtimeAtSwitch, type RuntimeStep } from './calibration-runtime';
 import type { CostLedger } from './costs';
 import { familyRules } from './providers';
 import type {
@@ -313,32 +313,28 @@ export class Walk {
   // ── The runtime at a switch ─────────────────────────────────────────────────────────────────
 
   /**
-   * Whether the runtime switched since the previous call (runtimeSwitch: the rows' word for it);
-   * a combination met before (back to the build agent, say) takes its runtime as measured then,
-   * and is no switch to measure. Returns the switch still to measure, or null.
+   * Whether the runtime switched since the previous call, and is still to measure (returned), or
+   * went back to a combination measured before (taken as then): calibration-runtime.ts decides.
    */
   private runtimeMetBefore(call: ModelCall, events: Set<TimelineEvent>): string | null {
-    const since = this.previous?.call.time ?? Number.NEGATIVE_INFINITY;
-    const change = runtimeSwitch(this.runtimeKey, call, since, this.changes);
-    const known = this.overheads.get(call.runtime);
-    if (change === null || known === undefined || call.runtime === this.runtimeKey) return change;
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: known - this.overhead!,
-      reason: `${change}, as measured before`,
-    });
-    this.overhead = known;
+    const step = runtimeAtSwitch(
+      {
+        key: this.runtimeKey,
+        since: this.previous?.call.time ?? Number.NEGATIVE_INFINITY,
+        overhead: this.overhead!,
+        measured: this.overheads,
+        changes: this.changes,
+      },
+      { call, number: this.callNumber },
+    );
+    if ('toMeasure' in step) return step.toMeasure;
+    this.runtimeChanges.push(step.metAgain.change);
+    this.overhead = step.metAgain.overhead;
     events.add('overhead_change');
     return null;
   }
 
-  /**
-   * The runtime measured again at a switch the rows show, the new items at their estimates, and
-   * held to what it is made of: the definitions recorded for the call's agent and model, else the
-   * runtime before the switch. A measure that cannot agree leaves the runtime at what it is made
-   * of and the difference unexplained.
-   */
+  /** The runtime measured again at a switch the rows show (calibration-runtime.ts decides how far it stands). */
   private remeasureRuntime(
     call: ModelCall,
     change: string,
@@ -346,45 +342,29 @@ export class Walk {
     left: number,
     events: Set<TimelineEvent>,
   ): void {
-    const before = this.overhead!;
-    const beyond = runtimeBeyond(added, left);
     const recorded = describedByDefinitions(change) ? (this.input.runtimeExpected?.(call) ?? null) : null;
-    const bound =
-      recorded !== null
-        ? boundRuntime(beyond.overhead, recorded, 'recorded definitions')
-        : boundRuntime(beyond.overhead, before, 'the runtime before the switch');
-    let booked = 0;
-    if (bound.unexplained === 0) this.overhead = this.assignAll(beyond);
-    else {
-      for (const item of added) this.assign(item, item.tokens, 'estimated');
-      this.overhead = bound.expected;
-      booked = left - sumTokens(added) - bound.expected;
-      this.unexplained += booked;
+    const step = remeasuredRuntime(
+      { call, number: this.callNumber, reason: change, before: this.overhead!, recorded },
+      added,
+      left,
+    );
+    this.overhead = this.applyRuntime(step);
+    if (step.unexplained !== null) {
+      this.unexplained += step.unexplained;
       events.add('unexplained');
     }
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: this.overhead - before,
-      reason: change,
-      bound: { ...bound, unexplained: booked },
-    });
   }
 
   /** The first call: the runtime is what the provider counted beyond everything the server can see. */
   private firstCall(call: ModelCall, fresh: Item[], prompt: number): CallOutcome {
-    this.overhead = this.assignAll(runtimeBeyond(fresh, prompt));
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: this.overhead,
-      reason: 'first call',
-    });
+    this.overhead = this.applyRuntime(firstRuntime({ call, number: this.callNumber }, fresh, prompt));
     return { added: fresh, basis: 'estimated', dropped: 0 };
   }
 
-  private assignAll({ overhead, assigned }: { overhead: number; assigned: readonly Assignment[] }): number {
+  /** A runtime step's costs set and its change reported; the runtime's new size. */
+  private applyRuntime({ overhead, assigned, change }: RuntimeStep): number {
     for (const a of assigned) this.assign(a.item, a.tokens, a.basis);
+    this.runtimeChanges.push(change);
     return overhead;
   }
 
