@@ -72,6 +72,13 @@ const RUNTIME = {
   message:
     "Only the runtime adapter (src/node/core/opencode) knows OpenCode's format: the core goes through the AgentRuntime seam.",
 };
+// The core has one entry module (src/node/core/index.ts): nothing else of it is imported from
+// outside, so its inside can be rearranged without touching the rest. Relative paths only
+// (a package's own `core/` folder, as stream-json's, is no concern of this rule).
+const CORE_ENTRY = {
+  regex: '^(\\.\\.?/)+(src/)?(node/)?core/(?!index$)',
+  message: "Import the report core through its entry module ('…/core'), never one of its modules.",
+};
 const DRIVERS = {
   group: ['better-sqlite3', 'pg', 'pg-*', 'kysely'],
   message: 'Only src/node/storage talks to a database driver: use the Store interface.',
@@ -108,12 +115,21 @@ export default defineConfig([
   {
     files: ['src/node/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     ignores: ['src/node/storage/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [DRIVERS] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [DRIVERS, CORE_ENTRY] }] },
+  },
+  {
+    files: ['src/node/storage/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [CORE_ENTRY] }] },
   },
   {
     files: ['src/node/core/**/*.ts'],
-    ignores: ['src/node/core/opencode/**'],
+    ignores: ['src/node/core/opencode/**', 'src/node/core/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [CORE, RUNTIME] }] },
+  },
+  // The entry module is the runtime adapters' one way out of the core (to the registry, report/runtimes.ts).
+  {
+    files: ['src/node/core/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [CORE] }] },
   },
   {
     files: ['src/node/core/opencode/**/*.ts'],

@@ -3,7 +3,7 @@
  * places that turn them into statuses and exit codes (see `httpStatus` and the CLI's `run`).
  */
 import { ParamError } from '../shared/report-params';
-import { CallUnavailable } from './core/errors';
+import { CallUnavailable } from './core';
 import { EnvError } from './cli-env';
 import { StoreOpenError, StoreUnavailable, StoreValueError } from './storage/store';
 

@@ -3,13 +3,12 @@
  * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
  * warning. Shared by the usage API (context meter) and the report.
  */
-import { opencodeRuntime } from './core/opencode';
-import type { UsageInput as LatestUsage } from './core/types';
+import { opencodeRuntime, type UsageInput as LatestUsage } from './core';
 import { columnText } from './storage/column-text';
 import type { NewUsage, ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };
-export { percentOfWindow, totalOnWire } from './core/figures';
+export { percentOfWindow, totalOnWire } from './core';
 
 export async function latestAcpUsage(
   read: Pick<ReadSnapshot, 'acpUsageNewestFirst'>,

@@ -82,6 +82,28 @@ describe('import boundaries', () => {
     },
   );
 
+  it.each([
+    ['src/node/report/x.ts', "import type { Estimator } from '../core/types';"],
+    ['src/node/report/x.ts', "import { contextReport } from '../core/context-report';"],
+    ['src/node/report/x.ts', "import { opencodeRuntime } from '../core/opencode';"],
+    ['src/node/x.ts', "import { CallUnavailable } from './core/errors';"],
+    ['src/node/import/claude-code/x.ts', "import { subagentSessionId } from '../../core/claude-code/entry';"],
+    ['src/node/storage/x.ts', "import type { StoredRow } from '../core/session-rows';"],
+    ['scripts/x.ts', "import { calibrate } from '../src/node/core/calibrate';"],
+  ])('%s reaches the core only through its entry module: %s', async (file, code) => {
+    expect((await errors(file, `${code}\nexport {};`)).join()).toMatch(/entry module/);
+  });
+
+  it('the core entry module, and packages with a core folder of their own, may be imported', async () => {
+    const entry = "import { contextReport, type Estimator } from '../core';\nexport { contextReport, type Estimator };";
+    expect(await errors('src/node/report/x.ts', entry)).toEqual([]);
+    expect(await errors('src/node/report/x.ts', entry.replace("'../core'", "'../core/index'"))).toEqual([]);
+    const pkg = "import { jsonParser } from 'stream-json/core/parser.js';\nexport { jsonParser };";
+    expect(await errors('src/node/import/x.ts', pkg)).toEqual([]);
+    // Inside the core, its modules import one another.
+    expect(await errors('src/node/core/x.ts', "import { sum } from './figures';\nexport { sum };")).toEqual([]);
+  });
+
   it('Node code may import the shared wire types', async () => {
     expect(
       await errors('src/node/x.ts', "import { SOURCE_IDS } from '../shared/wire';\nexport { SOURCE_IDS };"),

@@ -5,23 +5,22 @@
  * switch the rows show), what the call added (its growth shared by the steps of
  * calibration-steps.ts), hidden reasoning (by the reasoning policy the walk is given, one input:
  * reasoning-policy.ts chooses it), and what nothing explains. Stateful inside, pure outside:
- * one walk per policy tried, nothing shared.
+ * one walk per policy tried, nothing shared. What is decided at a call is decided by pure steps
+ * over what the walk knows then — the runtime (calibration-runtime.ts), the account of the
+ * reasoning (calibration-account.ts), the growth shared (calibration-steps.ts) —; the walk keeps
+ * the view and the running sums, and applies what they decide.
  */
 import {
-  boundRuntime,
   DEFAULT_POLICY,
   describedByDefinitions,
   emptyBySource,
   hiddenProduced,
   isInForm,
-  MIN_HIDDEN,
-  MIN_REASONING,
-  runtimeBeyond,
-  runtimeSwitch,
   shareGrowth,
   sumTokens,
-  type Assignment,
 } from './calibration-steps';
+import { callQuestions, chooseAccount, type Account, type Fit } from './calibration-account';
+import { firstRuntime, remeasuredRuntime, runtimeAtSwitch, type RuntimeStep } from './calibration-runtime';
 import type { CostLedger } from './costs';
 import { familyRules } from './providers';
 import type {
@@ -56,46 +55,11 @@ export interface Snapshot {
   history: number[];
 }
 
-/** One call's growth against its new items' estimate (for choosing the session's policy). */
-export interface Fit {
-  /** The call's number (main calls, 1-based). */
-  call: number;
-  share: number;
-  estimate: number;
-  clean: boolean;
-}
-
 /** What a measured call added, on what basis, and what reasoning it dropped. */
 interface CallOutcome {
   added: Item[];
   basis: 'measured' | 'estimated';
   dropped: number;
-}
-
-/** Reasoning at stake at a call below this does not test a provider's rule (the estimates' own error). */
-export const REASONING_AT_STAKE = 500;
-
-/** What a call's counts are weighed on: which questions it puts, and the reasoning at stake in each. */
-interface CallQuestions {
-  canAdd: boolean;
-  newTurn: boolean;
-  carriedHidden: number;
-  /** Visible reasoning of earlier turns the policy may drop at this user message. */
-  oldReasoning: number;
-  weighsOld: boolean;
-  reasoningTokens: number;
-  weighsReasoning: boolean;
-}
-
-interface Hypothesis {
-  /** Hidden reasoning kept from before: all of it, or none (dropped at a new user message). */
-  keep: boolean;
-  /** Visible reasoning of earlier turns dropped at this new user message. */
-  dropReasoning: boolean;
-  /** The previous call's hidden reasoning added to this prompt. */
-  add: boolean;
-  /** The visible reasoning this call sees for the first time is counted. */
-  received: boolean;
 }
 
 /** The view kept current step by step, and what each measured call's items cost. */
@@ -349,32 +313,28 @@ export class Walk {
   // ── The runtime at a switch ─────────────────────────────────────────────────────────────────
 
   /**
-   * Whether the runtime switched since the previous call (runtimeSwitch: the rows' word for it);
-   * a combination met before (back to the build agent, say) takes its runtime as measured then,
-   * and is no switch to measure. Returns the switch still to measure, or null.
+   * Whether the runtime switched since the previous call, and is still to measure (returned), or
+   * went back to a combination measured before (taken as then): calibration-runtime.ts decides.
    */
   private runtimeMetBefore(call: ModelCall, events: Set<TimelineEvent>): string | null {
-    const since = this.previous?.call.time ?? Number.NEGATIVE_INFINITY;
-    const change = runtimeSwitch(this.runtimeKey, call, since, this.changes);
-    const known = this.overheads.get(call.runtime);
-    if (change === null || known === undefined || call.runtime === this.runtimeKey) return change;
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: known - this.overhead!,
-      reason: `${change}, as measured before`,
-    });
-    this.overhead = known;
+    const step = runtimeAtSwitch(
+      {
+        key: this.runtimeKey,
+        since: this.previous?.call.time ?? Number.NEGATIVE_INFINITY,
+        overhead: this.overhead!,
+        measured: this.overheads,
+        changes: this.changes,
+      },
+      { call, number: this.callNumber },
+    );
+    if ('toMeasure' in step) return step.toMeasure;
+    this.runtimeChanges.push(step.metAgain.change);
+    this.overhead = step.metAgain.overhead;
     events.add('overhead_change');
     return null;
   }
 
-  /**
-   * The runtime measured again at a switch the rows show, the new items at their estimates, and
-   * held to what it is made of: the definitions recorded for the call's agent and model, else the
-   * runtime before the switch. A measure that cannot agree leaves the runtime at what it is made
-   * of and the difference unexplained.
-   */
+  /** The runtime measured again at a switch the rows show (calibration-runtime.ts decides how far it stands). */
   private remeasureRuntime(
     call: ModelCall,
     change: string,
@@ -382,45 +342,29 @@ export class Walk {
     left: number,
     events: Set<TimelineEvent>,
   ): void {
-    const before = this.overhead!;
-    const beyond = runtimeBeyond(added, left);
     const recorded = describedByDefinitions(change) ? (this.input.runtimeExpected?.(call) ?? null) : null;
-    const bound =
-      recorded !== null
-        ? boundRuntime(beyond.overhead, recorded, 'recorded definitions')
-        : boundRuntime(beyond.overhead, before, 'the runtime before the switch');
-    let booked = 0;
-    if (bound.unexplained === 0) this.overhead = this.assignAll(beyond);
-    else {
-      for (const item of added) this.assign(item, item.tokens, 'estimated');
-      this.overhead = bound.expected;
-      booked = left - sumTokens(added) - bound.expected;
-      this.unexplained += booked;
+    const step = remeasuredRuntime(
+      { call, number: this.callNumber, reason: change, before: this.overhead!, recorded },
+      added,
+      left,
+    );
+    this.overhead = this.applyRuntime(step);
+    if (step.unexplained !== null) {
+      this.unexplained += step.unexplained;
       events.add('unexplained');
     }
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: this.overhead - before,
-      reason: change,
-      bound: { ...bound, unexplained: booked },
-    });
   }
 
   /** The first call: the runtime is what the provider counted beyond everything the server can see. */
   private firstCall(call: ModelCall, fresh: Item[], prompt: number): CallOutcome {
-    this.overhead = this.assignAll(runtimeBeyond(fresh, prompt));
-    this.runtimeChanges.push({
-      messageId: call.messageId,
-      call: this.callNumber,
-      delta: this.overhead,
-      reason: 'first call',
-    });
+    this.overhead = this.applyRuntime(firstRuntime({ call, number: this.callNumber }, fresh, prompt));
     return { added: fresh, basis: 'estimated', dropped: 0 };
   }
 
-  private assignAll({ overhead, assigned }: { overhead: number; assigned: readonly Assignment[] }): number {
+  /** A runtime step's costs set and its change reported; the runtime's new size. */
+  private applyRuntime({ overhead, assigned, change }: RuntimeStep): number {
     for (const a of assigned) this.assign(a.item, a.tokens, a.basis);
+    this.runtimeChanges.push(change);
     return overhead;
   }
 
@@ -435,8 +379,8 @@ export class Walk {
   ): CallOutcome {
     const reasoning = fresh.filter((i) => i.reasoning && !i.rough && !this.earlierTurnFresh(i.key));
     const reasoningTokens = sumTokens(reasoning);
-    const hypothesis = this.choose(prompt, this.calTotal - this.calOf(fresh), fresh, reasoningTokens, change !== null);
-    const { added, dropped } = this.applyHypothesis(hypothesis, fresh, reasoning, events);
+    const account = this.choose(prompt, this.calTotal - this.calOf(fresh), fresh, reasoningTokens, change !== null);
+    const { added, dropped } = this.applyAccount(account, fresh, reasoning, events);
     const carried = this.calTotal - this.calOf(fresh);
     const left = prompt - carried - this.hiddenTotal() - this.unexplained;
     if (change !== null) {
@@ -452,15 +396,15 @@ export class Walk {
   }
 
   /** The chosen account applied: reasoning dropped at a new turn, hidden reasoning kept or added, reasoning not received. */
-  private applyHypothesis(
-    hypothesis: Hypothesis,
+  private applyAccount(
+    account: Account,
     fresh: readonly Item[],
     reasoning: readonly Item[],
     events: Set<TimelineEvent>,
   ): { added: Item[]; dropped: number } {
     const previous = this.previous;
     let dropped = 0;
-    if (hypothesis.dropReasoning) {
+    if (account.dropReasoning) {
       // Earlier turns' reasoning the provider dropped at this user message: in no context now.
       const freshKeys = new Set(fresh.map((i) => i.key));
       for (const key of [...this.reasoningInView]) {
@@ -473,12 +417,12 @@ export class Walk {
         this.assign(item, 0, 'measured');
       }
     }
-    if (!hypothesis.keep) this.hidden = [];
-    if (hypothesis.add && previous) {
+    if (!account.keep) this.hidden = [];
+    if (account.add && previous) {
       this.hidden.push({ call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden });
       events.add('hidden_reasoning');
     }
-    if (!hypothesis.received) for (const item of reasoning) this.exclude(this.notReceived, item.key);
+    if (!account.received) for (const item of reasoning) this.exclude(this.notReceived, item.key);
     const added = fresh.filter((i) => !this.uncounted(i.key));
     for (const item of fresh) if (this.uncounted(item.key)) this.assign(item, 0, 'measured');
     return { added, dropped };
@@ -559,11 +503,9 @@ export class Walk {
   }
 
   /**
-   * Which account of this call's growth the counts support best: the previous call's hidden
-   * reasoning kept or not, what was kept dropped at a new user message or not, the visible
-   * reasoning counted or not. Each choice away from the expected one must earn its place by
-   * explaining clearly more of the growth — and none may answer a question the provider's rule
-   * answers (`fixed`): there the counts only vote (`votes`).
+   * Which account of this call's growth the counts support best (calibration-account.ts
+   * decides, from the questions the call puts); the walk keeps what the decision shows: the
+   * questions asked, the call's fit, its votes on the provider's rule.
    */
   private choose(
     prompt: number,
@@ -571,133 +513,40 @@ export class Walk {
     fresh: readonly Item[],
     reasoningTokens: number,
     runtimeChanged: boolean,
-  ): Hypothesis {
-    const q = this.questions(fresh, reasoningTokens);
-    const expected = this.hypothesisOf(this.policy, q);
-    if (runtimeChanged) return expected;
+  ): Account {
     const previous = this.previous;
-    const rough = fresh.some((i) => i.rough);
-    const estimate = fresh.reduce((n, i) => n + i.tokens, 0);
-    const residual = (option: Hypothesis) => {
-      const hidden = (option.keep ? q.carriedHidden : 0) + (option.add ? previous!.hidden : 0);
-      const share =
-        prompt - this.overhead! - carried - hidden - this.unexplained + (option.dropReasoning ? q.oldReasoning : 0);
-      return share - (estimate - (option.received ? 0 : reasoningTokens));
-    };
-    const expectedResidual = residual(expected);
-    const expectedEstimate = estimate - (expected.received ? 0 : reasoningTokens);
-    if (!rough)
-      this.fits.push({
-        call: this.callNumber,
-        share: expectedResidual + expectedEstimate,
-        estimate: expectedEstimate,
-        // A call no question of the policy touches shows how far the tokenizer is from the provider's.
-        clean: !q.canAdd && !q.newTurn && !q.weighsReasoning && !q.weighsOld,
-      });
-    // Pruned or compacted since the last call: what left needs terms of its own, the counts test no rule here.
-    if (!this.prunedSinceCall && !this.compactedSinceCall) this.vote(q, expected, residual);
-    // The session's policy holds unless this call's counts refute it beyond doubt: another
-    // account explains all but a quarter of what it leaves, and what it leaves is far more than
-    // the estimates could be off by (DeepSeek, for one, returns the reasoning of some calls only).
-    const uncertainty = 64 + (rough ? 0.35 : 0.15) * estimate;
-    if (Math.abs(expectedResidual) <= 2 * uncertainty) return expected;
-    const best = this.closest(q, expected, residual);
-    return Math.abs(residual(best)) <= Math.abs(expectedResidual) / 4 ? best : expected;
-  }
-
-  /** The questions this call puts, and the reasoning at stake in each (recorded in `asks`). */
-  private questions(fresh: readonly Item[], reasoningTokens: number): CallQuestions {
-    const previous = this.previous;
-    const canAdd = previous !== null && previous.hidden >= MIN_HIDDEN && this.inWindow.has(previous.call.message);
-    const carriedHidden = this.hiddenTotal();
-    // A new user message, with hidden reasoning the provider may drop there (kept, or the last call's).
-    const newTurn = this.userSinceCall && (carriedHidden > 0 || canAdd);
-    const oldReasoning = this.userSinceCall ? this.carriedReasoning(fresh) : 0;
-    const q = {
-      canAdd,
-      newTurn,
-      carriedHidden,
-      oldReasoning,
-      weighsOld: oldReasoning >= MIN_REASONING,
+    const q = callQuestions({
+      previousHidden: previous && this.inWindow.has(previous.call.message) ? previous.hidden : null,
+      carriedHidden: this.hiddenTotal(),
+      newUserMessage: this.userSinceCall,
+      oldReasoning: this.userSinceCall ? this.carriedReasoning(fresh) : 0,
       reasoningTokens,
-      weighsReasoning: reasoningTokens >= MIN_REASONING,
-    };
-    if (canAdd) this.asks.hidden = true;
-    if (newTurn) this.asks.turn = true;
+    });
+    if (q.canAdd) this.asks.hidden = true;
+    if (q.newTurn) this.asks.turn = true;
     if (q.weighsReasoning) this.asks.reasoning = true;
     if (q.weighsOld) this.asks.reasoningTurn = true;
-    return q;
-  }
-
-  /** The account a policy gives of a call that puts these questions. */
-  private hypothesisOf(policy: ReasoningPolicy, q: CallQuestions): Hypothesis {
-    const drops = q.newTurn && policy.dropsAtTurn;
-    return {
-      keep: !drops,
-      add: q.canAdd && policy.keepsHidden && !drops,
-      received: policy.receives,
-      dropReasoning: q.weighsOld && policy.reasoningTurnOnly,
-    };
-  }
-
-  /**
-   * The call's counts on each question the rule answers, with enough reasoning at stake — the
-   * reasoning the two answers differ by (at a user message, what this turn produced) —: an
-   * answer is favoured when it leaves less than half the stake of the growth unexplained and the
-   * other more than half the stake beyond it. (Each answer moves the growth by the stake, so the
-   * other answer's residual is the rule's ± the stake.)
-   */
-  private vote(q: CallQuestions, expected: Hypothesis, residual: (option: Hypothesis) => number): void {
-    const previousHidden = q.canAdd && this.policy.keepsHidden ? this.previous!.hidden : 0;
     const turnHidden = this.hidden.filter((h) => h.call >= this.turnStart).reduce((n, h) => n + h.tokens, 0);
-    const stakes: Record<PolicyQuestion, number> = {
-      turn: q.newTurn ? turnHidden + previousHidden : 0,
-      hidden: q.canAdd && expected.keep ? this.previous!.hidden : 0,
-      reasoning: q.weighsReasoning ? q.reasoningTokens : 0,
-      reasoningTurn: q.weighsOld ? q.oldReasoning : 0,
-    };
-    // Whether the rule's answer has the stake in the prompt (the other then leaves it out).
-    const keeps: Record<PolicyQuestion, boolean> = {
-      turn: !this.policy.dropsAtTurn,
-      hidden: this.policy.keepsHidden,
-      reasoning: this.policy.receives,
-      reasoningTurn: !this.policy.reasoningTurnOnly,
-    };
-    const ruleResidual = residual(expected);
-    for (const question of this.fixed) {
-      const stake = stakes[question];
-      if (stake < REASONING_AT_STAKE) continue;
-      const otherResidual = keeps[question] ? ruleResidual + stake : ruleResidual - stake;
-      const [r, o] = [Math.abs(ruleResidual), Math.abs(otherResidual)];
-      const favours =
-        r - o > stake / 2 && o < stake / 2 ? 'other' : o - r > stake / 2 && r < stake / 2 ? 'rule' : 'neither';
-      this.votes.push({ call: this.callNumber, question, stake, ruleResidual, otherResidual, favours });
-    }
-  }
-
-  /** Of the accounts the questions the rule leaves open allow, the one that leaves least of the growth. */
-  private closest(q: CallQuestions, expected: Hypothesis, residual: (option: Hypothesis) => number): Hypothesis {
-    const open = (question: PolicyQuestion, asked: boolean) => asked && !this.fixed.has(question);
-    const drops = q.newTurn && this.policy.dropsAtTurn;
-    let best = expected;
-    let bestResidual = Math.abs(residual(expected));
-    for (const keep of open('turn', q.newTurn) ? [true, false] : [expected.keep]) {
-      for (const add of open('hidden', q.canAdd) && !(drops && this.fixed.has('turn'))
-        ? [true, false]
-        : [expected.add]) {
-        for (const received of open('reasoning', q.weighsReasoning) ? [true, false] : [expected.received]) {
-          for (const dropReasoning of open('reasoningTurn', q.weighsOld) ? [false, true] : [expected.dropReasoning]) {
-            const option = { keep, add, received, dropReasoning };
-            const r = Math.abs(residual(option));
-            if (r < bestResidual) {
-              best = option;
-              bestResidual = r;
-            }
-          }
-        }
-      }
-    }
-    return best;
+    const { account, fit, votes } = chooseAccount({
+      policy: this.policy,
+      fixed: this.fixed,
+      q,
+      growth: {
+        prompt,
+        overhead: this.overhead!,
+        carried,
+        unexplained: this.unexplained,
+        estimate: sumTokens(fresh),
+        previousHidden: previous?.hidden ?? 0,
+      },
+      rough: fresh.some((i) => i.rough),
+      runtimeChanged,
+      shrunk: this.prunedSinceCall || this.compactedSinceCall,
+      vote: { call: this.callNumber, turnHidden },
+    });
+    if (fit) this.fits.push(fit);
+    this.votes.push(...votes);
+    return account;
   }
 
   /**

@@ -18,7 +18,7 @@ import type { AnalysisServices } from './analysis';
 import { analyseMessage } from './analysis';
 import { buildReport, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
 import { chars4Estimator } from './estimate';
-import { RowsNotRead } from './errors';
+import { ReadPlanMissed } from './errors';
 import { structuralDigest } from './hash';
 import { makeSession, type Block, type Session, type SessionContext, type SessionInput } from './make-session';
 import type { AgentRuntime } from './runtime';
@@ -192,7 +192,7 @@ function collectTexts(
   const rows = new Rows(input);
   const messageIds = [...new Set(wanted.flatMap((b) => b.messageId ?? []))];
   const unread = messageIds.filter((id) => !rows.has(id));
-  if (unread.length > 0) throw new RowsNotRead(unread);
+  if (unread.length > 0) throw new ReadPlanMissed(unread);
   for (const id of messageIds) {
     const { contributions } = analyseMessage(rows.need(id), runtime, session.analysisContext, chars4Estimator, false);
     for (const c of contributions) if (byKey.has(c.key)) put(c.key, c.texts.join('\n'));

@@ -21,13 +21,13 @@ export class CallUnavailable extends Error {
 }
 
 /**
- * The input lacks rows the core needs and its memo does not hold: the caller read less than
- * `rowsToRead` asked for (a store whose snapshot named a message but did not give its row).
+ * The input lacks a row the core needs and its memo does not hold. Never a retry: the read plan
+ * (read-plan.ts) asks for every row a report can need, and the caller checks its snapshot gave
+ * them all (report/service.ts), so this is a bug in the plan, not a state of the data.
  */
-export class RowsNotRead extends Error {
-  readonly code = 'rows_not_read';
+export class ReadPlanMissed extends Error {
   constructor(readonly ids: readonly string[]) {
-    super(`${ids.length} message row${ids.length === 1 ? '' : 's'} named in the snapshot could not be read`);
-    this.name = 'RowsNotRead';
+    super(`the read plan missed ${ids.length} message row${ids.length === 1 ? '' : 's'} the report needs: ${ids[0]}`);
+    this.name = 'ReadPlanMissed';
   }
 }

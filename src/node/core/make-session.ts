@@ -11,7 +11,7 @@ import { numberedCalls } from './calibration-steps';
 import { analyseMessage, analyseMessages, analysisPlan, type AnalysisContext, type AnalysisServices } from './analysis';
 import { chars4Estimator, toItem } from './estimate';
 import { narrowerReads, type TextOf } from './large-reads';
-import { CallUnavailable, RowsNotRead } from './errors';
+import { CallUnavailable, ReadPlanMissed } from './errors';
 import { itemId } from './figures';
 import { familyRules } from './providers';
 import { splitRuntime } from './runtime-parts';
@@ -104,7 +104,7 @@ export async function makeSession(
   const { runtime } = services;
   const rows = new Rows(session);
   const read = headersOf(session, rows, runtime, memo);
-  if (read.missing.length > 0) throw new RowsNotRead(read.missing);
+  if (read.missing.length > 0) throw new ReadPlanMissed(read.missing);
   const { headers } = read;
   const calls = callsView(headers, session, services, context.asOfCall);
   const plan = analysisPlan(headers, rows.stamps, context.workspace, context.estimator, services, firstCall(calls));
@@ -138,7 +138,6 @@ export async function makeSession(
     described.quotes,
     (id, key) => readLines(rows, runtime, plan.context, id, key),
   );
-  if ('needs' in narrowing) throw new RowsNotRead(narrowing.needs);
   const window = runtime.window(calls.usage, context.workspace.agentConfig, plan.context.facts.targetModel);
   const asOfHeaders = calls.asOf ? headers.slice(0, calls.asOf.message + 1) : headers;
   const reportInput: Session['input'] = {
@@ -148,7 +147,7 @@ export async function makeSession(
     runtime: runtimeInput,
     agent: reference?.agent ?? null,
     quotes: described.quotes,
-    narrowing: narrowing.reads,
+    narrowing,
     estimator: { id: plan.context.estimator.id, method: plan.context.estimator.method },
     workspace: context.workspace,
     calibration,
@@ -298,9 +297,7 @@ function itemText(
   messageId: string,
   key: string,
 ): string | undefined {
-  const row = rows.get(messageId);
-  if (!row) return undefined;
-  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  const { contributions } = analyseMessage(rows.need(messageId), runtime, context, chars4Estimator, false);
   return contributions.find((c) => c.key === key)?.texts.join('\n');
 }
 
@@ -312,9 +309,7 @@ function readLines(
   messageId: string,
   key: string,
 ): ReturnType<TextOf> {
-  const row = rows.get(messageId);
-  if (!row) return undefined;
-  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  const { contributions } = analyseMessage(rows.need(messageId), runtime, context, chars4Estimator, false);
   rows.drop(messageId);
   const text = contributions.find((c) => c.key === key)?.texts.join('\n');
   return text === undefined ? null : (runtime.advice?.fileLines(text) ?? null);

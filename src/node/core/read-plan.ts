@@ -1,12 +1,14 @@
 /**
  * What the caller must read for a report, decided from the stamps and the memo: only the rows
- * the memo lacks, so a warm report reads almost nothing. Called inside the caller's one read
+ * the memo lacks, so a warm report reads almost nothing — and all of them, so the core never
+ * asks for more once the snapshot is closed (no second read). Called inside the caller's one read
  * (a snapshot) as rows arrive: the rows of the headers the memo lacks first (the headers say
  * which subagents' sessions the calls made, and which messages are live), then, with the
  * subagents' sessions read, the rows whose analysis or text is not memoised. It parses rows
  * (headers), never counts tokens. Pure but for the memo, which it fills with the headers it read.
  */
 import { analysisPlan, memoisedAnalyses, type AnalysisServices } from './analysis';
+import { mayNarrow, narrowsReads } from './large-reads';
 import { callsView, firstCall } from './make-session';
 import { headersOf, Rows, type Memo } from './session-rows';
 import type { Header } from './runtime';
@@ -41,12 +43,11 @@ export function rowsToRead(input: ContextInput, services: AnalysisServices): str
   return analysesLacking(input, headers, rows, services, memo).filter((id) => !rows.has(id));
 }
 
-/** A read estimated above this share of the total may be a large item: its row is read with the rest. */
-export const LARGE_READ_PREFETCH = 0.15;
-
 /**
- * Messages whose analysis the memo does not hold (or holds for other file sizes), and live ones
- * with a read large enough to be told how to read less (large-reads.ts re-reads its text).
+ * Messages whose analysis the memo does not hold (or holds for other file sizes), and those with
+ * a file read that may be told how to read less (large-reads.ts re-reads its text): which reads
+ * are large only the calibration tells, after the read, so every candidate's row comes along —
+ * the one pass reads all a report can need, and nothing is read again.
  */
 function analysesLacking(
   input: ContextInput,
@@ -63,11 +64,9 @@ function analysesLacking(
   }
   const plan = analysisPlan(headers, rows.stamps, input.workspace, input.estimator, services, firstCall(calls));
   const analyses = memoisedAnalyses(plan, memo);
-  const large = calls.usage ? LARGE_READ_PREFETCH * calls.usage.contextUsed : Infinity;
+  const narrows = narrowsReads(calls.usage, services.runtime);
   return headers.flatMap((h, i) =>
-    analyses[i] === null || (plan.good[i] && analyses[i]!.items.some((item) => item.path && item.tokens >= large))
-      ? [h.id]
-      : [],
+    analyses[i] === null || (narrows && analyses[i]!.items.some(mayNarrow)) ? [h.id] : [],
   );
 }
 

@@ -8,7 +8,8 @@
  * overturn the rule only when they contradict it overwhelmingly (`judgeRule`).
  */
 import { DEFAULT_POLICY, numberedCalls } from './calibration-steps';
-import { Walk, type Fit } from './calibration-walk';
+import type { Fit } from './calibration-account';
+import { Walk } from './calibration-walk';
 import { CostLedger, type Prices } from './costs';
 import { sessionRule } from './provider-rules';
 import type { CalibrationInput, ModelCall, PolicyQuestion, PolicyVote, ReasoningPolicy, RuleJudgement } from './types';

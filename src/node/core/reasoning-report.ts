@@ -5,7 +5,7 @@
  * counts overwhelming), untested, or no rule (the counts decided). Pure.
  */
 import type { CalibrationSummary } from '../../shared/wire';
-import { REASONING_AT_STAKE } from './calibration-walk';
+import { REASONING_AT_STAKE } from './calibration-account';
 import { OVERWHELMING_VOTES } from './reasoning-policy';
 import type { Calibration, PolicyQuestion, ReasoningPolicy } from './types';
 

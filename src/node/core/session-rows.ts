@@ -4,7 +4,7 @@
  * Headers — what the session-wide steps need of each message — come from the memo (by runtime,
  * id and stamp) or from the row. Pure.
  */
-import { RowsNotRead } from './errors';
+import { ReadPlanMissed } from './errors';
 import type { AgentRuntime, Header, ParsedRow } from './runtime';
 
 /** One stored message as the store holds it: its JSON columns as text. */
@@ -84,7 +84,7 @@ export class Rows {
   /** The row, which the caller was asked to read. */
   need(id: string): ReadRow {
     const row = this.get(id);
-    if (!row) throw new RowsNotRead([id]);
+    if (!row) throw new ReadPlanMissed([id]);
     return row;
   }
 

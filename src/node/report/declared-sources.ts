@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/mini';
 import { isBuiltinSourceId, SOURCE_LABELS, EXTRA_SOURCES } from '../../shared/sources';
-import type { DeclaredSource } from '../core/types';
+import type { DeclaredSource } from '../core';
 
 /** Where a workspace declares its sources, relative to its root. */
 export const SOURCES_FILE = '.investibook/sources.json';

@@ -11,9 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project';
 import type { EstimatorId } from '../../shared/wire';
-import { chars4Estimator } from '../core/estimate';
-import type { Estimator } from '../core/types';
-import { familyRules, type Encoding, type ProviderFamily } from '../core/providers';
+import { chars4Estimator, familyRules, type Encoding, type Estimator, type ProviderFamily } from '../core';
 
 export type { Estimator };
 

@@ -10,8 +10,7 @@ import { closeSync, lstatSync, openSync, readSync, readdirSync, realpathSync, st
 import { join, sep } from 'node:path';
 import { PATH_RULES } from '../../shared/sources';
 import type { Excluded } from '../../shared/wire';
-import type { WorkspaceLayout } from '../core/runtime';
-import type { WorkspaceSnapshot } from '../core/types';
+import type { WorkspaceLayout, WorkspaceSnapshot } from '../core';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_WALK_ENTRIES = 20_000;

@@ -6,7 +6,7 @@
  * what it says: the keys carry everything the values depend on.
  */
 import { LRUCache } from 'lru-cache';
-import type { Memo } from '../core/context-report';
+import type { Memo } from '../core';
 
 /** The server's bound (docs/benchmarks.md: what a demo and a 1 M-token report keep). */
 export const DEFAULT_CACHE_BYTES = 512 * 2 ** 20;

@@ -1,11 +1,10 @@
 /**
  * The agent runtimes this program can read, and which one wrote a session: its rows say
  * (messages_v2.runtime); a row that says nothing is OpenCode's, as every row was before the
- * column. A new runtime is an adapter in src/node/core/<runtime>/ and a line here.
+ * column. A new runtime is an adapter in src/node/core/<runtime>/, a line in the core's entry
+ * module (core/index.ts) and a line here.
  */
-import { claudeCodeRuntime } from '../core/claude-code';
-import { opencodeRuntime } from '../core/opencode';
-import type { AgentRuntime } from '../core/runtime';
+import { claudeCodeRuntime, opencodeRuntime, type AgentRuntime } from '../core';
 import { AppError } from '../errors';
 
 export const RUNTIMES: readonly AgentRuntime[] = [opencodeRuntime, claudeCodeRuntime];

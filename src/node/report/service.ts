@@ -10,21 +10,25 @@ import { parseDeclaredSources } from './declared-sources';
 import type { ContextReport, EstimatorId, ItemContent, ReaderPage } from '../../shared/wire';
 import { ITEM_PAGE_CHARS } from '../../shared/item-pages';
 import {
+  CallUnavailable,
   contextReport,
+  headerRowsToRead,
+  opencodeRuntime,
+  PageOutOfRange,
+  pageText,
+  previewText,
+  rowsToRead,
   subagentInput,
+  subagentsNamed,
+  type AgentRuntime,
   type ContextInput,
   type ContextResult,
   type ContextServices,
+  type RecordedRuntime,
   type SessionInput,
+  type SessionRows,
   type StoredRow,
-} from '../core/context-report';
-import { pageText, previewText } from '../core/content-pages';
-import { CallUnavailable, PageOutOfRange, RowsNotRead } from '../core/errors';
-import { headerRowsToRead, rowsToRead, subagentsNamed } from '../core/read-plan';
-import type { SessionRows } from '../core/session-rows';
-import { opencodeRuntime } from '../core/opencode';
-import type { AgentRuntime } from '../core/runtime';
-import type { RecordedRuntime } from '../core/types';
+} from '../core';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
@@ -148,33 +152,13 @@ export class ReportService {
 
   /**
    * The core's answer for a request: one snapshot of the store — the session's stamps, usage and
-   * runtime records, its subagents' sessions, and only the rows the memo lacks (core/read-plan)
-   * — with the folder read alongside, then one call of the core. The analysis — seconds of
-   * tokenizing for a large cold session — runs after the snapshot, so it never holds a read
-   * transaction (or, on SQLite, the connection's queue) open.
+   * runtime records, its subagents' sessions, and only the rows the memo lacks (core/read-plan,
+   * which asks for every row the report can need: nothing is read again) — with the folder read
+   * alongside, then one call of the core. The analysis — seconds of tokenizing for a large cold
+   * session — runs after the snapshot, so it never holds a read transaction (or, on SQLite, the
+   * connection's queue) open.
    */
   private async context(request: ReportRequest, texts?: ContextInput['texts']): Promise<ContextResult> {
-    try {
-      return await this.contextOnce(request, texts, []);
-    } catch (error) {
-      if (!(error instanceof RowsNotRead)) throw error;
-      // Rows the plan could not foresee (a read that the calibration made large): the whole
-      // report once more, from a snapshot of its own that reads them too.
-      try {
-        return await this.contextOnce(request, texts, error.ids);
-      } catch (again) {
-        if (!(again instanceof RowsNotRead)) throw again;
-        throw new AppError(
-          'unavailable',
-          'snapshot_incomplete',
-          'The database named messages it then did not give in the same snapshot: try again in a moment',
-          { cause: again },
-        );
-      }
-    }
-  }
-
-  private async contextOnce(request: ReportRequest, texts: ContextInput['texts'] | undefined, also: readonly string[]) {
     const stored = this.options.counts ?? new StoredCounts();
     const services = this.services(stored);
     const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
@@ -210,9 +194,9 @@ export class ReportService {
         items: request.items ?? undefined,
         ...(request.call !== undefined ? { asOfCall: request.call } : {}),
         ...(texts ? { texts } : {}),
-        subagents: await this.readSubagents(r, workspace.id, session, { folder, generatedAt, also }, services),
+        subagents: await this.readSubagents(r, workspace.id, session, { folder, generatedAt }, services),
       };
-      await readRows(r, input, () => [...rowsToRead(input, services), ...also]);
+      await readRows(r, input, rowsToRead(input, services));
       await readCounts(r, workspace.id, input, stored);
       return input;
     });
@@ -299,7 +283,7 @@ export class ReportService {
       ...(parent ? { parent } : {}),
       ...(origin ? { origin } : {}),
     };
-    await readRows(r, session, () => headerRowsToRead(session, services));
+    await readRows(r, session, headerRowsToRead(session, services));
     return session;
   }
 
@@ -311,11 +295,7 @@ export class ReportService {
     r: ReadSnapshot,
     workspaceId: string,
     session: SessionInput,
-    {
-      folder: workspace,
-      generatedAt,
-      also,
-    }: { folder: ContextInput['workspace']; generatedAt: string; also: readonly string[] },
+    { folder: workspace, generatedAt }: { folder: ContextInput['workspace']; generatedAt: string },
     services: ContextServices,
   ): Promise<Map<string, SessionInput | null>> {
     const out = new Map<string, SessionInput | null>();
@@ -335,7 +315,7 @@ export class ReportService {
       }
       const child = await this.readSession(r, workspaceId, id, services);
       const planned = subagentInput({ workspaceId, generatedAt, workspace }, child);
-      await readRows(r, child, () => [...rowsToRead(planned, services), ...also]);
+      await readRows(r, child, rowsToRead(planned, services));
       out.set(id, child);
     }
     return out;
@@ -361,18 +341,22 @@ export class ReportService {
 }
 
 /**
- * Reads into a session the rows `plan` asks for until it asks for none (the headers first, then
- * the analyses' rows: twice in all); a row the store does not give is left to the core to name.
+ * Reads into a session the rows the read plan names, in one visit. A row the snapshot names (by
+ * its stamp) but does not give is a database that changed under its own snapshot: the report
+ * says so rather than be made from part of the session.
  */
-async function readRows(r: ReadSnapshot, session: SessionRows, plan: () => string[]): Promise<void> {
+async function readRows(r: ReadSnapshot, session: SessionRows, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
   const stamps = new Map(session.messages.map((m) => [m.id, m.stamp]));
   const rows = session.rows as Map<string, StoredRow>;
-  for (let pass = 0; pass < 3; pass++) {
-    // Only this session's messages: rows asked again after a report that lacked them may be another's.
-    const ids = plan().filter((id) => stamps.has(id) && !rows.has(id));
-    if (ids.length === 0) return;
-    for (const row of await r.messages(ids)) rows.set(row.id, storedRow(row, stamps.get(row.id)!));
-  }
+  for (const row of await r.messages([...ids])) rows.set(row.id, storedRow(row, stamps.get(row.id)!));
+  const missing = ids.filter((id) => !rows.has(id));
+  if (missing.length > 0)
+    throw new AppError(
+      'unavailable',
+      'snapshot_incomplete',
+      `The database named ${missing.length} message${missing.length === 1 ? '' : 's'} it then did not give in the same snapshot: try again in a moment`,
+    );
 }
 
 /**

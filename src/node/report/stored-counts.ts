@@ -8,9 +8,7 @@
  * The multiplier a provider family applies is applied after the look-up, as after a count.
  */
 import { createHash } from 'node:crypto';
-import type { Encoding } from '../core/providers';
-import type { ThreadCounter } from '../core/analysis';
-import type { Estimator } from '../core/types';
+import type { Encoding, Estimator, ThreadCounter } from '../core';
 import type { TokenCountRow } from '../storage/store';
 import { countEncoded, scaledCount, tokenizerVersion } from './estimator';
 

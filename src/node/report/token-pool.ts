@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as piscina from 'piscina';
 import type { Piscina } from 'piscina';
-import type { Encoding } from '../core/providers';
+import type { Encoding } from '../core';
 import { tokenizerThreadsSetting } from '../cli-env';
 import type { CountRequest } from './token-worker';
 

@@ -3,7 +3,7 @@
  * encoding asked for (the same code as on the main thread) and answers with the counts, in order.
  */
 import { workerData } from 'node:worker_threads';
-import type { Encoding } from '../core/providers';
+import type { Encoding } from '../core';
 import { countEncoded, scaledCount } from './estimator';
 
 export interface CountRequest {

@@ -8,7 +8,7 @@
  * request by source. Hidden reasoning a provider keeps is not in the request: the server adds it.
  */
 import { imageSize } from 'image-size';
-import { ASSUMED_IMAGE, familyRules, type Encoding, type ProviderFamily } from '../core/providers';
+import { ASSUMED_IMAGE, familyRules, type Encoding, type ProviderFamily } from '../core';
 import { encodingCounter } from '../report/estimator';
 
 /** Counts the tokens of a text: the model's tokenizer. */

@@ -16,7 +16,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { createHash } from 'node:crypto';
-import type { ProviderFamily } from '../core/providers';
+import type { ProviderFamily } from '../core';
 import type { Encoding } from '../report/estimator';
 import {
   countingRules,

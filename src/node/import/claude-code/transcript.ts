@@ -10,9 +10,7 @@
  * Whatever is not a transcript is refused in one sentence naming the file and the line.
  */
 import { readFileSync } from 'node:fs';
-import { REQUEST_SHAPE } from '../../core/claude-code/runtime-parts';
-import { CLAUDE_CODE_ROWS } from '../../core/claude-code';
-import { subagentSessionId } from '../../core/claude-code/entry';
+import { CLAUDE_CODE_ROWS, REQUEST_SHAPE, subagentSessionId } from '../../core';
 import type { NewMessage, NewSessionRuntime } from '../../storage/store';
 import { ExportInputError } from '../read-export';
 
