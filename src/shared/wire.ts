@@ -52,6 +52,8 @@ export const sessionSummarySchema = z.object({
       /** OpenCode's title of the session, and the session whose task call made it (a subagent's). */
       title: z.nullable(z.string()),
       parentSessionId: z.nullable(z.string()),
+      /** The file it was imported from, as named to the import (absent: OpenCode was asked, or imported before files were kept). */
+      file: z.optional(z.string()),
     }),
   ),
   /**

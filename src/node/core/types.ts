@@ -735,7 +735,7 @@ export interface ReportInput {
   /** This session is a subagent's: the session whose call made it. */
   parentSessionId?: string;
   /** Where an imported session came from (contract §8). */
-  origin?: { kind: string; title: string | null; directory: string | null };
+  origin?: { kind: string; title: string | null; directory: string | null; files?: string[] };
   warnings: string[];
   itemsLimit: number | 'all';
 }
