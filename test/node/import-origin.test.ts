@@ -50,7 +50,7 @@ async function originsAt(location: string) {
 }
 
 describe('investibook import names the file', () => {
-  it('in the JSON origin and the CLI header, as named on the command line; a later import by another name names that one', async () => {
+  it('in the JSON origin and the CLI header, as named on the command line: the file its rows last came from', async () => {
     const at = placeIn(dir);
     // Named relative to where the command ran, with a space: kept as the user wrote it.
     copyFileSync(join(PUBLIC, FILE), join(at.base, 'my export.json'));
@@ -61,6 +61,7 @@ describe('investibook import names the file', () => {
       files: ['my export.json'],
       title: expect.any(String) as string,
       directory: expect.any(String) as string,
+      version: '1.1.49',
     });
     const table = await cli(['debug', 'context', '--db', at.db], at.root);
     expect(table.code).toBe(0);
@@ -68,9 +69,18 @@ describe('investibook import names the file', () => {
       /^From my export\.json \(opencode_export\), ran in .+: no agent, its model calls' own counts$/m,
     );
 
-    // The same session from standard input: nothing of its messages changes, the file named is the last one read.
-    const again = await cli(['import', '-', '--db', at.db], at.base, readFileSync(join(PUBLIC, FILE), 'utf8'));
-    expect(again.code).toBe(0);
+    // The same session from standard input: none of its rows changes, so the file named stays.
+    const same = readFileSync(join(PUBLIC, FILE), 'utf8');
+    expect((await cli(['import', '-', '--db', at.db], at.base, same)).code).toBe(0);
+    expect(await originsAt(at.db)).toMatchObject([{ source_file: 'my export.json' }]);
+    // A longer one (a message more) from standard input: its rows now come from there.
+    const exported = JSON.parse(same) as { messages: { info: { id: string; time: { created: number } } }[] };
+    const last = exported.messages.at(-1)!;
+    exported.messages.push({
+      ...last,
+      info: { ...last.info, id: `${last.info.id}x`, time: { created: last.info.time.created + 1 } },
+    });
+    expect((await cli(['import', '-', '--db', at.db], at.base, JSON.stringify(exported))).code).toBe(0);
     expect(await originsAt(at.db)).toMatchObject([{ source_file: 'standard input' }]);
     expect((await reportAt(at.db)).origin?.files).toEqual(['standard input']);
   });

@@ -276,8 +276,10 @@ class SessionWriter {
       agent_version: text(info.version),
       imported_at: origin ? Number(origin.imported_at) : options.now,
       updated_at: origin && !changed ? Number(origin.updated_at) : options.now,
+      // The file its rows last came from: an import that changed none of them names no new one.
       // OpenCode asked (--from-opencode) reads a file of its own making: no file of the user's to name.
-      source_file: options.kind === 'opencode' ? null : this.scanned.source.name,
+      source_file:
+        origin && !changed ? origin.source_file : options.kind === 'opencode' ? null : this.scanned.source.name,
     };
     if (
       origin &&

@@ -291,6 +291,7 @@ export class ReportService {
       title: originRow.title,
       directory: originRow.directory,
       ...(originRow.source_file ? { files: [originRow.source_file] } : {}),
+      version: originRow.agent_version,
     };
     const parent = parentId
       ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
