@@ -1,6 +1,6 @@
 /**
- * Where an imported session came from, in the chat's words: "Imported from an OpenCode export,
- * 28 Nov 2026". The session switcher lists it; the chat says there is no live agent for it.
+ * Where an imported session came from, in the chat's words: "Imported from an OpenCode export
+ * (ses_4f.json), 28 Nov 2026" — the file as it was named to the import, where one was. The session switcher lists it; the chat says there is no live agent for it.
  */
 import type { SessionSummary } from '../shared/wire';
 
@@ -18,7 +18,7 @@ const FROM: Record<string, string> = {
 
 export function originText(origin: Origin): string {
   const from = FROM[origin.kind] ?? FROM.opencode_export!;
-  return `${from}, ${DATE.format(new Date(origin.importedAt))}`;
+  return `${from}${origin.file ? ` (${origin.file})` : ''}, ${DATE.format(new Date(origin.importedAt))}`;
 }
 
 /** What the chat says above an imported session's messages. */

@@ -335,14 +335,27 @@ export function runtimeFigures(report: ContextReport): RuntimeFigures | null {
     percentOfUsed: item.percentOfUsed,
     parts: item.parts ?? null,
     oneBlockBecause: item.parts ? null : recorded && !recorded.recorded ? (recorded.reason ?? null) : null,
-    recordedFor:
-      recorded?.recorded && recorded.agent
-        ? `as OpenCode’s “${recorded.agent}” agent sent them${recorded.model ? ` to ${recorded.model}` : ''}`
-        : null,
+    recordedFor: recordedFor(recorded, report.origin?.version),
     changes: (report.calibration?.runtime?.changes ?? [])
       .filter((c) => c.reason !== 'first call')
       .map((c) => ({ call: c.call, delta: c.delta, reason: c.reason })),
   };
+}
+
+type RecordedParts = NonNullable<NonNullable<NonNullable<ContextReport['calibration']>['runtime']>['parts']>;
+
+/** Whose definitions split the item: recorded where it ran, or measured with the pinned runtime (an import). */
+function recordedFor(recorded: RecordedParts | undefined, sessionRan: string | null | undefined): string | null {
+  if (!recorded?.recorded || !recorded.agent) return null;
+  const to = recorded.model ? ` to ${recorded.model}` : '';
+  const pinned = recorded.measuredWith;
+  if (!pinned) return `as OpenCode’s “${recorded.agent}” agent sent them${to}`;
+  const ran = !sessionRan
+    ? 'which version the session ran is not said'
+    : sessionRan === pinned.version
+      ? 'the version the session ran'
+      : `the session ran ${sessionRan}`;
+  return `as measured with ${pinned.runtime} ${pinned.version} for its “${recorded.agent}” agent${to}; ${ran}`;
 }
 
 /** A part's label with what the session did with it: "Tool: task (never called)". */

@@ -52,6 +52,8 @@ export const sessionSummarySchema = z.object({
       /** OpenCode's title of the session, and the session whose task call made it (a subagent's). */
       title: z.nullable(z.string()),
       parentSessionId: z.nullable(z.string()),
+      /** The file it was imported from, as named to the import (absent: OpenCode was asked, or imported before files were kept). */
+      file: z.optional(z.string()),
     }),
   ),
   /**
@@ -567,6 +569,11 @@ export const calibrationSchema = z.object({
           estimatedTokens: z.optional(z.int()),
           measuredTokens: z.optional(z.int()),
           notes: z.optional(z.array(z.string())),
+          /**
+           * Parts measured with the pinned runtime, none having been recorded where the session ran
+           * (an import, rows from elsewhere): its name and version (`origin.version`: the session's).
+           */
+          measuredWith: z.optional(z.object({ runtime: z.string(), version: z.string() })),
         }),
       ),
     }),
@@ -755,6 +762,8 @@ export const contextReportSchema = z.object({
       files: z.optional(z.array(z.string())),
       title: z.optional(z.nullable(z.string())),
       directory: z.optional(z.nullable(z.string())),
+      /** The runtime version the session ran, as its export says (null: it does not say). */
+      version: z.optional(z.nullable(z.string())),
     }),
   ),
   /** Digest of the report's inputs; item content is served only for the same snapshot. */

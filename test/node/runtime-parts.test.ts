@@ -141,14 +141,18 @@ describe('the runtime item in parts', () => {
       expect(suggestion.detail).toContain('Left on: skill (OpenCode sends the skill catalog only with it');
   });
 
-  it('without recorded definitions (rows from elsewhere), stays one measured block and says why', async () => {
+  it('without recorded definitions (rows from elsewhere) and a model the pinned OpenCode was not asked for, stays one measured block and says why', async () => {
     fx = await createFixture();
     seedRecording(fx, loadRecording('subagent'), WS, undefined, { runtime: false });
     const report = await reportOf(fx, { items: 'all' });
     expect(runtimeItem(report).parts).toBeUndefined();
-    expect(report.calibration?.runtime?.parts).toEqual({ recorded: false, reason: NO_DEFINITIONS });
+    const reason = `${NO_DEFINITIONS}, and OpenCode 1.18.33's tools were measured for the models of its own catalog, and scripted/scripted is not among them`;
+    expect(report.calibration?.runtime?.parts).toEqual({
+      recorded: false,
+      reason: expect.stringContaining(reason) as string,
+    });
     const io = captureIo(fx.dir, {});
     expect(await run(['debug', 'context', WS, '--db', fx.dbPath], io)).toBe(0);
-    expect(io.stdout().replace(/\s+/g, ' ')).toContain(`one measured block — ${NO_DEFINITIONS}`);
+    expect(io.stdout().replace(/\s+/g, ' ')).toContain(`one measured block — ${reason}`);
   });
 });

@@ -280,7 +280,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
-      "keeps where an imported session came from: one row per session, its first import's time kept, the rest updated",
+      "keeps where an imported session came from: one row per session, its first import's time kept, the rest (its file too) updated",
       withStore(async ({ store, readOnly }) => {
         await seed(store);
         const row = (extra: Partial<Parameters<Store['putSessionOrigin']>[0]> = {}) => ({
@@ -293,18 +293,23 @@ export function storeContract(name: string, harness: StoreHarness): void {
           agent_version: '1.18.33',
           imported_at: 10,
           updated_at: 10,
+          source_file: 'exports/ses ü.json' as string | null,
           ...extra,
         });
         await store.putSessionOrigin(row());
-        await store.putSessionOrigin(row({ imported_at: 99, updated_at: 20, title: 'Renamed', kind: 'opencode' }));
-        await store.putSessionOrigin(row({ session_id: 'ses_parent', parent_session_id: null, title: null }));
+        await store.putSessionOrigin(
+          row({ imported_at: 99, updated_at: 20, title: 'Renamed', kind: 'opencode', source_file: 'later.json' }),
+        );
+        await store.putSessionOrigin(
+          row({ session_id: 'ses_parent', parent_session_id: null, title: null, source_file: null }),
+        );
         await store.putSessionOrigin(row({ workspace_id: 'w2' }));
         const read = await readOnly.snapshot((snap) => snap.sessionOrigins('w1'));
         expect(
           read.map((r) => ({ ...r, imported_at: Number(r.imported_at), updated_at: Number(r.updated_at) })),
         ).toEqual([
-          row({ imported_at: 10, updated_at: 20, title: 'Renamed', kind: 'opencode' }),
-          row({ session_id: 'ses_parent', parent_session_id: null, title: null }),
+          row({ imported_at: 10, updated_at: 20, title: 'Renamed', kind: 'opencode', source_file: 'later.json' }),
+          row({ session_id: 'ses_parent', parent_session_id: null, title: null, source_file: null }),
         ]);
         expect(await store.sessionOrigins('w3')).toEqual([]);
         await expect(readOnly.putSessionOrigin(row())).rejects.toMatchObject({ code: 'database_read_only' });

@@ -62,7 +62,7 @@ describe('ChatPanel', () => {
     expect(await screen.findByText('Context: no usage reported yet')).toBeInTheDocument();
   });
 
-  it('says where an imported session came from, that no live agent has it, and where its total came from', async () => {
+  it('says where an imported session came from (its file named), that no live agent has it, and where its total came from', async () => {
     const importedAt = Date.parse('2026-11-29T08:00:00Z');
     const origin = {
       kind: 'opencode_export',
@@ -70,6 +70,7 @@ describe('ChatPanel', () => {
       updatedAt: importedAt,
       title: 'TUI session',
       parentSessionId: null,
+      file: 'exports/ses_4f2a.json',
     };
     server.use(
       http.get('/api/workspace/demo', () =>
@@ -96,7 +97,7 @@ describe('ChatPanel', () => {
     const { user } = renderApp();
     await waitForHistory();
     expect(screen.getByRole('note')).toHaveTextContent(
-      /^Imported from an OpenCode export, 29 Nov 2026\. There is no live agent for this session: it ran elsewhere/,
+      /^Imported from an OpenCode export \(exports\/ses_4f2a\.json\), 29 Nov 2026\. There is no live agent for this session: it ran elsewhere/,
     );
     const meter = await screen.findByRole('button', { name: /^Context 36,845/ });
     expect(meter).toHaveTextContent(/^Context 36,845 · provider’s count of the last call/);
@@ -106,7 +107,9 @@ describe('ChatPanel', () => {
     );
     await user.click(screen.getByRole('button', { name: /2 conversations/ }));
     const list = screen.getByRole('list', { name: 'Conversations in this workspace' });
-    expect(within(list).getAllByText('Imported from an OpenCode export, 29 Nov 2026')).toHaveLength(1);
+    expect(
+      within(list).getAllByText('Imported from an OpenCode export (exports/ses_4f2a.json), 29 Nov 2026'),
+    ).toHaveLength(1);
   });
 
   it('POSTs plain text through appendMessagesToAPI, shows it, and says no agent is attached', async () => {

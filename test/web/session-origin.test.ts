@@ -14,4 +14,10 @@ describe('originText', () => {
   ])('%s', (kind, words) => {
     expect(originText(origin(kind))).toBe(words);
   });
+
+  it('names the file the session was imported from', () => {
+    expect(originText({ ...origin('opencode_export'), file: 'ses_4f2a.json' })).toBe(
+      'Imported from an OpenCode export (ses_4f2a.json), 6 Dec 2026',
+    );
+  });
 });

@@ -113,11 +113,10 @@ function headerLines(report: ContextReport, text: ReportText, database: string |
   const lines = [`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`];
   if (database) lines.push(`Database: ${database}`);
   const { origin, actual } = report;
-  if (origin?.files?.length)
-    lines.push(`From the export ${origin.files.join(', ')} (no agent: its model calls' own counts)`);
-  else if (origin)
+  // The file the report came from: given to --export, or kept by the import (contract §8).
+  if (origin)
     lines.push(
-      `Imported (${origin.kind})${origin.directory ? ` from ${origin.directory}` : ''}: no agent, its model calls' own counts`,
+      `${origin.files?.length ? `From ${origin.files.join(', ')}` : 'Imported'} (${origin.kind})${origin.directory ? `, ran in ${origin.directory}` : ''}: no agent, its model calls' own counts`,
     );
   if (report.parentSessionId)
     lines.push(

@@ -218,7 +218,10 @@ function calibrationBlock(
                     recorded: true,
                     agent: split.agent,
                     model: split.model,
-                    recordedAt: new Date(split.recordedAt).toISOString(),
+                    // Measured with the pinned runtime (an import): never recorded, so no time of it.
+                    ...(split.measuredWith
+                      ? { measuredWith: split.measuredWith }
+                      : { recordedAt: new Date(split.recordedAt).toISOString() }),
                     estimatedTokens: split.estimated,
                     measuredTokens: split.measured,
                     notes: split.notes,

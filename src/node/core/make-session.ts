@@ -49,7 +49,14 @@ export interface SessionInput extends SessionRows {
    */
   parent?: { sessionId: string; contextSize: number | null };
   /** Where an imported session came from (its import's record): no agent ever reports on it. */
-  origin?: { kind: string; title: string | null; directory: string | null };
+  origin?: {
+    kind: string;
+    title: string | null;
+    directory: string | null;
+    files?: string[];
+    /** The runtime version it ran, as its import recorded it. */
+    version?: string | null;
+  };
 }
 
 /** What makeSession reads besides the session's own rows. */

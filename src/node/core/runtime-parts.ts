@@ -44,5 +44,6 @@ export function splitRuntime(
     agent: call.agent,
     model: call.model,
     notes: estimate.notes,
+    ...(estimate.measuredWith ? { measuredWith: estimate.measuredWith } : {}),
   };
 }

@@ -30,6 +30,13 @@ import type {
   WorkspaceSnapshot,
 } from './types';
 
+/** A call whose runtime item is split: its agent and model, and when it was made. */
+export interface RuntimeCall {
+  agent: string | null;
+  model: string | null;
+  at?: number;
+}
+
 /** One stored message's JSON columns, parsed (undefined: not valid JSON — warned by the core). */
 export interface ParsedRow {
   id: string;
@@ -139,11 +146,7 @@ export interface AgentRuntime<H = unknown> {
    * definitions recorded where the agent ran (never by asking the runtime); the reason in words
    * when none fit. Absent: this runtime records none, and its item stays one block.
    */
-  runtimeParts?(
-    records: readonly RecordedRuntime[],
-    call: { agent: string | null; model: string | null; at?: number },
-    estimator: Estimator,
-  ): RuntimePartsEstimate;
+  runtimeParts?(records: readonly RecordedRuntime[], call: RuntimeCall, estimator: Estimator): RuntimePartsEstimate;
   /** Where the recorded definitions show the runtime's own prompt changed, and why, in words. */
   definitionChanges?(records: readonly RecordedRuntime[]): { at: number; what: string; reason: string }[];
 }

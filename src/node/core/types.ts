@@ -574,9 +574,16 @@ export interface RuntimePartEstimate {
   tools?: { name: string; estimate: number }[];
 }
 
+/** Parts measured with the pinned runtime rather than recorded where the session ran (an import): which, and its version. */
+export interface MeasuredWith {
+  runtime: string;
+  version: string;
+}
+
 /** The adapter's answer: the parts for that call, or why there are none. */
 export type RuntimePartsEstimate =
-  { parts: RuntimePartEstimate[]; recordedAt: number; notes: string[] } | { reason: string };
+  | { parts: RuntimePartEstimate[]; recordedAt: number; notes: string[]; measuredWith?: MeasuredWith }
+  | { reason: string };
 
 /** A part of the measured runtime item: its share of it (Σ = the item), and its own estimate. */
 export interface RuntimePart extends Omit<RuntimePartEstimate, 'kind' | 'tools'> {
@@ -597,6 +604,7 @@ export type RuntimeSplit =
       agent: string | null;
       model: string | null;
       notes: string[];
+      measuredWith?: MeasuredWith;
     }
   | { reason: string };
 
@@ -735,7 +743,14 @@ export interface ReportInput {
   /** This session is a subagent's: the session whose call made it. */
   parentSessionId?: string;
   /** Where an imported session came from (contract §8). */
-  origin?: { kind: string; title: string | null; directory: string | null };
+  origin?: {
+    kind: string;
+    title: string | null;
+    directory: string | null;
+    files?: string[];
+    /** The runtime version it ran, as its import recorded it. */
+    version?: string | null;
+  };
   warnings: string[];
   itemsLimit: number | 'all';
 }

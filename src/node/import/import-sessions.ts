@@ -276,6 +276,10 @@ class SessionWriter {
       agent_version: text(info.version),
       imported_at: origin ? Number(origin.imported_at) : options.now,
       updated_at: origin && !changed ? Number(origin.updated_at) : options.now,
+      // The file its rows last came from: an import that changed none of them names no new one.
+      // OpenCode asked (--from-opencode) reads a file of its own making: no file of the user's to name.
+      source_file:
+        origin && !changed ? origin.source_file : options.kind === 'opencode' ? null : this.scanned.source.name,
     };
     if (
       origin &&
@@ -283,7 +287,8 @@ class SessionWriter {
       origin.parent_session_id === next.parent_session_id &&
       origin.title === next.title &&
       origin.directory === next.directory &&
-      origin.agent_version === next.agent_version
+      origin.agent_version === next.agent_version &&
+      origin.source_file === next.source_file
     )
       return;
     await this.tx.putSessionOrigin(next);

@@ -269,7 +269,14 @@ export class ReportService {
     const [originRow] = await r.sessionOrigins(workspaceId, sessionId);
     const parentId =
       runtimeRecords.find((x) => x.parentSessionId)?.parentSessionId ?? originRow?.parent_session_id ?? null;
-    const origin = originRow && { kind: originRow.kind, title: originRow.title, directory: originRow.directory };
+    // The file it was imported from, named in every view (contract §8); none when OpenCode was asked.
+    const origin = originRow && {
+      kind: originRow.kind,
+      title: originRow.title,
+      directory: originRow.directory,
+      ...(originRow.source_file ? { files: [originRow.source_file] } : {}),
+      version: originRow.agent_version,
+    };
     const parent = parentId
       ? { sessionId: parentId, contextSize: (await latestAcpUsage(r, workspaceId, parentId, []))?.contextSize ?? null }
       : undefined;

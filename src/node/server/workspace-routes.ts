@@ -97,6 +97,7 @@ export function workspaceRoutes(
                     updatedAt: Number(origin.updated_at),
                     title: origin.title,
                     parentSessionId: origin.parent_session_id,
+                    ...(origin.source_file ? { file: origin.source_file } : {}),
                   },
                 }
               : {}),

@@ -37,6 +37,13 @@ export interface Migration {
 const text = (name: string, nullable = false): Column => ({ name, type: 'text', nullable });
 const integer = (name: string, nullable = false): Column => ({ name, type: 'integer', nullable });
 
+/**
+ * The file an import read the session from, as it was named on the command line ("standard
+ * input" for `-`); null for `--from-opencode` (OpenCode was asked, no file) and for sessions
+ * imported before the column was added. Every view of the report names it (contract §8).
+ */
+const SOURCE_FILE_COLUMN = text('source_file', true);
+
 /** messages_v2 as contract §1 lists it (the first schema version made exactly these). */
 const MESSAGE_COLUMNS: readonly Column[] = [
   text('id'),
@@ -137,6 +144,7 @@ export const TABLES = {
       text('agent_version', true),
       integer('imported_at'),
       integer('updated_at'),
+      SOURCE_FILE_COLUMN,
     ],
     primaryKey: ['workspace_id', 'session_id'],
   },
@@ -194,6 +202,10 @@ const CONTRACT_TABLES: readonly TableName[] = [
 const FIRST_VERSION = {
   messages_v2: { ...TABLES.messages_v2, columns: [...MESSAGE_COLUMNS] },
   workspaces: { ...TABLES.workspaces, columns: TABLES.workspaces.columns.filter((c) => c !== ROOT_ORIGIN_COLUMN) },
+  session_origins: {
+    ...TABLES.session_origins,
+    columns: TABLES.session_origins.columns.filter((c) => c !== SOURCE_FILE_COLUMN),
+  },
 } satisfies Partial<Record<TableName, Table>>;
 
 /** Version N of the schema is the first N migrations. Never edit one that has shipped: add one. */
@@ -247,7 +259,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // The runtime's own definitions, recorded with the session where the agent ran.
   { name: '0004_session_runtime', steps: [{ kind: 'table', table: TABLES.session_runtime }] },
   // Where an imported session came from (investibook import).
-  { name: '0005_session_origins', steps: [{ kind: 'table', table: TABLES.session_origins }] },
+  { name: '0005_session_origins', steps: [{ kind: 'table', table: FIRST_VERSION.session_origins }] },
   // Which runtime wrote each message; which runtimes wrote a session is read from the index alone.
   {
     name: '0006_message_runtime',
@@ -265,6 +277,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007_token_counts', steps: [{ kind: 'table', table: TABLES.token_counts }] },
   // Whether a workspace's folder came from an imported file (then no live agent starts there).
   { name: '0008_workspace_root_origin', steps: [{ kind: 'column', table: 'workspaces', column: ROOT_ORIGIN_COLUMN }] },
+  // The file an imported session was read from, so every view of its report names it.
+  {
+    name: '0009_session_origin_file',
+    steps: [{ kind: 'column', table: 'session_origins', column: SOURCE_FILE_COLUMN }],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

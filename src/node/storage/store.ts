@@ -111,6 +111,8 @@ export interface SessionOriginRow {
   agent_version: string | null;
   imported_at: number;
   updated_at: number;
+  /** The file the import read it from (schema.ts): null for `--from-opencode`, and before 0009. */
+  source_file: string | null;
 }
 
 /** A text's token count as the write path made it (schema.ts, token_counts). */

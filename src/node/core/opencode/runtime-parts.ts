@@ -11,17 +11,20 @@ import { mcpToolName, openCodeDefinitionsSchema, type OpenCodeDefinitions } from
 import { MEASURED_WITH, PROVIDER_PROMPT_SIZES } from '../../../shared/opencode/provider-prompt-sizes';
 import { PROVIDER_PROMPTS, providerPromptId } from '../../../shared/opencode/provider-prompts';
 import { environmentBlock, mcpInstructionsBlock, mcpParameters, wireTool } from '../../../shared/opencode/runtime';
+import type { RuntimeCall } from '../runtime';
 import type { Estimator, RecordedRuntime, RuntimePartEstimate, RuntimePartsEstimate } from '../types';
+import { PINNED_OPENCODE, pinnedDefinitions } from './pinned-definitions';
 
 export const NO_DEFINITIONS =
-  'no definitions of the runtime were recorded with this session (its rows come from elsewhere, or from before investibook recorded them), so its own prompt and tool schemas stay one measured block';
+  'no definitions of the runtime were recorded with this session (its rows come from elsewhere, or from before investibook recorded them)';
 
 export function opencodeRuntimeParts(
   records: readonly RecordedRuntime[],
-  call: { agent: string | null; model: string | null; at?: number },
+  call: RuntimeCall,
   estimator: Estimator,
 ): RuntimePartsEstimate {
-  if (records.length === 0) return { reason: NO_DEFINITIONS };
+  // None recorded where it ran (an import, rows from elsewhere): as the pinned OpenCode measures them.
+  if (records.length === 0) return pinnedParts(call, estimator);
   const read = readRecords(records);
   const waiting = records.flatMap((record) => {
     const use = pending(record.definitions);
@@ -94,6 +97,37 @@ export function opencodeRuntimeParts(
   }
   parts.push(...mcpParts(definitions, estimator, notes));
   return { parts, recordedAt: record.recordedAt, notes };
+}
+
+/**
+ * The parts of a session that recorded no definitions where it ran, as the pinned OpenCode
+ * measures its agent's definitions for the call's model (pinned-definitions.ts); what its rows
+ * cannot tell stays in the remainder, said.
+ */
+function pinnedParts(call: RuntimeCall, estimator: Estimator): RuntimePartsEstimate {
+  const found = pinnedDefinitions(call.agent, call.model);
+  if ('reason' in found)
+    return {
+      reason: `${NO_DEFINITIONS}, and ${found.reason}: its own prompt and tool schemas stay one measured block`,
+    };
+  const { definitions } = found;
+  const record: RecordedRuntime = {
+    key: `${definitions.agent} ${model(definitions)}`,
+    parentSessionId: null,
+    recordedAt: 0,
+    definitions: JSON.stringify(definitions),
+  };
+  const estimate = opencodeRuntimeParts([record], { agent: definitions.agent, model: call.model }, estimator);
+  if ('reason' in estimate) return estimate;
+  return {
+    ...estimate,
+    notes: [
+      `OpenCode's own prompt and tools are split as measured with OpenCode ${PINNED_OPENCODE} (its own server's definitions for the ${definitions.agent} agent and ${model(definitions)}), not recorded where the session ran: another version may send other definitions (the report's origin names the version an export ran)`,
+      'The rows do not hold the environment block (the machine, the date) or the definitions of the MCP servers and skills the workspace had: they are in the part not itemised',
+      ...estimate.notes.filter((n) => !n.startsWith("the provider prompt's size was measured on")),
+    ],
+    measuredWith: { runtime: 'OpenCode', version: PINNED_OPENCODE },
+  };
 }
 
 /** Each connected MCP server as one part: its tools' schemas and its instructions. */

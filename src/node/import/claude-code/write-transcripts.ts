@@ -43,6 +43,7 @@ export async function writeTranscripts(
           agent_version: session.version,
           imported_at: options.now,
           updated_at: options.now,
+          source_file: session.source.name,
         });
       results.push({
         sessionId: session.sessionId,

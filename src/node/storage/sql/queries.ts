@@ -442,6 +442,7 @@ export class Queries {
           directory: eb.ref('excluded.directory'),
           agent_version: eb.ref('excluded.agent_version'),
           updated_at: eb.ref('excluded.updated_at'),
+          source_file: eb.ref('excluded.source_file'),
         })),
       )
       .execute();

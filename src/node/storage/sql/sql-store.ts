@@ -219,6 +219,7 @@ export abstract class SqlStore extends SqlReads implements Store {
       row.title,
       row.directory,
       row.agent_version,
+      row.source_file,
     );
     await this.run.write(() => this.queries.putSessionOrigin(this.target, row));
   }
