@@ -19,12 +19,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import catalog from '../src/node/core/catalog/opencode-models.json' with { type: 'json' };
 import { installedOpencode, OPENCODE_VERSION, opencodeEnv } from '../src/node/agent/opencode-runtime';
 import { disabledTools } from '../src/node/agent/runtime-definitions';
 import { PROJECT_ROOT } from '../src/node/project';
 
 const OUT = join(PROJECT_ROOT, 'src', 'node', 'core', 'catalog', 'opencode-tools.json');
+/** The catalog is read as the data file it is (the core's modules are imported only through its entry). */
+const catalog = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'src', 'node', 'core', 'catalog', 'opencode-models.json'), 'utf8'),
+) as { opencode: string; models: unknown };
 const PUBLIC = join(PROJECT_ROOT, 'test', 'fixtures', 'public');
 /** The agents that run a conversation's calls (the others write titles and summaries). */
 const AGENTS = ['build', 'plan', 'general', 'explore'];
