@@ -22,7 +22,6 @@ import { pageText, previewText } from '../core/content-pages';
 import { CallUnavailable, PageOutOfRange, RowsNotRead } from '../core/errors';
 import { headerRowsToRead, rowsToRead, subagentsNamed } from '../core/read-plan';
 import type { SessionRows } from '../core/session-rows';
-import { opencodeRuntime } from '../core/opencode';
 import type { AgentRuntime } from '../core/runtime';
 import type { RecordedRuntime } from '../core/types';
 import { AppError, notFound } from '../errors';
@@ -33,7 +32,7 @@ import { latestAcpUsage } from '../usage';
 import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
-import { runtimeOfRows } from './runtimes';
+import { DEFAULT_RUNTIME, runtimeOfRows } from './runtimes';
 import { countsVersion, storedFirst, StoredCounts, withStoredCounts } from './stored-counts';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 
@@ -193,7 +192,7 @@ export class ReportService {
       return folder;
     };
     const known = await this.store.getWorkspace(request.workspaceId);
-    if (known) folderOf(known, this.chosenRuntime(known) ?? opencodeRuntime);
+    if (known) folderOf(known, this.chosenRuntime(known) ?? DEFAULT_RUNTIME);
     const input = await this.store.snapshot(async (r) => {
       const workspace = await r.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
@@ -227,7 +226,7 @@ export class ReportService {
   private services(stored: StoredCounts): ContextServices {
     const estimators = new Map<string, ReturnType<typeof memoized>>();
     return {
-      runtime: opencodeRuntime, // the workspace's, once its row is read
+      runtime: DEFAULT_RUNTIME, // the workspace's, once its row is read
       estimator: (id, family) => {
         const key = `${id}:${family}`;
         let found = estimators.get(key);
