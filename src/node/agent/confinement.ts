@@ -10,9 +10,10 @@
  * each workspace's agent has its own sessions, caches, tool outputs and configuration folder —
  * a session of one workspace does not exist for another's agent.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { withoutSecrets, workspaceKey } from './agent-home';
 import { openAgentNetwork, type AgentNetwork } from './network/agent-network';
 import { writeSideOf } from './runtime-registry';
 import { OWNER_ONLY, type Launch, type LaunchOptions } from './runtime-seam';
@@ -20,32 +21,13 @@ import { checkWorkingFolder, sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
 
 export type { Launch, LaunchOptions };
+export { withoutSecrets, workspaceKey };
 
 export interface Workspace {
   id: string;
   root: string;
   /** Folders of the other workspaces: never visible to this one's agent. */
   others: readonly string[];
-}
-
-/** A folder name for a workspace id (ids are any text): readable prefix, unique hash. */
-export function workspaceKey(id: string): string {
-  const readable = id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
-  return `${readable}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`;
-}
-
-/**
- * Variables that would hand the agent investibook's database: its own (`INVESTIBOOK_*`: the demo
- * token, database URLs), libpq's (`PG*`: host, user, password, service file) and the common
- * `DATABASE_URL`. The sandbox's network reaches no database server anyway (only its model
- * provider and its own report); without the sandbox (INVESTIBOOK_AGENT_SANDBOX=off) one stays
- * reachable over TCP: without credentials.
- */
-const SECRET = /^(INVESTIBOOK_|PG[A-Z]|DATABASE_URL$)/;
-
-/** The agent's environment, minus what would give it investibook's own data. */
-export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !SECRET.test(key)));
 }
 
 /**
