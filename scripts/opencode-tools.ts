@@ -19,8 +19,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installedOpencode, OPENCODE_VERSION, opencodeEnv } from '../src/node/agent/opencode-runtime';
-import { disabledTools } from '../src/node/agent/runtime-definitions';
+import { installedOpencode, OPENCODE_VERSION, opencodeEnv } from '../src/node/agent/opencode/install';
+import { disabledTools } from '../src/node/agent/opencode/runtime-definitions';
 import { PROJECT_ROOT } from '../src/node/project';
 
 const OUT = join(PROJECT_ROOT, 'src', 'node', 'core', 'catalog', 'opencode-tools.json');

@@ -7,6 +7,7 @@
  */
 import { delimiter, isAbsolute } from 'node:path';
 import * as z from 'zod';
+import { RUNTIME_NAMES } from '../shared/runtimes';
 import { choice, cliFields, commandLine, fail, parseEnv, text, wholeNumber, word } from './cli-env';
 
 export { cliEnvSchema, EnvError, tokenizerThreadsSetting, type CliEnv } from './cli-env';
@@ -41,6 +42,7 @@ export const envSchema = z.object({
   INVESTIBOOK_TOKENIZER_THREADS: cliFields.INVESTIBOOK_TOKENIZER_THREADS,
   // The live agent (agent/settings.ts).
   INVESTIBOOK_AGENT_COMMAND: commandLine('INVESTIBOOK_AGENT_COMMAND'),
+  INVESTIBOOK_AGENT_RUNTIME: choice('INVESTIBOOK_AGENT_RUNTIME', RUNTIME_NAMES),
   INVESTIBOOK_AGENT_EXPORT_COMMAND: commandLine('INVESTIBOOK_AGENT_EXPORT_COMMAND'),
   INVESTIBOOK_AGENT_PERMISSIONS: choice('INVESTIBOOK_AGENT_PERMISSIONS', ['reject', 'allow']),
   INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS: choice('INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS', ['tighten', 'widen']),
@@ -97,6 +99,7 @@ export type Env = z.output<typeof envSchema>;
 
 export const agentEnvSchema = envSchema.pick({
   INVESTIBOOK_AGENT_COMMAND: true,
+  INVESTIBOOK_AGENT_RUNTIME: true,
   INVESTIBOOK_AGENT_EXPORT_COMMAND: true,
   INVESTIBOOK_AGENT_PERMISSIONS: true,
   INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS: true,

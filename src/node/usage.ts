@@ -1,10 +1,9 @@
 /**
  * The agent-reported context total: the newest ACP usage_update of a session. Rows from other
  * writers (e.g. 'evidence_postpass') never count; rows with unusable numbers are skipped with a
- * warning. Shared by the usage API (context meter) and the report.
+ * warning. Shared by the usage API (context meter: report/latest-total.ts) and the report.
  */
-import { opencodeRuntime, type UsageInput as LatestUsage } from './core';
-import { columnText } from './storage/column-text';
+import type { UsageInput as LatestUsage } from './core';
 import type { NewUsage, ReadSnapshot, UsageRow } from './storage/store';
 
 export type { LatestUsage };
@@ -17,43 +16,6 @@ export async function latestAcpUsage(
   warnings: string[] = [],
 ): Promise<LatestUsage | null> {
   return usableUsage(await read.acpUsageNewestFirst(workspaceId, sessionId), warnings);
-}
-
-/** Messages read at a time from the end of a session, looking for its last measured model call. */
-const TAIL_BATCH = 8;
-
-/**
- * The session's total as the context meter shows it: its latest ACP usage, else — no agent total
- * was recorded (a session imported from an OpenCode export) — the prompt of its last measured
- * model call as the provider counted it, the total its report describes then (contract §8),
- * found from the session's last messages backwards.
- */
-export async function latestTotal(
-  read: Pick<ReadSnapshot, 'acpUsageNewestFirst' | 'messageStamps' | 'messages'>,
-  workspaceId: string,
-  sessionId: string,
-): Promise<LatestUsage | null> {
-  const acp = await latestAcpUsage(read, workspaceId, sessionId);
-  if (acp) return { ...acp, source: 'acp' };
-  const stamps = await read.messageStamps(workspaceId, sessionId);
-  for (let end = stamps.length; end > 0; end -= TAIL_BATCH) {
-    const rows = await read.messages(stamps.slice(Math.max(0, end - TAIL_BATCH), end).map((s) => s.id));
-    const headers = rows.map((row) =>
-      opencodeRuntime.header({ id: row.id, info: parsed(row.info), parts: parsed(row.parts) }, 0, () => {}),
-    );
-    const calls = opencodeRuntime.session(headers, null).calls;
-    const last = calls.filter((c) => !c.compaction && c.prompt !== null).at(-1);
-    if (last) return { contextUsed: last.prompt!, contextSize: null, recordedAt: last.time, source: 'provider' };
-  }
-  return null;
-}
-
-function parsed(column: unknown): unknown {
-  try {
-    return JSON.parse(columnText(column).text ?? '');
-  } catch {
-    return undefined;
-  }
 }
 
 /** The first usable row of a newest-first list. */

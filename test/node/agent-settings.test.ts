@@ -47,6 +47,20 @@ describe('agent settings', () => {
     ).toMatchObject({ exporter: { command: 'my-agent', args: ['dump', '{session}'] }, permissions: 'allow' });
   });
 
+  it('takes the runtime from INVESTIBOOK_AGENT_RUNTIME, never from the command line', () => {
+    const opencode = agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: 'opencode acp' }, CONTEXT)!;
+    expect(opencode).toMatchObject({ runtime: 'opencode', runtimeServer: { command: 'opencode', args: ['serve'] } });
+    // A command ending in `acp` is not taken for OpenCode's when another runtime is named.
+    const claude = agentSettingsFromEnv(
+      { INVESTIBOOK_AGENT_COMMAND: 'claude-agent acp', INVESTIBOOK_AGENT_RUNTIME: 'claude-code' },
+      CONTEXT,
+    )!;
+    expect(claude).toMatchObject({ runtime: 'claude-code', exporter: null, runtimeServer: null });
+    expect(() =>
+      agentSettingsFromEnv({ INVESTIBOOK_AGENT_COMMAND: 'x', INVESTIBOOK_AGENT_RUNTIME: 'codex' }, CONTEXT),
+    ).toThrow(/INVESTIBOOK_AGENT_RUNTIME must be "opencode" or "claude-code", not "codex"/);
+  });
+
   it.each([
     [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp | tee log' }, /plain command line/],
     [{ INVESTIBOOK_AGENT_COMMAND: 'opencode acp', INVESTIBOOK_AGENT_PERMISSIONS: 'maybe' }, /"reject" or "allow"/],

@@ -104,6 +104,29 @@ describe('import boundaries', () => {
     expect(await errors('src/node/core/x.ts', "import { sum } from './figures';\nexport { sum };")).toEqual([]);
   });
 
+  it.each([
+    ['src/node/server/x.ts', "import { messageRows } from '../agent/opencode/session-export';"],
+    ['src/node/agent/x.ts', "import { opencodeWriteSide } from './opencode';"],
+    ['src/node/agent/x.ts', "import { claudeCodeWriteSide } from './claude-code/write-side';"],
+    ['src/node/report/x.ts', "import { claudeCodeRuntime } from '../core/claude-code';"],
+    ['src/node/x.ts', "import { part } from '../shared/opencode/build';"],
+    ['src/node/import/x.ts', "import { readTranscript } from './claude-code/transcript';"],
+    ['src/chat/x.tsx', "import { parseInfo } from '../shared/opencode/format';"],
+    ['src/shared/x.ts', "import { RUNTIME_NAME } from './opencode/runtime';"],
+    ['src/node/core/x.ts', "import { claudeCodeRuntime } from './claude-code';"],
+  ])('a runtime stays in its folders: %s cannot import it (%s)', async (file, code) => {
+    expect((await errors(file, `${code}\nexport {};`)).join()).toMatch(/runtime behind the seam|runtime adapter/);
+  });
+
+  it("a runtime's own folders and the registries may import it", async () => {
+    const own = "import { messageRows } from './session-export';\nexport { messageRows };";
+    expect(await errors('src/node/agent/opencode/x.ts', own)).toEqual([]);
+    const registry = "import { opencodeWriteSide } from './opencode';\nexport { opencodeWriteSide };";
+    expect(await errors('src/node/agent/runtime-registry.ts', registry)).toEqual([]);
+    const read = "import { claudeCodeRuntime } from '../core';\nexport { claudeCodeRuntime };";
+    expect(await errors('src/node/report/runtimes.ts', read)).toEqual([]);
+  });
+
   it('Node code may import the shared wire types', async () => {
     expect(
       await errors('src/node/x.ts', "import { SOURCE_IDS } from '../shared/wire';\nexport { SOURCE_IDS };"),
@@ -124,6 +147,12 @@ describe('function length in the core', () => {
     expect(await tooLong('src/node/core/opencode/x.ts', longFunction(80, '  n++;'))).toBe(true);
     expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;'))).toBe(false);
     expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;\n\n  // why'))).toBe(false);
+  });
+
+  it('holds the live agent (src/node/agent) to the same 80 lines', async () => {
+    expect(await tooLong('src/node/agent/x.ts', longFunction(80, '  n++;'))).toBe(true);
+    expect(await tooLong('src/node/agent/opencode/x.ts', longFunction(80, '  n++;'))).toBe(true);
+    expect(await tooLong('src/node/agent/x.ts', longFunction(70, '  n++;'))).toBe(false);
   });
 
   it('leaves the rest of the program to judgement', async () => {

@@ -1,6 +1,6 @@
 /**
  * OpenCode's definitions recorded after a live turn, as the bridge keeps them
- * (src/node/agent/session-runtime.ts), on the seeded demo: the seeded set lacks the MCP server
+ * (src/node/agent/opencode/session-runtime.ts), on the seeded demo: the seeded set lacks the MCP server
  * the live agent is given (investibook's own report), so the live turn's set is recorded again
  * under a key of its own, applying from that turn; its row is reserved at the turn's end and the
  * recording only fills it in — so the report made at the turn's end keeps its snapshot, its
@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestTime, messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
-import { keepDefinitions, reserveDefinitions } from '../../src/node/agent/session-runtime';
+import { latestTime, messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
+import { keepDefinitions, reserveDefinitions } from '../../src/node/agent/opencode/session-runtime';
 import { demoRecordings, seedDemoDatabase } from '../../src/node/demo/builder';
 import { ReportService } from '../../src/node/report/service';
 import { columnText } from '../../src/node/storage/column-text';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { installedOpencode, OPENCODE_VERSION } from '../../src/node/agent/opencode-runtime';
+import { installedOpencode, OPENCODE_VERSION } from '../../src/node/agent/opencode/install';
 import { run } from '../../src/node/cli/main';
 import pinned from '../../src/node/core/catalog/opencode-tools.json' with { type: 'json' };
 import { pinnedDefinitions } from '../../src/node/core/opencode/pinned-definitions';

@@ -9,6 +9,9 @@ import { AppError } from '../errors';
 
 export const RUNTIMES: readonly AgentRuntime[] = [opencodeRuntime, claudeCodeRuntime];
 
+/** The runtime of rows that name none, and of a workspace before its session is read: OpenCode. */
+export const DEFAULT_RUNTIME: AgentRuntime = opencodeRuntime;
+
 /** The runtime that wrote a session, from what its rows say (none: OpenCode). */
 export function runtimeOfRows(names: readonly (string | null)[], sessionId: string | null): AgentRuntime {
   const named = [...new Set(names.filter((n): n is string => n !== null))];

@@ -13,7 +13,6 @@ import {
   CallUnavailable,
   contextReport,
   headerRowsToRead,
-  opencodeRuntime,
   PageOutOfRange,
   pageText,
   previewText,
@@ -37,7 +36,7 @@ import { latestAcpUsage } from '../usage';
 import { estimatorFor, memoized } from './estimator';
 import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspace';
 import { ReportCache, stampOf } from './report-cache';
-import { runtimeOfRows } from './runtimes';
+import { DEFAULT_RUNTIME, runtimeOfRows } from './runtimes';
 import { countsVersion, storedFirst, StoredCounts, withStoredCounts } from './stored-counts';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 
@@ -177,7 +176,7 @@ export class ReportService {
       return folder;
     };
     const known = await this.store.getWorkspace(request.workspaceId);
-    if (known) folderOf(known, this.chosenRuntime(known) ?? opencodeRuntime);
+    if (known) folderOf(known, this.chosenRuntime(known) ?? DEFAULT_RUNTIME);
     const input = await this.store.snapshot(async (r) => {
       const workspace = await r.getWorkspace(request.workspaceId);
       if (!workspace) throw notFound('workspace_not_found', `workspace not found: ${request.workspaceId}`);
@@ -211,7 +210,7 @@ export class ReportService {
   private services(stored: StoredCounts): ContextServices {
     const estimators = new Map<string, ReturnType<typeof memoized>>();
     return {
-      runtime: opencodeRuntime, // the workspace's, once its row is read
+      runtime: DEFAULT_RUNTIME, // the workspace's, once its row is read
       estimator: (id, family) => {
         const key = `${id}:${family}`;
         let found = estimators.get(key);

@@ -1,7 +1,7 @@
 /**
  * OpenCode's own definitions for a session — what it puts in every request besides the
  * conversation and the workspace's files — as recorded where the agent ran
- * (src/node/agent/runtime-definitions.ts) and stored with the session (`session_runtime`): the
+ * (src/node/agent/opencode/runtime-definitions.ts) and stored with the session (`session_runtime`): the
  * tools its server lists for the session's provider and model, each MCP server's tools, the
  * facts of its environment block, and the agent's own prompt where it has one. The report reads
  * them to split the measured runtime item into parts; it never asks a runtime itself.

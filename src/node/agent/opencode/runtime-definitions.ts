@@ -20,8 +20,8 @@ import {
   type McpServerDefinitions,
   type OpenCodeDefinitions,
   type ToolDefinition,
-} from '../../shared/opencode/definitions';
-import { listMcpTools, type Launcher, type McpConfig } from './mcp-tools';
+} from '../../../shared/opencode/definitions';
+import { listMcpTools, type Launcher, type McpConfig } from '../mcp-tools';
 
 /** OpenCode's server inside a sandbox with a network of its own: any port is free there. */
 const SERVE_PORT = 4096;
@@ -116,21 +116,7 @@ async function collect(get: Get, sessions: readonly SessionUses[], options: Defi
       `/session/${encodeURIComponent(sessionId)}`,
     ).catch(() => ({}) as { parentID?: string; permission?: Rule[] });
     for (const use of uses) {
-      const modelKey = `${use.providerID}/${use.modelID}`;
-      let tools = toolLists.get(modelKey);
-      if (tools === undefined) {
-        const query = `provider=${encodeURIComponent(use.providerID)}&model=${encodeURIComponent(use.modelID)}`;
-        tools = await get<{ id: string; description?: string; parameters?: unknown }[]>(`/experimental/tool?${query}`)
-          .then((list) =>
-            list.map((t) => ({
-              id: t.id,
-              description: t.description ?? '',
-              parameters: JSON.stringify(t.parameters ?? {}),
-            })),
-          )
-          .catch((error: unknown) => `its tools could not be listed: ${String(error)}`);
-        toolLists.set(modelKey, tools);
-      }
+      const tools = await toolsOf(get, toolLists, use);
       const agent = agents.find((a) => a.name === use.agent);
       const rules = [...(agent?.permission ?? []), ...(session.permission ?? [])];
       const listed = typeof tools === 'string' ? [] : tools.filter((t) => t.id !== 'invalid');
@@ -177,6 +163,29 @@ async function collect(get: Get, sessions: readonly SessionUses[], options: Defi
     }
   }
   return out;
+}
+
+/** The tools OpenCode offers a provider's model, asked once per model (an error: why none). */
+async function toolsOf(
+  get: Get,
+  asked: Map<string, ToolDefinition[] | string>,
+  use: RuntimeUse,
+): Promise<ToolDefinition[] | string> {
+  const modelKey = `${use.providerID}/${use.modelID}`;
+  const known = asked.get(modelKey);
+  if (known !== undefined) return known;
+  const query = `provider=${encodeURIComponent(use.providerID)}&model=${encodeURIComponent(use.modelID)}`;
+  const tools = await get<{ id: string; description?: string; parameters?: unknown }[]>(`/experimental/tool?${query}`)
+    .then((list) =>
+      list.map((t) => ({
+        id: t.id,
+        description: t.description ?? '',
+        parameters: JSON.stringify(t.parameters ?? {}),
+      })),
+    )
+    .catch((error: unknown) => `its tools could not be listed: ${String(error)}`);
+  asked.set(modelKey, tools);
+  return tools;
 }
 
 /** Every MCP server of the configuration (and those given besides), with the tools of each connected one. */
