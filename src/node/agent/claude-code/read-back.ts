@@ -34,12 +34,15 @@ export function sessionTranscripts(home: string, cwd: string, sessionId: string)
 
 /**
  * What the user typed, as Claude Code recorded it: the first text of each user entry that is
- * neither Claude Code's own note (`isMeta`) nor a tool's result.
+ * neither Claude Code's own note (`isMeta`), a summary, a tool's result, nor a message of its
+ * own making (an `origin` other than `human`: a background task's notification).
  */
 export function typedPrompts(rows: readonly Row[]): string[] {
   return rows.flatMap((row) => {
-    const info = row.info as { type?: unknown; isMeta?: unknown; isCompactSummary?: unknown };
+    const info = row.info as { type?: unknown; isMeta?: unknown; isCompactSummary?: unknown; origin?: unknown };
     if (info.type !== 'user' || info.isMeta === true || info.isCompactSummary === true) return [];
+    const origin = (info.origin as { kind?: unknown } | undefined)?.kind;
+    if (origin !== undefined && origin !== 'human') return [];
     if (row.parts.some((part) => part.type === 'tool_result')) return [];
     const text = promptText(row.parts);
     return text === null ? [] : [text];
@@ -55,8 +58,7 @@ export async function keepRest(
 ): Promise<void> {
   await store.transaction(async (tx) => {
     for (const session of sessions) {
-      if (session.parentId !== null)
-        for (const row of session.rows) await tx.upsertMessage({ ...row, workspaceId });
+      if (session.parentId !== null) for (const row of session.rows) await tx.upsertMessage({ ...row, workspaceId });
       for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
     }
   });
