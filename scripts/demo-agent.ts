@@ -16,7 +16,7 @@ import {
   opencodeEnv,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../src/node/agent/opencode-runtime';
+} from '../src/node/agent/opencode/install';
 import { agentSettingsFromEnv } from '../src/node/agent/settings';
 import { importDemoSessions } from '../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';

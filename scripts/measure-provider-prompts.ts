@@ -21,7 +21,7 @@ import {
   opencodeEnv,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../src/node/agent/opencode-runtime';
+} from '../src/node/agent/opencode/install';
 import { PROJECT_ROOT } from '../src/node/project';
 import { encodingCounter } from '../src/node/report/estimator';
 import { startScriptedModel, type RecordedRequest } from '../src/node/scripted-model/server';

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { OPENCODE_VERSION } from '../src/node/agent/opencode-runtime';
+import { OPENCODE_VERSION } from '../src/node/agent/opencode/install';
 import { PROJECT_ROOT } from '../src/node/project';
 
 const BINARY = join(PROJECT_ROOT, '.cache', 'opencode', 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');

@@ -15,17 +15,17 @@ import { promisify } from 'node:util';
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk';
 import { readEnv } from '../src/node/env';
 import { AcpProcess, allowPermission, rejectPermission } from '../src/node/agent/acp-process';
-import { exportSession } from '../src/node/agent/export-session';
-import type { SessionExport } from '../src/node/agent/opencode-export';
-import { recordDefinitions } from '../src/node/agent/runtime-definitions';
-import { childSessions, sessionUses } from '../src/node/agent/session-runtime';
+import { exportSession } from '../src/node/agent/opencode/export-session';
+import type { SessionExport } from '../src/node/agent/opencode/session-export';
+import { recordDefinitions } from '../src/node/agent/opencode/runtime-definitions';
+import { childSessions, sessionUses } from '../src/node/agent/opencode/session-runtime';
 import {
   ensureOpencode,
   OPENCODE_VERSION,
   opencodeEnv,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../src/node/agent/opencode-runtime';
+} from '../src/node/agent/opencode/install';
 import { PROJECT_ROOT } from '../src/node/project';
 import type { ChatRequest } from '../src/node/scripted-model/prompt-tokens';
 import { startScriptedModel, type RecordedRequest } from '../src/node/scripted-model/server';

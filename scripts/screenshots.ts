@@ -17,7 +17,7 @@ import {
   pinnedAgentSettings,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../src/node/agent/opencode-runtime';
+} from '../src/node/agent/opencode/install';
 import { importDemoSessions } from '../src/node/demo/agent-import';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/builder';
 import { liveDemoScript } from '../src/node/demo/live-script';

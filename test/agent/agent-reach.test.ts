@@ -18,7 +18,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
-import { installedOpencode, opencodeEnv, pinnedAgentSettings } from '../../src/node/agent/opencode-runtime';
+import { installedOpencode, opencodeEnv, pinnedAgentSettings } from '../../src/node/agent/opencode/install';
 import type { AgentEvent } from '../../src/shared/agent';
 import { OTHER_WS, startAgentHarness, type AgentHarness } from '../support/agent-harness';
 import { commandLine, environ, listeners, NOBODY, probe, processTree, type ProbeTry } from '../support/process-tree';

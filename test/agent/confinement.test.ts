@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
-import { installedOpencode, opencodeEnv, pinnedAgentSettings } from '../../src/node/agent/opencode-runtime';
+import { installedOpencode, opencodeEnv, pinnedAgentSettings } from '../../src/node/agent/opencode/install';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import type { Store } from '../../src/node/storage/store';
 import type { AgentEvent } from '../../src/shared/agent';

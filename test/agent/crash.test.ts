@@ -14,7 +14,7 @@ import {
   opencodeEnv,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../../src/node/agent/opencode-runtime';
+} from '../../src/node/agent/opencode/install';
 import { liveDemoScript } from '../../src/node/demo/live-script';
 import { startScriptedModel, type RunningModel } from '../../src/node/scripted-model/server';
 import type { AgentEvent } from '../../src/shared/agent';

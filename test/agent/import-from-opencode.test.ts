@@ -17,7 +17,7 @@ import {
   opencodeEnv,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../../src/node/agent/opencode-runtime';
+} from '../../src/node/agent/opencode/install';
 import { run } from '../../src/node/cli/main';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
 import { run } from '../../src/node/cli/main';
 import { summaryText } from '../../src/node/mcp/summary';
 import { ReportService } from '../../src/node/report/service';

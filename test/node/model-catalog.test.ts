@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPENCODE_VERSION } from '../../src/node/agent/opencode-runtime';
+import { OPENCODE_VERSION } from '../../src/node/agent/opencode/install';
 import { catalogModel } from '../../src/node/core/model-catalog';
 import { contextWindow } from '../../src/node/core/opencode/window';
 

@@ -5,7 +5,7 @@
  * core's — name the runtime in what the report says.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { messageRows } from '../../src/node/agent/opencode-export';
+import { messageRows } from '../../src/node/agent/opencode/session-export';
 import { opencodeRuntime } from '../../src/node/core/opencode';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
 import { acpUsageRow } from '../../src/node/usage';
 import { part } from '../../src/shared/opencode/build';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 // @ts-expect-error plain JavaScript, no declarations
 import { ensureBuilt } from '../../scripts/build-node.mjs';
-import { ensureOpencode } from '../../src/node/agent/opencode-runtime';
+import { ensureOpencode } from '../../src/node/agent/opencode/install';
 
 export default async function setup() {
   try {

@@ -15,7 +15,7 @@ import {
   pinnedAgentSettings,
   SCRIPTED_SMALL_MODEL,
   writeScriptedConfig,
-} from '../../src/node/agent/opencode-runtime';
+} from '../../src/node/agent/opencode/install';
 import type { AgentSettings } from '../../src/node/agent/settings';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder';
 import { liveDemoScript } from '../../src/node/demo/live-script';

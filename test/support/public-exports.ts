@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
 import { PROJECT_ROOT } from '../../src/node/project';
 import { acpUsageRow } from '../../src/node/usage';
 import { insertMessageRow, insertUsageRow, WS, type Fixture } from './fixtures';

@@ -7,14 +7,14 @@
 import { acpUsageRow } from '../../src/node/usage';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
+import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
 import type { ChatRequest } from '../../src/node/scripted-model/prompt-tokens';
 import type { ReportedUsage, ScriptedFamily } from '../../src/node/scripted-model/server';
 import { PROJECT_ROOT } from '../../src/node/project';
 import type { StoredMessage } from '../../src/node/core/opencode/request-view';
 import { parseInfo, parsePart } from '../../src/shared/opencode/format';
 import { buildRecordingWorkspace, treeDigest, type RecordingWorkspace } from '../recording/workspace';
-import type { RecordedDefinitions } from '../../src/node/agent/runtime-definitions';
+import type { RecordedDefinitions } from '../../src/node/agent/opencode/runtime-definitions';
 import { insertMessageRow, insertSessionRuntimeRow, insertUsageRow, type Fixture } from './fixtures';
 
 const DIRS = [join(PROJECT_ROOT, 'test', 'fixtures', 'opencode'), join(PROJECT_ROOT, 'demo', 'recordings')];

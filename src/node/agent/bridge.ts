@@ -29,8 +29,8 @@ import { AgentPool, AgentsBusy, type Turn, type WorkspaceAgent } from './agent-p
 import { agentEgress, launch, SandboxError, withoutSecrets, type Launch, type LaunchOptions } from './confinement';
 import { allows } from './network/egress-proxy';
 import { urlTarget } from './network/egress-policy';
-import { exportSession } from './export-session';
-import type { SessionExport } from './opencode-export';
+import { exportSession } from './opencode/export-session';
+import type { SessionExport } from './opencode/session-export';
 import { moveKept, persistTurn, type RunExport } from './persist-turn';
 import { RuntimeRecorder } from './record-runtime';
 import { reportMcp, reportMcpFiles } from './report-mcp';

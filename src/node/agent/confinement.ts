@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { openAgentNetwork, type AgentNetwork, type NetworkNeeds } from './network/agent-network';
 import { egressPolicy } from './network/egress-policy';
-import { DEFAULT_PERMISSION, tighteningOverlay } from './permissions';
+import { DEFAULT_PERMISSION, tighteningOverlay } from './opencode/permissions';
 import { checkWorkingFolder, sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
 

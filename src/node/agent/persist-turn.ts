@@ -7,8 +7,8 @@
  */
 import type { NewMessage, Store } from '../storage/store';
 import { isKeptPrompt, promptText } from '../user-message';
-import { exportSession } from './export-session';
-import { messageRows, type SessionExport } from './opencode-export';
+import { exportSession } from './opencode/export-session';
+import { messageRows, type SessionExport } from './opencode/session-export';
 
 /** Runs the export program for a session as the agent runs (its sandbox, its storage). */
 export type RunExport = (sessionId: string) => Promise<SessionExport>;

@@ -10,10 +10,10 @@
 import type { McpServer } from '@agentclientprotocol/sdk';
 import { countSessions } from '../counting/count-sessions';
 import type { Store } from '../storage/store';
-import type { SessionExport } from './opencode-export';
+import type { SessionExport } from './opencode/session-export';
 import type { RunExport } from './persist-turn';
-import type { DefinitionsOptions } from './runtime-definitions';
-import { keepChildren, keepDefinitions, reserveDefinitions } from './session-runtime';
+import type { DefinitionsOptions } from './opencode/runtime-definitions';
+import { keepChildren, keepDefinitions, reserveDefinitions } from './opencode/session-runtime';
 
 export interface RecordNeeds {
   store: Store;

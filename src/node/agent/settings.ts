@@ -26,7 +26,7 @@
  */
 import { join, resolve } from 'node:path';
 import { agentEnvSchema, EnvError, readEnv, type AgentEnv } from '../env';
-import type { ExportCommand } from './export-session';
+import type { ExportCommand } from './opencode/export-session';
 import type { SandboxMode } from './sandbox';
 
 export interface AgentSettings {

@@ -11,7 +11,7 @@
  *
  * Files are read through the report's safe reader: inside the root, no FIFOs, no binaries.
  */
-import { workspaceContextText } from '../../shared/opencode/format';
+import { workspaceContextText } from '../../shared/workspace-context';
 import { fmtBytes } from '../../shared/format';
 import type { SourceId } from '../../shared/sources';
 import { WorkspaceReader } from '../report/read-workspace';

@@ -11,7 +11,7 @@
 import { countSessions } from '../counting/count-sessions';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode-export';
+import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode/session-export';
 import { sha256Hex } from '../auth';
 import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
-import { OPENCODE_QUIET } from '../agent/opencode-runtime';
+import { OPENCODE_QUIET } from '../agent/opencode/install';
 import { AppError, notFound, usageError } from '../errors';
 import { scanSources, type ImportSource } from './import-sessions';
 import { folderHere } from './workspace';

@@ -12,9 +12,9 @@
  * time is later: an older, shorter export imported after a longer one never takes anything
  * back). Messages the export lacks are kept.
  */
-import type { ExportedMessage, SessionExport } from '../agent/opencode-export';
-import { messageRows } from '../agent/opencode-export';
-import { childSessions } from '../agent/session-runtime';
+import type { ExportedMessage, SessionExport } from '../agent/opencode/session-export';
+import { messageRows } from '../agent/opencode/session-export';
+import { childSessions } from '../agent/opencode/session-runtime';
 import { AppError } from '../errors';
 import { columnText } from '../storage/column-text';
 import type { MessageRow, NewMessage, Store } from '../storage/store';

@@ -15,7 +15,7 @@ import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { isObject } from '../../shared/opencode/format';
-import type { ExportedMessage, SessionExport } from '../agent/opencode-export';
+import type { ExportedMessage, SessionExport } from '../agent/opencode/session-export';
 import { usageError } from '../errors';
 
 /** The input is not an OpenCode export (or not all of one): the CLI answers exit 2. */

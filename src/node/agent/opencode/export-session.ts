@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSessionExport, type SessionExport } from './opencode-export';
+import { parseSessionExport, type SessionExport } from './session-export';
 
 export interface ExportCommand {
   command: string;

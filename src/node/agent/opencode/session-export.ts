@@ -4,8 +4,8 @@
  * id/sessionID, `parts` without sessionID/messageID, everything else exactly as OpenCode
  * wrote it. Pure.
  */
-import { isObject } from '../../shared/opencode/format';
-import { RUNTIME_NAME } from '../../shared/opencode/runtime';
+import { isObject } from '../../../shared/opencode/format';
+import { RUNTIME_NAME } from '../../../shared/opencode/runtime';
 
 export interface ExportedMessage {
   info: Record<string, unknown> & { id: string; sessionID?: string };

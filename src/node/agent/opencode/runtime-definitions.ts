@@ -20,8 +20,8 @@ import {
   type McpServerDefinitions,
   type OpenCodeDefinitions,
   type ToolDefinition,
-} from '../../shared/opencode/definitions';
-import { listMcpTools, type Launcher, type McpConfig } from './mcp-tools';
+} from '../../../shared/opencode/definitions';
+import { listMcpTools, type Launcher, type McpConfig } from '../mcp-tools';
 
 /** OpenCode's server inside a sandbox with a network of its own: any port is free there. */
 const SERVE_PORT = 4096;

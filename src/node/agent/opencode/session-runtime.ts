@@ -5,11 +5,11 @@
  * sessions used (runtime-definitions.ts), recorded once per session and key. Pure helpers on
  * OpenCode's export, and the one function the bridge calls after it saved a turn.
  */
-import { isObject } from '../../shared/opencode/format';
-import { definitionsKey } from '../../shared/opencode/definitions';
-import { columnText } from '../storage/column-text';
-import type { Store } from '../storage/store';
-import { messageRows, type SessionExport } from './opencode-export';
+import { isObject } from '../../../shared/opencode/format';
+import { definitionsKey } from '../../../shared/opencode/definitions';
+import { columnText } from '../../storage/column-text';
+import type { Store } from '../../storage/store';
+import { messageRows, type SessionExport } from './session-export';
 import {
   notRecorded,
   recordDefinitions,

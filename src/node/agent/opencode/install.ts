@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../project';
-import type { AgentSettings } from './settings';
+import { PROJECT_ROOT } from '../../project';
+import type { AgentSettings } from '../settings';
 
 export const OPENCODE_VERSION = '1.18.33';
 const CACHE_DIR = join(PROJECT_ROOT, '.cache', 'opencode');
