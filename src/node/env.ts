@@ -9,6 +9,7 @@
 import { delimiter, isAbsolute } from 'node:path';
 import { parse } from 'shell-quote';
 import * as z from 'zod';
+import { RUNTIME_NAMES } from '../shared/runtimes';
 
 export class EnvError extends Error {
   constructor(message: string) {
@@ -94,6 +95,7 @@ export const envSchema = z.object({
   ),
   // The live agent (agent/settings.ts).
   INVESTIBOOK_AGENT_COMMAND: commandLine('INVESTIBOOK_AGENT_COMMAND'),
+  INVESTIBOOK_AGENT_RUNTIME: choice('INVESTIBOOK_AGENT_RUNTIME', RUNTIME_NAMES),
   INVESTIBOOK_AGENT_EXPORT_COMMAND: commandLine('INVESTIBOOK_AGENT_EXPORT_COMMAND'),
   INVESTIBOOK_AGENT_PERMISSIONS: choice('INVESTIBOOK_AGENT_PERMISSIONS', ['reject', 'allow']),
   INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS: choice('INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS', ['tighten', 'widen']),
@@ -161,6 +163,7 @@ export type CliEnv = z.output<typeof cliEnvSchema>;
 
 export const agentEnvSchema = envSchema.pick({
   INVESTIBOOK_AGENT_COMMAND: true,
+  INVESTIBOOK_AGENT_RUNTIME: true,
   INVESTIBOOK_AGENT_EXPORT_COMMAND: true,
   INVESTIBOOK_AGENT_PERMISSIONS: true,
   INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS: true,

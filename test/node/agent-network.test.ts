@@ -35,7 +35,9 @@ const json = (path: string, value: unknown) => {
 describe('the egress policy', () => {
   const input = (over: Partial<Parameters<typeof egressPolicy>[0]> = {}) => ({
     operatorFiles: [],
-    workspaceRoot: join(dir, 'ws'),
+    workspaceFiles: ['opencode.json', 'opencode.jsonc', '.opencode/opencode.json', '.opencode/opencode.jsonc'].map(
+      (name) => join(dir, 'ws', name),
+    ),
     workspaceWidens: false,
     env: {},
     authFile: null,

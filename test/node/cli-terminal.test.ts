@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/node/cli/main';
-import { visible } from '../../src/node/cli/terminal-text';
+import { visible } from '../../src/node/program/terminal-text';
 import { seedDemoDatabase } from '../../src/node/demo/builder';
 import type { ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';

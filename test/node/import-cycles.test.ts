@@ -4,7 +4,7 @@
  * imports). Every relative import of src/{app,chat,commands,api,shared,node} is followed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/project';
 
@@ -35,7 +35,11 @@ function imports(file: string): string[] {
 }
 
 function cycles(all: string[]): string[][] {
-  const graph = new Map(all.map((f) => [f, imports(f)]));
+  return cyclesOf(new Map(all.map((f) => [f, imports(f)]))).map((cycle) => cycle.map((f) => relative(PROJECT_ROOT, f)));
+}
+
+/** Every cycle a depth-first walk of a graph meets (none: the graph goes one way). */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const found: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -50,8 +54,32 @@ function cycles(all: string[]): string[][] {
     stack.pop();
     state.set(file, 'done');
   };
-  for (const file of all) if (!state.has(file)) visit(file);
-  return found.map((cycle) => cycle.map((f) => relative(PROJECT_ROOT, f)));
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+/**
+ * The folders of src/node as one graph (issue 41): a folder imports another when one of its files
+ * does; the files directly in src/node are one folder of their own, "(node)".
+ */
+function folderGraph(): Map<string, string[]> {
+  const node = join(PROJECT_ROOT, 'src', 'node');
+  const folderOf = (file: string) => {
+    const [first, ...rest] = relative(node, file).split(sep);
+    return rest.length === 0 ? '(node)' : first!;
+  };
+  const graph = new Map<string, Set<string>>();
+  for (const file of files(node)) {
+    const from = folderOf(file);
+    const targets = graph.get(from) ?? new Set<string>();
+    graph.set(from, targets);
+    for (const target of imports(file)) {
+      if (!target.startsWith(node + sep)) continue;
+      const to = folderOf(target);
+      if (to !== from) targets.add(to);
+    }
+  }
+  return new Map([...graph].map(([folder, targets]) => [folder, [...targets].sort()]));
 }
 
 describe('the browser code', () => {
@@ -66,5 +94,21 @@ describe('the browser code', () => {
     expect(imports(join(chat, 'command-views.ts')).map((f) => relative(chat, f))).toContain(
       join('views', 'debug-view.tsx'),
     );
+  });
+});
+
+describe('the folders of src/node', () => {
+  it('import one another one way: the CLI at the top, what the programs share below them', () => {
+    const graph = folderGraph();
+    expect(graph.get('cli')).toEqual(expect.arrayContaining(['import', 'mcp', 'program', 'server']));
+    expect(cyclesOf(graph)).toEqual([]);
+    // Nothing below the CLI reaches back up to it.
+    for (const [folder, targets] of graph) if (folder !== 'cli') expect(targets, folder).not.toContain('cli');
+  });
+
+  it('would see a cycle of folders (the check bites)', () => {
+    const graph = folderGraph();
+    graph.set('mcp', [...(graph.get('mcp') ?? []), 'cli']);
+    expect(cyclesOf(graph)).toContainEqual(expect.arrayContaining(['cli', 'mcp']));
   });
 });

@@ -43,7 +43,7 @@ export type UpdateListener = (update: SessionUpdate) => void;
 export class AgentProcessError extends Error {
   constructor(
     message: string,
-    readonly code: 'agent_not_found' | 'agent_exited' | 'agent_start_timeout' | 'agent_protocol',
+    readonly code: 'agent_not_found' | 'agent_exited' | 'agent_start_timeout' | 'agent_protocol' | 'agent_unsupported',
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -1,72 +1,25 @@
 /**
- * How one workspace's agent is launched: its own state folder, its own environment, the server's
- * permission defaults in its configuration, and the OS sandbox around it. The ACP process and
- * the session export (`opencode export`) run the same way, so both see the same storage.
+ * How one workspace's agent is launched: its own state folder, its own environment, what its
+ * runtime adds (runtime-seam.ts: its configuration with the server's permission defaults, its
+ * credentials, its offline switches) and the OS sandbox around it. Every program of the agent —
+ * its ACP process, the read-back of a session, the recording of its definitions — runs the same
+ * way, so all see the same storage.
  *
  * Per workspace, under the agent state folder (INVESTIBOOK_AGENT_STATE_DIR, default
  * `<data>/agent`): `workspaces/<key>/{home,data,state,cache}` become HOME and the XDG folders, so
- * each workspace's OpenCode has its own sessions, caches, tool outputs and configuration folder
- * — a session of one workspace does not exist for another's agent. The operator's configuration
- * (providers, models) and credentials (`auth.json`) are linked in and bound read-only.
+ * each workspace's agent has its own sessions, caches, tool outputs and configuration folder —
+ * a session of one workspace does not exist for another's agent.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'jsonc-parser';
-import { openAgentNetwork, type AgentNetwork, type NetworkNeeds } from './network/agent-network';
-import { egressPolicy } from './network/egress-policy';
-import { DEFAULT_PERMISSION, tighteningOverlay } from './opencode/permissions';
+import { openAgentNetwork, type AgentNetwork } from './network/agent-network';
+import { writeSideOf } from './runtime-registry';
+import { OWNER_ONLY, type Launch, type LaunchOptions } from './runtime-seam';
 import { checkWorkingFolder, sandboxed, SandboxError } from './sandbox';
 import type { AgentSettings } from './settings';
 
-export interface Launch {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Said once when the agent starts (a workspace config that could not be read, say). */
-  warnings: string[];
-  /**
-   * The password of every HTTP server the program opens (OpenCode's own, which `opencode acp`
-   * runs too): made for this process, known to the bridge and to the process alone.
-   */
-  secret: { username: string; password: string };
-  /** The ways out opened for it (none without egress): closed once the process ended. */
-  network: AgentNetwork | null;
-  /** The report's origin as the program reaches it (inside its network), when asked for. */
-  reportOrigin: string | null;
-  /** The socket that reaches the program's inbound port, when asked for. */
-  inboundSocket: string | null;
-}
-
-export interface LaunchOptions {
-  /** More files or folders the program may read (what the MCP servers it starts run from). */
-  extraRead?: readonly string[];
-  /**
-   * Its network besides its own loopback: the egress of the workspace's policy (the agent, the
-   * definitions recorder), its own report, a port the server asks. Absent: none at all (exports,
-   * imports, an MCP server asked for its tools).
-   */
-  network?: Omit<NetworkNeeds, 'policy'> | null;
-}
-
-/**
- * The agents' state (their sessions, tool outputs, caches: every message again) is owner-only;
- * what OpenCode writes inside is out of other users' reach through these folders.
- */
-const OWNER_ONLY = 0o700;
-
-/** OpenCode's server login (its `ServerAuth`): the user name is fixed, the password is the secret. */
-const SERVER_USER = 'opencode';
+export type { Launch, LaunchOptions };
 
 export interface Workspace {
   id: string;
@@ -107,52 +60,25 @@ export async function launch(
 ): Promise<Launch> {
   // Before anything is made for it: a folder no agent may have is refused whatever the sandbox setting.
   checkWorkingFolder(workspace.root, settings.hidden);
-  const extraRead = options.extraRead ?? [];
+  const runtime = writeSideOf(settings.runtime);
   const base = withoutSecrets(settings.env);
   const home = join(settings.stateDir, 'workspaces', workspaceKey(workspace.id));
-  const dirs = {
-    HOME: join(home, 'home'),
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_STATE_HOME: join(home, 'state'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-  };
-  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true, mode: OWNER_ONLY });
-  // Made before this rule (or by hand): closed now.
-  for (const dir of [settings.stateDir, join(settings.stateDir, 'workspaces'), home]) {
-    try {
-      chmodSync(dir, OWNER_ONLY);
-    } catch {
-      // another user's folder, given by the operator: left as it is
-    }
-  }
-  const userHome = base.HOME ?? '/nonexistent';
-  const operatorConfig = join(base.XDG_CONFIG_HOME ?? join(userHome, '.config'), 'opencode');
-  linkConfig(operatorConfig, join(dirs.XDG_CONFIG_HOME, 'opencode'));
-  const readOnly = [operatorConfig, ...settings.sandboxRead, ...extraRead];
-  const credentials = linkCredentials(base, userHome, dirs.XDG_DATA_HOME);
-  if (credentials) readOnly.push(credentials);
-
-  const warnings: string[] = [];
-  const secret = { username: SERVER_USER, password: randomBytes(24).toString('base64url') };
-  const env: NodeJS.ProcessEnv = {
-    ...base,
-    ...dirs,
-    OPENCODE_CONFIG: writeDefaults(settings.stateDir, base.OPENCODE_CONFIG),
-    // Every OpenCode server of this process asks for it; its own ACP client sends it.
-    OPENCODE_SERVER_USERNAME: secret.username,
-    OPENCODE_SERVER_PASSWORD: secret.password,
-    TMPDIR: '/tmp',
-  };
+  const dirs = ownFolders(settings.stateDir, home);
+  const secret = { username: runtime.serverUser ?? 'agent', password: randomBytes(24).toString('base64url') };
+  const made = runtime.prepare({
+    settings,
+    workspace: { id: workspace.id, root: workspace.root },
+    home,
+    dirs,
+    base,
+    secret,
+  });
+  const env: NodeJS.ProcessEnv = { ...base, ...dirs, TMPDIR: '/tmp' };
   for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name)) delete env[name];
-  delete env.OPENCODE_CONFIG_CONTENT;
-  if (settings.workspacePermissions === 'tighten') {
-    const overlay = tighteningOverlay(workspace.root);
-    warnings.push(...overlay.warnings.map((w) => `workspace ${workspace.id}: ${w}`));
-    if (overlay.content) env.OPENCODE_CONFIG_CONTENT = overlay.content;
-  }
-  readOnly.push(env.OPENCODE_CONFIG!);
-
+  for (const name of made.unset ?? []) delete env[name];
+  Object.assign(env, made.env);
+  const readOnly = [...made.readOnly, ...settings.sandboxRead, ...(options.extraRead ?? [])];
+  const warnings = [...made.warnings];
   const unconfined = {
     secret,
     network: null,
@@ -162,10 +88,7 @@ export async function launch(
   if (settings.sandbox === 'off') {
     return { command: program.command, args: [...program.args], cwd: workspace.root, env, warnings, ...unconfined };
   }
-  // OpenCode writes into the workspace's .opencode folder (its plugin SDK, a .gitignore): it
-  // writes into a layer in the agent's state instead, the workspace's own entries read-only on top.
-  const dotOpencode = join(workspace.root, '.opencode');
-  const layered = isFolder(dotOpencode) ? [{ path: dotOpencode, storage: join(home, 'workspace-opencode') }] : [];
+  const layered = made.layered ?? [];
   for (const layer of layered) mkdirSync(layer.storage, { recursive: true, mode: OWNER_ONLY });
   let network: AgentNetwork | null = null;
   if (options.network) {
@@ -203,96 +126,36 @@ export async function launch(
   }
 }
 
+/** The workspace agent's HOME and XDG folders, made owner-only (and the folders above them closed). */
+function ownFolders(stateDir: string, home: string) {
+  const dirs = {
+    HOME: join(home, 'home'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_STATE_HOME: join(home, 'state'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+  };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true, mode: OWNER_ONLY });
+  // Made before this rule (or by hand): closed now.
+  for (const dir of [stateDir, join(stateDir, 'workspaces'), home]) {
+    try {
+      chmodSync(dir, OWNER_ONLY);
+    } catch {
+      // another user's folder, given by the operator: left as it is
+    }
+  }
+  return dirs;
+}
+
 /**
  * Where the workspace's agent may connect to (network/egress-policy.ts): its model providers as
- * the operator's configuration and credentials name them, and the operator's own entries.
+ * its runtime's configuration and credentials name them, and the operator's own entries.
  */
 export function agentEgress(settings: AgentSettings, workspace: Pick<Workspace, 'id' | 'root'>) {
-  const base = withoutSecrets(settings.env);
-  const userHome = base.HOME ?? '/nonexistent';
-  const operatorConfig = join(base.XDG_CONFIG_HOME ?? join(userHome, '.config'), 'opencode');
-  const auth = join(base.XDG_DATA_HOME ?? join(userHome, '.local', 'share'), 'opencode', 'auth.json');
-  return egressPolicy({
-    operatorFiles: [
-      ...['opencode.json', 'opencode.jsonc', 'config.json'].map((name) => join(operatorConfig, name)),
-      ...(base.OPENCODE_CONFIG ? [base.OPENCODE_CONFIG] : []),
-    ],
-    workspaceRoot: workspace.root,
-    workspaceWidens: settings.workspacePermissions === 'widen',
-    env: base,
-    authFile: existsSync(auth) ? auth : null,
-    extra: settings.egressHosts ?? [],
-  });
-}
-
-/**
- * The permission defaults as the `OPENCODE_CONFIG` layer. An operator's own `OPENCODE_CONFIG`
- * file is kept, its `permission` replaced by the defaults (the policy is the server's).
- */
-function writeDefaults(stateDir: string, operatorFile: string | undefined): string {
-  let operator: Record<string, unknown> = {};
-  if (operatorFile) {
-    try {
-      const parsed = parse(readFileSync(operatorFile, 'utf8')) as unknown;
-      if (typeof parsed === 'object' && parsed !== null) operator = parsed as Record<string, unknown>;
-    } catch {
-      // unreadable: OpenCode would not read it either
-    }
-  }
-  mkdirSync(stateDir, { recursive: true, mode: OWNER_ONLY });
-  const path = join(stateDir, 'opencode-defaults.json');
-  const body = `${JSON.stringify({ ...operator, permission: DEFAULT_PERMISSION }, null, 2)}\n`;
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== body) writeFileSync(path, body);
-  return path;
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** What OpenCode writes into its configuration folder itself (plugin installs): never shared. */
-const GENERATED = new Set(['.gitignore', 'node_modules', 'package.json', 'package-lock.json', 'bun.lock', 'bun.lockb']);
-
-/**
- * The operator's OpenCode configuration (providers, models, agents), seen through links from the
- * workspace's own configuration folder: OpenCode writes into that folder (a .gitignore, plugin
- * installs), so a shared one would let one workspace's agent plant code for the others.
- */
-function linkConfig(operator: string, own: string): void {
-  mkdirSync(own, { recursive: true, mode: OWNER_ONLY });
-  let names: string[];
-  try {
-    names = readdirSync(operator);
-  } catch {
-    return; // no configuration of the operator's
-  }
-  for (const name of names) {
-    if (GENERATED.has(name)) continue;
-    const link = join(own, name);
-    try {
-      lstatSync(link);
-    } catch {
-      symlinkSync(join(operator, name), link);
-    }
-  }
-}
-
-/** The operator's OpenCode credentials, linked into the workspace's data folder; their real path. */
-function linkCredentials(base: NodeJS.ProcessEnv, userHome: string, dataHome: string): string | null {
-  const real = join(base.XDG_DATA_HOME ?? join(userHome, '.local', 'share'), 'opencode', 'auth.json');
-  if (!existsSync(real)) return null;
-  const link = join(dataHome, 'opencode', 'auth.json');
-  mkdirSync(join(dataHome, 'opencode'), { recursive: true, mode: OWNER_ONLY });
-  try {
-    lstatSync(link);
-  } catch {
-    symlinkSync(real, link);
-  }
-  return real;
+  return writeSideOf(settings.runtime).egress(
+    { ...settings, env: withoutSecrets(settings.env) },
+    { id: workspace.id, root: workspace.root },
+  );
 }
 
 export { SandboxError };

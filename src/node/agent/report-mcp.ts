@@ -15,7 +15,7 @@
 import type { McpServer } from '@agentclientprotocol/sdk';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MCP_SERVER_NAME } from '../mcp/names';
+import { MCP_SERVER_NAME } from '../mcp-names';
 import { PROJECT_ROOT } from '../project';
 import type { ReportGrants } from '../report-grants';
 

@@ -11,19 +11,50 @@
  * own MCP server, the kept prompt, usage rows from `usage_update`.
  */
 import type { McpServer } from '@agentclientprotocol/sdk';
+import type { RuntimeName } from '../../shared/runtimes';
 import type { NewMessage, Store } from '../storage/store';
-import type { Launch, LaunchOptions } from './confinement';
+import type { AgentNetwork, NetworkNeeds } from './network/agent-network';
 import type { EgressPolicy } from './network/egress-policy';
-import type { AgentSettings } from './settings';
+import type { AgentSettings, Program } from './settings';
 
-/** The runtimes there are, as rows carry them (messages_v2.runtime) and the report names them. */
-export const RUNTIME_NAMES = ['opencode', 'claude-code'] as const;
-export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+export type { Program, RuntimeName };
 
-/** A program and its arguments. */
-export interface Program {
+/**
+ * The agents' state (their sessions, tool outputs, caches: every message again) is owner-only;
+ * what a runtime writes inside is out of other users' reach through these folders.
+ */
+export const OWNER_ONLY = 0o700;
+
+/** How a program runs as a workspace's agent (confinement.ts makes it). */
+export interface Launch {
   command: string;
-  args: readonly string[];
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Said once when the agent starts (a workspace config that could not be read, say). */
+  warnings: string[];
+  /**
+   * The password of every HTTP server the program opens (OpenCode's own, which `opencode acp`
+   * runs too): made for this process, known to the bridge and to the process alone.
+   */
+  secret: { username: string; password: string };
+  /** The ways out opened for it (none without egress): closed once the process ended. */
+  network: AgentNetwork | null;
+  /** The report's origin as the program reaches it (inside its network), when asked for. */
+  reportOrigin: string | null;
+  /** The socket that reaches the program's inbound port, when asked for. */
+  inboundSocket: string | null;
+}
+
+export interface LaunchOptions {
+  /** More files or folders the program may read (what the MCP servers it starts run from). */
+  extraRead?: readonly string[];
+  /**
+   * Its network besides its own loopback: the egress of the workspace's policy (the agent, the
+   * definitions recorder), its own report, a port the server asks. Absent: none at all (exports,
+   * imports, an MCP server asked for its tools).
+   */
+  network?: Omit<NetworkNeeds, 'policy'> | null;
 }
 
 /** One workspace's agent, as confinement has made its private folders (owner-only). */
@@ -32,7 +63,13 @@ export interface RuntimeHome {
   workspace: { id: string; root: string };
   /** The workspace agent's own state folder: HOME and the XDG folders are inside it. */
   home: string;
-  dirs: { HOME: string; XDG_CONFIG_HOME: string; XDG_DATA_HOME: string; XDG_STATE_HOME: string; XDG_CACHE_HOME: string };
+  dirs: {
+    HOME: string;
+    XDG_CONFIG_HOME: string;
+    XDG_DATA_HOME: string;
+    XDG_STATE_HOME: string;
+    XDG_CACHE_HOME: string;
+  };
   /** The server's environment without investibook's own secrets (confinement.withoutSecrets). */
   base: NodeJS.ProcessEnv;
   /** The password of every HTTP server the program opens, made for this process. */
@@ -66,7 +103,7 @@ export interface RecordContext {
   /** investibook's own MCP server as the agent process is given it over ACP (a grant of its own, revoke once recorded). */
   reportMcp(): { servers: readonly McpServer[]; revoke: () => void };
   /** Runs a program as the workspace's agent, with a network when asked; `close` once it ended. */
-  launch(program: Program, needs?: { inbound?: boolean }): Promise<Launch & { close: () => Promise<void> }>;
+  launch(program: Program, needs?: { inbound?: number | undefined }): Promise<Launch & { close: () => Promise<void> }>;
   /** Whether the agent runs in its own network namespace (INVESTIBOOK_AGENT_SANDBOX is not off). */
   isolatedNetwork: boolean;
   /** Whether the agent itself could reach a URL (a remote MCP server is asked only then). */
@@ -79,8 +116,13 @@ export interface ReadBack {
   rows: RuntimeRow[];
   /** The prompts the user typed, as the runtime recorded them: a kept prompt it holds is dropped. */
   prompts: readonly string[];
-  /** Its subagents' sessions, its definitions …, recorded after the rows are saved; none: nothing more. */
-  record?: (context: RecordContext) => Promise<void>;
+  /**
+   * What else the session made (its subagents' sessions, its definitions), recorded after the
+   * rows are saved and before the turn's last event; what takes longer is `later` (the bridge
+   * waits for it on close and in tests). `sessions`: every session whose texts are then counted
+   * once (this one and its subagents'). None: only this session is counted.
+   */
+  record?: (context: RecordContext) => Promise<{ sessions: readonly string[]; later?: Promise<void> }>;
 }
 
 /** What reading a session back may use. */
@@ -97,6 +139,8 @@ export interface RuntimeWriteSide {
   readonly name: RuntimeName;
   /** Its name in words ("OpenCode", "Claude Code"). */
   readonly title: string;
+  /** The user name of the HTTP servers its programs open, when the runtime fixes one (the password is made per process). */
+  readonly serverUser?: string;
   /**
    * The program that speaks ACP on standard input and output: INVESTIBOOK_AGENT_COMMAND when set,
    * else the runtime's own (installed on demand). Rejects with one sentence when this runtime
@@ -106,7 +150,10 @@ export interface RuntimeWriteSide {
   /** Its environment, configuration and sandbox needs, for every program run as the workspace's agent. */
   prepare(home: RuntimeHome): RuntimeLaunch;
   /** Where it may connect: its model providers as the operator's configuration names them, and the operator's own hosts. */
-  egress(settings: AgentSettings, workspace: { id: string; root: string }): { policy: EgressPolicy; warnings: string[] };
+  egress(
+    settings: AgentSettings,
+    workspace: { id: string; root: string },
+  ): { policy: EgressPolicy; warnings: string[] };
   /** After a turn: the session from the runtime's own store; null when it cannot be read (usage rows only; the kept prompt stands). */
   readBack(context: ReadBackContext): Promise<ReadBack | null>;
 }

@@ -4,9 +4,11 @@
  *
  * - `INVESTIBOOK_AGENT_COMMAND`: the command line of an ACP agent, run in the workspace folder
  *   (e.g. `opencode acp`). Unset: no agent; the chat says how to attach one.
+ * - `INVESTIBOOK_AGENT_RUNTIME`: which runtime that command is — `opencode` (default) or
+ *   `claude-code` (runtime-registry.ts). Named, never guessed from the command's words.
  * - `INVESTIBOOK_AGENT_EXPORT_COMMAND`: prints a session in OpenCode's shapes as JSON, `{session}`
- *   standing for its id. Default: the agent's own program with `export {session}` when the agent
- *   command ends in `acp` (OpenCode).
+ *   standing for its id. Default, for OpenCode: the agent's command with its `acp` subcommand
+ *   replaced by `export {session}`.
  * - `INVESTIBOOK_AGENT_PERMISSIONS`: `reject` (default) or `allow` — the server's answer to every
  *   permission the agent asks for (by default: shell, edits, writes, web, reads outside).
  * - `INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS`: `tighten` (default: a workspace's opencode.json may
@@ -26,21 +28,29 @@
  */
 import { join, resolve } from 'node:path';
 import { agentEnvSchema, EnvError, readEnv, type AgentEnv } from '../env';
-import type { ExportCommand } from './opencode/export-session';
+import type { RuntimeName } from '../../shared/runtimes';
 import type { SandboxMode } from './sandbox';
 
+/** A program and its arguments; in an export command `{session}` stands for the session id. */
+export interface Program {
+  command: string;
+  args: readonly string[];
+}
+
 export interface AgentSettings {
+  /** Which runtime the agent is (INVESTIBOOK_AGENT_RUNTIME; absent: OpenCode). */
+  runtime?: RuntimeName;
   command: string;
   args: readonly string[];
   /** The agent's environment (the server's own by default: provider keys live there). */
   env: NodeJS.ProcessEnv;
   /** How to read a session back in OpenCode's shapes; null: usage rows only, messages not persisted. */
-  exporter: ExportCommand | null;
+  exporter: Program | null;
   /**
    * OpenCode's own server (`opencode serve`), run as the agent is, to record the definitions it
    * sends each agent and model (runtime-definitions.ts); null or absent: not OpenCode, none recorded.
    */
-  runtimeServer?: { command: string; args: readonly string[] } | null;
+  runtimeServer?: Program | null;
   permissions: 'allow' | 'reject';
   /** Whether a workspace's own opencode.json may allow more than the server's defaults. */
   workspacePermissions: 'tighten' | 'widen';
@@ -91,20 +101,16 @@ export function agentSettings(
   const words = vars.INVESTIBOOK_AGENT_COMMAND;
   if (!words) return null;
   const [command, ...args] = words;
+  const runtime = vars.INVESTIBOOK_AGENT_RUNTIME;
   const exportWords = vars.INVESTIBOOK_AGENT_EXPORT_COMMAND;
-  let exporter: ExportCommand | null = null;
-  if (exportWords) {
-    const [exportProgram, ...exportArgs] = exportWords;
-    exporter = { command: exportProgram!, args: exportArgs };
-  } else if (args.at(-1) === 'acp') {
-    exporter = { command: command!, args: [...args.slice(0, -1), 'export', '{session}'] };
-  }
+  const opencode = runtime === 'opencode' ? opencodePrograms(command!, args) : null;
   return {
+    runtime,
     command: command!,
     args,
     env: context.env,
-    exporter,
-    runtimeServer: args.at(-1) === 'acp' ? { command: command!, args: [...args.slice(0, -1), 'serve'] } : null,
+    exporter: exportWords ? { command: exportWords[0]!, args: exportWords.slice(1) } : (opencode?.exporter ?? null),
+    runtimeServer: opencode?.server ?? null,
     permissions: vars.INVESTIBOOK_AGENT_PERMISSIONS,
     workspacePermissions: vars.INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS,
     sandbox: vars.INVESTIBOOK_AGENT_SANDBOX,
@@ -116,5 +122,21 @@ export function agentSettings(
     egressHosts: vars.INVESTIBOOK_AGENT_EGRESS_HOSTS,
     idleMs: vars.INVESTIBOOK_AGENT_IDLE_MS,
     maxRunning: vars.INVESTIBOOK_AGENT_MAX_RUNNING,
+  };
+}
+
+/**
+ * OpenCode's own programs beside its ACP agent, from the agent's command line: `opencode acp`
+ * speaks ACP, `opencode export ID` prints a session, `opencode serve` is its HTTP server (which
+ * the definitions are asked of). The runtime is named by INVESTIBOOK_AGENT_RUNTIME; the `acp`
+ * subcommand is only where the others go. None without it: usage rows only, as for any agent.
+ */
+function opencodePrograms(command: string, args: readonly string[]): { exporter: Program; server: Program } | null {
+  const at = args.lastIndexOf('acp');
+  if (at < 0) return null;
+  const before = args.slice(0, at);
+  return {
+    exporter: { command, args: [...before, 'export', '{session}'] },
+    server: { command, args: [...before, 'serve'] },
   };
 }

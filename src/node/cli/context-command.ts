@@ -8,12 +8,12 @@ import { parseCall, parseEstimator, parseItems, parsePage } from '../../shared/r
 import type { CliEnv } from '../env';
 import { usageError } from '../errors';
 import { redact } from '../storage/open';
-import { chooseDatabase } from './database';
-import type { Io } from './io';
+import { chooseDatabase } from '../program/database';
+import type { Io } from '../program/io';
 import { renderItemContent, renderReport, renderTimeline } from './render-table';
 import { terminalColumns } from './fit-columns';
-import { jsonText, visibleDeep } from './terminal-text';
-import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
+import { jsonText, visibleDeep } from '../program/terminal-text';
+import { apiSource, localSource, type ReportSource, type SourceRequest } from '../program/report-source';
 
 export interface ContextOptions {
   item?: string;

@@ -13,8 +13,8 @@ import { copyStore } from '../storage/copy';
 import { isDatabaseUrl, openStore, redact } from '../storage/open';
 import { SCHEMA_VERSION } from '../storage/schema';
 import type { CliEnv } from '../env';
-import { chooseDatabase } from './database';
-import type { Io } from './io';
+import { chooseDatabase } from '../program/database';
+import type { Io } from '../program/io';
 
 export interface DatabaseOptions {
   db?: string;

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliEnv } from '../env';
-import type { Io } from './io';
+import type { Io } from '../program/io';
 import type { ImportOptions } from '../import/run-import';
 
 /** `env`: the environment, parsed once a command runs. */

@@ -10,8 +10,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { ESTIMATORS } from '../../shared/estimators';
 import type { CliEnv } from '../env';
 import { guardProcess } from './process-guard';
-import { defaultIo, type Io } from './io';
-import { screenIo } from './terminal-text';
+import { defaultIo, type Io } from '../program/io';
+import { screenIo } from '../program/terminal-text';
 import { addImportCommand } from './import-command';
 import { addMcpCommand } from '../mcp/command';
 import { addServeCommand } from './serve-command';
@@ -90,7 +90,10 @@ function program(io: Io, env: () => CliEnv): Command {
     );
 
   addMcpCommand(root, io, env, async () => {
-    const [{ localSource }, { apiSource }] = await Promise.all([import('./report-source'), import('./api-source')]);
+    const [{ localSource }, { apiSource }] = await Promise.all([
+      import('../program/report-source'),
+      import('../program/api-source'),
+    ]);
     return { local: localSource, api: apiSource };
   });
   addImportCommand(root, io, env);
@@ -116,7 +119,7 @@ export async function run(argv: string[], given: Io = defaultIo): Promise<number
     return 0;
   } catch (error) {
     if (error instanceof CommanderError && error.exitCode === 0) return 0; // --help, --version
-    const { cliExitCode } = await import('./exit');
+    const { cliExitCode } = await import('../program/exit');
     return cliExitCode(error, io);
   }
 }

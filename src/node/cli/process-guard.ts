@@ -5,7 +5,7 @@
  * catches is a bug to fix where it starts (the known ones are: read-export.ts opens a file before
  * making its stream), so it stays small and loads nothing.
  */
-import type { Io } from './io';
+import type { Io } from '../program/io';
 
 export function guardProcess(io: Io): void {
   const fail = (error: unknown) => {

@@ -6,7 +6,7 @@
  * server is loaded only when this command runs.
  */
 import type { Command } from 'commander';
-import type { Io } from './io';
+import type { Io } from '../program/io';
 
 export function addServeCommand(root: Command, io: Io): void {
   root

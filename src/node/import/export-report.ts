@@ -11,8 +11,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Io } from '../cli/io';
-import { openStoreSource, type ReportSource } from '../cli/report-source';
+import type { Io } from '../program/io';
+import { openStoreSource, type ReportSource } from '../program/report-source';
 import { AppError, usageError } from '../errors';
 import { folderRefusal } from '../folder-rules';
 import type { Store } from '../storage/store';

@@ -12,8 +12,8 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { chooseDatabase } from '../cli/database';
-import type { Io } from '../cli/io';
+import { chooseDatabase } from '../program/database';
+import type { Io } from '../program/io';
 import type { CliEnv } from '../env';
 import { AppError, usageError } from '../errors';
 import { dataSecrets, folderRefusal } from '../folder-rules';

@@ -12,7 +12,7 @@
  * has no database driver at all. Its work (run-mcp.ts) is loaded only when it runs.
  */
 import type { Command } from 'commander';
-import type { Io } from '../cli/io';
+import type { Io } from '../program/io';
 import type { CliEnv } from '../env';
 import type { McpOptions, McpSources } from './run-mcp';
 

@@ -5,10 +5,10 @@
  * no file but itself, and needs nothing else from the project inside the sandbox.
  */
 import { Command } from 'commander';
-import { apiSource } from '../cli/api-source';
-import { exitCodeFor } from '../cli/exit';
-import { defaultIo } from '../cli/io';
-import { screenIo } from '../cli/terminal-text';
+import { apiSource } from '../program/api-source';
+import { exitCodeFor } from '../program/exit';
+import { defaultIo } from '../program/io';
+import { screenIo } from '../program/terminal-text';
 import { cliEnvSchema, readEnv } from '../env';
 import { addMcpCommand } from './command';
 

@@ -3,9 +3,9 @@
  * source its options choose, and the stdio MCP server with its one tool, context_report.
  */
 import { resolve } from 'node:path';
-import type { ReportSource } from '../cli/api-source';
-import { chooseDatabase } from '../cli/database';
-import type { Io } from '../cli/io';
+import type { ReportSource } from '../program/api-source';
+import { chooseDatabase } from '../program/database';
+import type { Io } from '../program/io';
 import type { CliEnv } from '../env';
 import { usageError } from '../errors';
 import { contextReportServer, serveStdio } from './server';

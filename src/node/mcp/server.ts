@@ -19,7 +19,7 @@ import * as z from 'zod/mini';
 import type { ContextReport } from '../../shared/wire';
 import { asAppError } from '../errors';
 import { BoundedLines, MAX_LINE_BYTES } from './bounded-lines';
-import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from './names';
+import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../mcp-names';
 import { contextSummary, contextSummarySchema, SUMMARY_ITEMS, summaryText } from './summary';
 
 export { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME };

@@ -20,7 +20,7 @@
  *
  * Whatever is allowed, the sandbox (sandbox.ts) bounds what it can reach.
  */
-import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../../mcp/names';
+import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../../mcp-names';
 
 /** Claude Code's `permissions` settings (its documented keys). */
 export interface ClaudePermissions {

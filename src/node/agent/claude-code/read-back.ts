@@ -7,11 +7,10 @@
  *
  * The main session's rows are the turn's; its subagents' sessions (`SESSION/agent-ID`) and every
  * recorded request shape (the system blocks and tool definitions Claude Code sent) are kept
- * after them, then the sessions' texts counted, as for OpenCode.
+ * after them; the bridge then counts every session's texts, as for OpenCode.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { countSessions } from '../../counting/count-sessions';
 import { readTranscript, type TranscriptSession } from '../../import/claude-code/transcript';
 import type { Store } from '../../storage/store';
 import { promptText } from '../../user-message';
@@ -49,26 +48,17 @@ export function typedPrompts(rows: readonly Row[]): string[] {
   });
 }
 
-/** The subagents' rows and every session's request shapes, stored; then the sessions' texts counted. */
+/** The subagents' rows and every session's request shapes, stored; the sessions to count. */
 export async function keepRest(
   store: Store,
   workspaceId: string,
   sessions: readonly TranscriptSession[],
-  log: (line: string) => void,
-): Promise<void> {
+): Promise<{ sessions: string[] }> {
   await store.transaction(async (tx) => {
     for (const session of sessions) {
       if (session.parentId !== null) for (const row of session.rows) await tx.upsertMessage({ ...row, workspaceId });
       for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
     }
   });
-  try {
-    await countSessions(
-      store,
-      workspaceId,
-      sessions.map((s) => s.sessionId),
-    );
-  } catch (error) {
-    log(`the token counts of session ${sessions[0]?.sessionId} were not stored: ${(error as Error).message}`);
-  }
+  return { sessions: sessions.map((s) => s.sessionId) };
 }

@@ -16,6 +16,7 @@
  *   operator's own hosts;
  * - reading a turn back: its transcript, by the import's reading (read-back.ts).
  */
+import { RUNTIME_TITLES } from '../../../shared/runtimes';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { workspaceKey, withoutSecrets } from '../confinement';
@@ -128,7 +129,7 @@ export function claudeCodeLaunch(home: RuntimeHome): RuntimeLaunch {
 
 export const claudeCodeWriteSide: RuntimeWriteSide = {
   name: 'claude-code',
-  title: 'Claude Code',
+  title: RUNTIME_TITLES['claude-code'],
 
   async program(settings, log) {
     if (settings.command) return { command: settings.command, args: settings.args };
@@ -154,7 +155,7 @@ export const claudeCodeWriteSide: RuntimeWriteSide = {
     return {
       rows: main.rows.map((row) => ({ ...row, runtime: 'claude-code' as const })),
       prompts: typedPrompts(main.rows),
-      record: async (context) => keepRest(context.store, context.workspaceId, sessions, context.log),
+      record: async (context) => keepRest(context.store, context.workspaceId, sessions),
     };
   },
 };

@@ -16,9 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
-import { CONFIG_FILES } from '../../../shared/opencode/runtime';
 
 /** A host the agent may reach through its proxy: a name (`*.example.com` covers subdomains) or an IP literal. */
 export interface AllowedHost {
@@ -93,8 +91,8 @@ const PROVIDER_KEYS: Readonly<Record<string, string>> = {
 export interface PolicyInput {
   /** The operator's OpenCode configuration files (global folder, OPENCODE_CONFIG), as paths. */
   operatorFiles: readonly string[];
-  /** The workspace folder: its own configuration files. */
-  workspaceRoot: string;
+  /** The workspace's own configuration files (the runtime's, in the order they apply), as paths. */
+  workspaceFiles: readonly string[];
   /** Whether the workspace's own configuration may widen what the agent reaches. */
   workspaceWidens: boolean;
   /** The agent's environment (API-key variables). */
@@ -118,10 +116,7 @@ interface ConfigFacts {
 export function egressPolicy(input: PolicyInput): { policy: EgressPolicy; warnings: string[] } {
   const warnings: string[] = [];
   const operator = facts(input.operatorFiles, warnings);
-  const workspace = facts(
-    CONFIG_FILES.map((name) => join(input.workspaceRoot, name)),
-    warnings,
-  );
+  const workspace = facts(input.workspaceFiles, warnings);
   for (const provider of authProviders(input.authFile)) operator.providers.add(provider);
   for (const [key, provider] of Object.entries(PROVIDER_KEYS)) if (input.env[key]) operator.providers.add(provider);
 

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
 import { mcpToolName } from '../../../shared/opencode/definitions';
 import { CONFIG_FILES } from '../../../shared/opencode/runtime';
-import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../../mcp/names';
+import { CONTEXT_REPORT_TOOL, MCP_SERVER_NAME } from '../../mcp-names';
 
 export type Action = 'allow' | 'ask' | 'deny';
 /** OpenCode's permission value: one action, or actions by pattern (glob, last match wins). */

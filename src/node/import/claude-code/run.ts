@@ -7,8 +7,8 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { chooseDatabase } from '../../cli/database';
-import type { Io } from '../../cli/io';
+import { chooseDatabase } from '../../program/database';
+import type { Io } from '../../program/io';
 import type { CliEnv } from '../../env';
 import { AppError, usageError } from '../../errors';
 import { ensureFolder } from '../../fs-safe';

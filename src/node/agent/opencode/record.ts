@@ -1,0 +1,77 @@
+/**
+ * What OpenCode leaves beside a turn's messages: the subagents' sessions its `task` calls made
+ * (each read back with `opencode export` and stored under its own id) and its definitions for
+ * each agent and model not recorded yet, or recorded without an MCP server the agent now has
+ * (session-runtime.ts) — their rows reserved at once, then asked of OpenCode's own server
+ * (`opencode serve`, run as the agent is), which takes seconds: returned as `later`.
+ */
+import type { McpServer } from '@agentclientprotocol/sdk';
+import type { RecordContext } from '../runtime-seam';
+import type { AgentSettings } from '../settings';
+import type { DefinitionsOptions } from './runtime-definitions';
+import type { SessionExport } from './session-export';
+import { keepChildren, keepDefinitions, reserveDefinitions } from './session-runtime';
+
+export async function recordOpencode(
+  context: RecordContext,
+  settings: AgentSettings,
+  exported: SessionExport,
+  runExport: (sessionId: string) => Promise<SessionExport>,
+): Promise<{ sessions: readonly string[]; later?: Promise<void> }> {
+  const { store, workspaceId, log } = context;
+  const keep = { store, workspaceId, exported, log };
+  const children = await keepChildren({ ...keep, exportSession: runExport });
+  const sessions = [exported.info.id, ...children.map((c) => c.sessionId)];
+  if (context.closing()) return { sessions };
+  const server = settings.runtimeServer ?? null;
+  // The agent's own MCP server reaches OpenCode through ACP, not its configuration: it is
+  // listed as the agent process has it (a grant of its own, dropped once recorded).
+  const acpMcp = server ? context.reportMcp() : null;
+  const extraMcp = localMcp(acpMcp?.servers ?? []);
+  try {
+    // The rows first, before the turn's last event: the report made now already counts the
+    // runtime's change points, and the recording (seconds) only fills their definitions in.
+    const reserved = await reserveDefinitions({
+      ...keep,
+      children,
+      mcpServers: Object.keys(extraMcp),
+      now: Date.now(),
+    });
+    const definitions: DefinitionsOptions | null = server
+      ? {
+          launch: (program, needs) => context.launch(program, needs),
+          isolatedNetwork: context.isolatedNetwork,
+          serve: server,
+          reaches: (url) => context.reaches(url),
+          extraMcp,
+        }
+      : null;
+    const later = keepDefinitions({ ...keep, reserved, definitions })
+      .then(
+        () => {},
+        (error: unknown) =>
+          log(`the definitions of session ${exported.info.id} were not kept: ${(error as Error).message}`),
+      )
+      .finally(() => acpMcp?.revoke());
+    return { sessions, later };
+  } catch (error) {
+    acpMcp?.revoke();
+    throw error;
+  }
+}
+
+/** ACP's MCP servers as OpenCode's configuration would name them (`mcp.<name>`). */
+function localMcp(servers: readonly McpServer[]): NonNullable<DefinitionsOptions['extraMcp']> {
+  return Object.fromEntries(
+    servers
+      .flatMap((s) => ('command' in s ? [[s.name, s] as const] : []))
+      .map(([name, s]) => [
+        name,
+        {
+          type: 'local' as const,
+          command: [s.command, ...s.args],
+          environment: Object.fromEntries(s.env.map((e) => [e.name, e.value])),
+        },
+      ]),
+  );
+}
