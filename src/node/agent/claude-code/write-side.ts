@@ -111,7 +111,6 @@ export function claudeCodeEgress(settings: AgentSettings): { policy: EgressPolic
 /** Claude Code's environment over the server's (without investibook's secrets) and the private folders. */
 export function claudeCodeLaunch(home: RuntimeHome): RuntimeLaunch {
   writePrivateSettings(home.dirs.HOME, home.settings.workspacePermissions);
-  const custom = Boolean(home.settings.command);
   return {
     env: {
       CLAUDE_CONFIG_DIR: join(home.dirs.HOME, '.claude'),
@@ -122,7 +121,9 @@ export function claudeCodeLaunch(home: RuntimeHome): RuntimeLaunch {
     },
     // Settings of the operator's own Claude Code that would route it elsewhere or add its files.
     unset: ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'ANTHROPIC_CONFIG_DIR'],
-    readOnly: custom ? [] : [CLAUDE_CODE_CACHE, ...nodeFolder(process.execPath)],
+    // The pinned install (the adapter, the SDK, the Claude Code binary) and the node running it,
+    // whichever command line names them.
+    readOnly: existsSync(CLAUDE_CODE_CACHE) ? [CLAUDE_CODE_CACHE, ...nodeFolder(process.execPath)] : [],
     warnings: home.settings.workspacePermissions === 'tighten' ? modeWarnings(home.workspace.root) : [],
   };
 }
