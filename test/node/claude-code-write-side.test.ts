@@ -21,6 +21,7 @@ import {
   settingsFile,
 } from '../../src/node/agent/claude-code/write-side';
 import type { AgentSettings } from '../../src/node/agent/settings';
+import { turnEvents } from '../../src/node/agent/turn-events';
 import { liveDemoScript } from '../../src/node/demo/live-script';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code');
@@ -196,5 +197,35 @@ describe("the demo's story in Claude Code's tools", () => {
   it("names a streamed call by Claude Code's tool name, not its title", () => {
     expect(claudeCodeToolName({ _meta: { claudeCode: { toolName: 'Read' } } })).toBe('Read');
     expect(claudeCodeToolName({ _meta: null })).toBeNull();
+  });
+});
+
+describe("a Claude Code turn's tool calls as the chat streams them", () => {
+  it("carry Claude Code's tool name, the latest title and the result's text", () => {
+    const toEvent = turnEvents('/w', () => {}, claudeCodeWriteSide.toolName);
+    const meta = { claudeCode: { toolName: 'Read' } };
+    const first = toEvent({
+      sessionUpdate: 'tool_call',
+      toolCallId: 't1',
+      title: 'Read File',
+      kind: 'read',
+      status: 'pending',
+      _meta: meta,
+    });
+    expect(first).toMatchObject({ type: 'tool', tool: 'Read', title: 'Read File' });
+    toEvent({ sessionUpdate: 'tool_call_update', toolCallId: 't1', title: 'Read evidence/a.txt', _meta: meta });
+    const done = toEvent({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 't1',
+      status: 'completed',
+      rawOutput: '1\tfirst line',
+      _meta: meta,
+    });
+    expect(done).toMatchObject({
+      tool: 'Read',
+      title: 'Read evidence/a.txt',
+      status: 'completed',
+      output: '1\tfirst line',
+    });
   });
 });

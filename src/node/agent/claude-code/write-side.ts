@@ -138,6 +138,7 @@ export const claudeCodeWriteSide: RuntimeWriteSide = {
   },
 
   prepare: claudeCodeLaunch,
+  toolName: (update) => claudeCodeToolName(update),
   egress: (settings) => claudeCodeEgress(settings),
 
   async readBack({ settings, workspace, sessionId, log }): Promise<ReadBack | null> {
