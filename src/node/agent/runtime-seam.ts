@@ -154,6 +154,8 @@ export interface RuntimeWriteSide {
     settings: AgentSettings,
     workspace: { id: string; root: string },
   ): { policy: EgressPolicy; warnings: string[] };
+  /** A streamed call's tool by the name the model is sent, when the runtime's updates carry it (absent: a title of one word). */
+  toolName?(update: { _meta?: Record<string, unknown> | null }): string | null;
   /** After a turn: the session from the runtime's own store; null when it cannot be read (usage rows only; the kept prompt stands). */
   readBack(context: ReadBackContext): Promise<ReadBack | null>;
 }

@@ -18,8 +18,15 @@ export type Usage = { used: number; size: number; cost: { amount: number; curren
  * The events of one session's turn. OpenCode announces a call titled with its tool's name, then
  * retitles it as it runs: the first name is kept for every later update of the call.
  */
-export function turnEvents(root: string, onUsage: (usage: Usage) => void) {
+export function turnEvents(
+  root: string,
+  onUsage: (usage: Usage) => void,
+  /** The runtime's own name of a call's tool, where its updates carry it (runtime-seam.ts `toolName`). */
+  toolName?: (update: { _meta?: Record<string, unknown> | null }) => string | null,
+) {
   const toolNames = new Map<string, string>();
+  // A later update may come without a title (Claude Code's): the call keeps its latest one.
+  const titles = new Map<string, string>();
   return (update: SessionUpdate): AgentEvent | null => {
     switch (update.sessionUpdate) {
       case 'agent_message_chunk':
@@ -30,13 +37,16 @@ export function turnEvents(root: string, onUsage: (usage: Usage) => void) {
       case 'tool_call_update': {
         const status = update.status ?? 'pending';
         const paths = (update.locations ?? []).flatMap((l) => (l.path ? [workspacePath(root, l.path)] : []));
-        if (update.sessionUpdate === 'tool_call' && update.title && /^[\w-]+$/.test(update.title))
+        const named = toolName?.(update);
+        if (named) toolNames.set(update.toolCallId, named);
+        else if (update.sessionUpdate === 'tool_call' && update.title && /^[\w-]+$/.test(update.title))
           toolNames.set(update.toolCallId, update.title);
         const tool = toolNames.get(update.toolCallId);
+        if (update.title) titles.set(update.toolCallId, update.title);
         return {
           type: 'tool',
           toolCallId: update.toolCallId,
-          title: displayTitle(root, update.title ?? update.toolCallId),
+          title: displayTitle(root, titles.get(update.toolCallId) ?? update.toolCallId),
           ...(update.kind ? { kind: update.kind } : {}),
           status,
           ...(paths.length ? { paths } : {}),
@@ -66,6 +76,8 @@ export function toolDetails(
     if (entries.length && JSON.stringify(rawInput).length <= STREAMED_INPUT_CHARS)
       out.input = rawInput as Record<string, unknown>;
   }
+  // Claude Code's output is the result's text itself.
+  if (typeof rawOutput === 'string' && rawOutput !== '') rawOutput = { output: rawOutput };
   if (typeof rawOutput === 'object' && rawOutput !== null) {
     const { output, error } = rawOutput as { output?: unknown; error?: unknown };
     const bounded = (text: string) =>

@@ -164,7 +164,11 @@ export class TurnRun {
     if (context) blocks.push({ type: 'text', text: context, annotations: { audience: ['assistant'] } });
     this.promptReached = true;
     listeners.set(sessionId, this.send);
-    const toEvent = turnEvents(this.workspace.root, (usage) => this.keepUsage(sessionId, usage));
+    const toEvent = turnEvents(
+      this.workspace.root,
+      (usage) => this.keepUsage(sessionId, usage),
+      this.needs.runtime.toolName,
+    );
     let result: { stopReason: string };
     try {
       result = await withTimeout(

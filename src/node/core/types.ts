@@ -674,6 +674,8 @@ export interface ConfigChange {
   servers: string[];
   /** Tools named that it cannot remove on their own, with why. */
   kept: { tool: string; why: string }[];
+  /** The file it goes in, when not the runtime's configuration file (Claude Code: a skill's SKILL.md). */
+  file?: string;
 }
 
 /** The runtime's own ways to turn off what a session never used, as changes a user can paste. */

@@ -137,7 +137,13 @@ export function unusedSkills(input: ReportInput, counted: readonly Counted[]): S
           }
         : {}),
       ...(change
-        ? { change: { kind: 'opencode_config' as const, text: change.text, file: input.runtime.advice!.configPath } }
+        ? {
+            change: {
+              kind: 'opencode_config' as const,
+              text: change.text,
+              file: change.file ?? input.runtime.advice!.configPath,
+            },
+          }
         : {}),
     });
   }

@@ -12,7 +12,9 @@ import { PROJECT_ROOT } from '../../project';
 
 export const CLAUDE_AGENT_ACP_VERSION = '0.101.0';
 const PACKAGE = '@agentclientprotocol/claude-agent-acp';
-const CACHE_DIR = join(PROJECT_ROOT, '.cache', 'claude-code');
+/** Where the pinned adapter is installed (the sandbox shows it read-only). */
+export const CLAUDE_CODE_CACHE = join(PROJECT_ROOT, '.cache', 'claude-code');
+const CACHE_DIR = CLAUDE_CODE_CACHE;
 
 /** The adapter's entry point (run with node); null when it is not installed yet. */
 export function installedClaudeCode(): string | null {

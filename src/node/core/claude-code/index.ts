@@ -8,6 +8,7 @@
  */
 import type { AgentRuntime } from '../runtime';
 import type { MessageMeta } from '../types';
+import { CLAUDE_CODE_ADVICE } from './advice';
 import { analyzeEntry } from './analyze';
 import { EntryWindow, liveWindow, modelCalls, promptOf, responseStarts, tokensOf } from './calls';
 import { entryHeader, type EntryHeader } from './entry';
@@ -62,4 +63,5 @@ export const claudeCodeRuntime: AgentRuntime<EntryHeader> = {
       : null;
   },
   runtimeParts: claudeCodeRuntimeParts,
+  advice: CLAUDE_CODE_ADVICE,
 };
