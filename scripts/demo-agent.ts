@@ -45,7 +45,7 @@ const root = join(dataDir, 'workspaces', DEMO_WORKSPACE_ID);
 
 /** Claude Code on the scripted model: the seeded sessions are OpenCode's, so its first message starts a new one. */
 async function claudeCodeDemo(): Promise<void> {
-  const demo = await startClaudeCodeDemo(root, (line) => console.log(line));
+  const demo = await startClaudeCodeDemo(liveDemoScript(root), (line) => console.log(line));
   process.env.INVESTIBOOK_AGENT_COMMAND = demo.command;
   await main(process.env, { agentEnv: { ...process.env, ...demo.env } });
   // The demo workspace is made by the server's seeding: Claude Code reads it at its first session.

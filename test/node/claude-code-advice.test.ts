@@ -9,7 +9,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_ADVICE } from '../../src/node/core/claude-code/advice';
-import { readTranscript } from '../../src/node/import/claude-code/transcript';
+import { readTranscript } from '../../src/node/agent/claude-code/transcript';
 import { writeTranscripts } from '../../src/node/import/claude-code/write-transcripts';
 import { PROJECT_ROOT } from '../../src/node/project';
 import { buildRecordingWorkspace } from '../recording/workspace';

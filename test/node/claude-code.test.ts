@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readTranscript, type TranscriptSession } from '../../src/node/import/claude-code/transcript';
+import { readTranscript, type TranscriptSession } from '../../src/node/agent/claude-code/transcript';
 import { writeTranscripts } from '../../src/node/import/claude-code/write-transcripts';
 import { ExportInputError } from '../../src/node/import/read-export';
 import { PROJECT_ROOT } from '../../src/node/project';

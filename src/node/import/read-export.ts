@@ -17,14 +17,10 @@ import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { isObject } from '../../shared/opencode/format';
 import type { ExportedMessage, SessionExport } from '../agent/opencode/session-export';
 import { usageError } from '../errors';
+import { ExportInputError } from '../export-input-error';
 
 /** The input is not an OpenCode export (or not all of one): the CLI answers exit 2. */
-export class ExportInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ExportInputError';
-  }
-}
+export { ExportInputError };
 
 export type ExportEvent =
   | { kind: 'info'; index: number; info: SessionExport['info'] }

@@ -10,7 +10,7 @@
  */
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { liveDemoScript } from '../../demo/live-script';
+import type { Script } from '../../scripted-model/script';
 import { startScriptedModel, type RunningModel } from '../../scripted-model/server';
 import { claudeCodeScript } from './demo-script';
 import { ensureClaudeCode } from './install';
@@ -27,11 +27,14 @@ export interface ClaudeCodeDemo {
   env: NodeJS.ProcessEnv;
 }
 
-/** Installs the adapter and starts the scripted model for the demo workspace at `root`. */
-export async function startClaudeCodeDemo(root: string, log: (line: string) => void): Promise<ClaudeCodeDemo> {
+/**
+ * Installs the adapter and starts the scripted model on the demo's story (`liveDemoScript`, given
+ * by the caller: the demo folder sits above the agent's, never below it).
+ */
+export async function startClaudeCodeDemo(story: Script, log: (line: string) => void): Promise<ClaudeCodeDemo> {
   const entry = await ensureClaudeCode(log);
   const model = await startScriptedModel({
-    script: claudeCodeScript(liveDemoScript(root)),
+    script: claudeCodeScript(story),
     smallModels: [DEMO_SMALL_MODEL],
   });
   return {

@@ -2,7 +2,7 @@
  * After a turn, Claude Code's session read back from its own store — the transcript it wrote
  * into the workspace agent's private HOME, `$HOME/.claude/projects/<cwd, every non-alphanumeric
  * "-">/<session>.jsonl`, and its subagents' beside it — by the import's reading
- * (import/claude-code/transcript.ts; docs/claude-code.md): one transcript line a row, tagged
+ * (transcript.ts, shared with the import; docs/claude-code.md): one transcript line a row, tagged
  * `claude-code`, nothing invented. The host reads the file itself: no program is run for it.
  *
  * The main session's rows are the turn's; its subagents' sessions (`SESSION/agent-ID`) and every
@@ -11,7 +11,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTranscript, type TranscriptSession } from '../../import/claude-code/transcript';
+import { readTranscript, type TranscriptSession } from './transcript';
 import type { Store } from '../../storage/store';
 import { promptText } from '../../user-message';
 import { transcriptPath } from './install';

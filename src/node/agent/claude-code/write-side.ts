@@ -19,7 +19,7 @@
 import { RUNTIME_TITLES } from '../../../shared/runtimes';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { workspaceKey, withoutSecrets } from '../confinement';
+import { workspaceKey, withoutSecrets } from '../agent-home';
 import { isLoopbackName, parseHostEntry, urlTarget, type EgressPolicy } from '../network/egress-policy';
 import { nodeFolder } from '../report-mcp';
 import type { ReadBack, RuntimeHome, RuntimeLaunch, RuntimeWriteSide } from '../runtime-seam';

@@ -18,7 +18,7 @@ import { ExportInputError } from '../read-export';
 import type { SessionResult } from '../import-sessions';
 import type { Store } from '../../storage/store';
 import { rootFor, type WorkspaceRequest } from '../workspace';
-import { looksLikeTranscript, readTranscript, type TranscriptSession } from './transcript';
+import { looksLikeTranscript, readTranscript, type TranscriptSession } from '../../agent/claude-code/transcript';
 import { writeTranscripts, type TranscriptOrigin } from './write-transcripts';
 
 /** The options of `import` this reads. */

@@ -9,7 +9,7 @@ import { AppError } from '../../errors';
 import type { Store } from '../../storage/store';
 import { same, type SessionResult } from '../import-sessions';
 import { chooseWorkspace, ensureMember, type WorkspaceRequest } from '../workspace';
-import type { TranscriptSession } from './transcript';
+import type { TranscriptSession } from '../../agent/claude-code/transcript';
 
 export type TranscriptOrigin = 'claude_code_transcript' | 'claude_code';
 

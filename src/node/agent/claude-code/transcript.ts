@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { CLAUDE_CODE_ROWS, REQUEST_SHAPE, subagentSessionId } from '../../core';
 import type { NewMessage, NewSessionRuntime } from '../../storage/store';
-import { ExportInputError } from '../read-export';
+import { ExportInputError } from '../../export-input-error';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
