@@ -8,6 +8,7 @@ import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import local from './lint/max-class-lines.js';
 
 const NODE_ONLY = {
   group: [
@@ -119,12 +120,31 @@ export default defineConfig([
     files: ['src/node/core/opencode/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [CORE] }] },
   },
-  // The core is read step by step: no function in it longer than a screen. 80 lines of code
-  // (blank lines and comments not counted) is the house rule (style.md), and what the longest
-  // steps need once split (the walk's measure of a call, the report's assembly).
+  // All of src/ is read step by step: no function longer than a screen and no class longer than
+  // a few. 80 lines of code per function and 300 per class (blank lines and comments not
+  // counted) is the house rule (style.md); a component or hook past it is split into parts that
+  // each do one thing. The class rule is local (lint/max-class-lines.js): ESLint has none.
   {
-    files: ['src/node/core/**/*.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { local },
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'local/max-class-lines': ['error', { max: 300 }],
+    },
+  },
+  // TEMPORARY (issue 41): files other engineers are splitting this round. The lead removes this
+  // block after merging D1 (src/node/agent), F (the calibration walk) and G (the text renderers).
+  {
+    files: [
+      'src/node/agent/bridge.ts', // D1
+      'src/node/agent/confinement.ts', // D1
+      'src/node/agent/runtime-definitions.ts', // D1
+      'src/node/core/calibration-walk.ts', // F
+      'src/node/cli/render-table.ts', // G
+      'src/node/mcp/summary.ts', // G
+      'src/chat/report/report-markdown.ts', // G
+    ],
+    rules: { 'max-lines-per-function': 'off', 'local/max-class-lines': 'off' },
   },
   {
     files: ['src/{app,chat,api,commands}/**/*.{ts,tsx}'],
