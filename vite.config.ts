@@ -41,8 +41,13 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
-          // build-global: the CLI processes some run are the compiled build, fresh.
-          globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
+          // build-global: the CLI processes some run are the compiled build, fresh; browser-global:
+          // one Chromium for every file (each connects to it).
+          globalSetup: [
+            'test/support/postgres-global.ts',
+            'test/support/build-global.ts',
+            'test/support/browser-global.ts',
+          ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
@@ -55,7 +60,7 @@ export default defineConfig({
           name: 'agent',
           environment: 'node',
           include: ['test/agent/**/*.test.ts'],
-          globalSetup: ['test/support/agent-global.ts'],
+          globalSetup: ['test/support/agent-global.ts', 'test/support/browser-global.ts'],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

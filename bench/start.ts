@@ -3,7 +3,9 @@
  * --help` against Node's own start (`node -e 0`, target ≤ 1.5×), the seeded demo's report against
  * its floor process (bench/floor-process.mjs, target ≤ 2×); and what each step of issue 42 took
  * off, measured beside them: the source walk the launcher no longer does, zod's locales the named
- * `z` import kept in the bundle, the first Intl number formatter. Every command runs in turn with
+ * `z` import kept in the bundle, the first Intl number formatter, the table renderer `--json` no
+ * longer loads, the whole environment schema the CLI no longer builds, the model catalog as an
+ * object literal (each a bundle of its own, built as the build builds). Every command runs in turn with
  * the others (round robin), so a load that comes and goes weighs on all alike; medians.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +13,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+// @ts-expect-error plain JavaScript, no declarations
+import { largeJsonAsParse } from '../scripts/build-node.mjs';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../src/node/demo/builder';
 
 const PROJECT = join(import.meta.dirname, '..');
@@ -56,27 +60,42 @@ function roundRobin(dir: string, commands: Record<string, string[]>, runs = RUNS
   );
 }
 
-/** One module importing zod the two ways, bundled as the build bundles (what `import * as z` removed). */
-async function zodBundles(dir: string): Promise<{ named: string; namespace: string }> {
-  const bundle = async (name: string, line: string) => {
-    const entry = join(dir, `${name}.mjs`);
-    writeFileSync(entry, `${line}\nz.object({ a: z.string() }).parse({ a: 'x' });\n`);
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: join(dir, `${name}.out.mjs`),
-      absWorkingDir: PROJECT,
-      nodePaths: [join(PROJECT, 'node_modules')],
-      mainFields: ['module', 'main'],
-      logLevel: 'silent',
-    });
-    return join(dir, `${name}.out.mjs`);
+/** A module bundled alone as the build bundles it (esbuild, ES module for Node): its load time is what it adds to a run. */
+async function bundle(dir: string, name: string, entry: { file: string } | { code: string }, plugins: Plugin[] = []) {
+  const file = 'file' in entry ? join(PROJECT, entry.file) : join(dir, `${name}.mjs`);
+  if ('code' in entry) writeFileSync(file, entry.code);
+  const outfile = join(dir, `${name}.out.mjs`);
+  await build({
+    entryPoints: [file],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    absWorkingDir: PROJECT,
+    nodePaths: [join(PROJECT, 'node_modules')],
+    mainFields: ['module', 'main'],
+    external: ['better-sqlite3', 'ai-tokenizer'],
+    plugins,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+/** The bundles each step is measured with: before and after it, or what it no longer loads. */
+async function stepBundles(dir: string) {
+  const use = 'z.object({ a: z.string() }).parse({ a: "x" });';
+  const catalog = {
+    code: `import { catalogModel } from '${join(PROJECT, 'src/node/core/model-catalog.ts')}';\nconsole.log(typeof catalogModel);\n`,
   };
   return {
-    named: await bundle('named', "import { z } from 'zod';"),
-    namespace: await bundle('namespace', "import * as z from 'zod';"),
+    zodNamed: await bundle(dir, 'zod-named', { code: `import { z } from 'zod';\n${use}\n` }),
+    zodNamespace: await bundle(dir, 'zod-namespace', { code: `import * as z from 'zod';\n${use}\n` }),
+    table: await bundle(dir, 'table', { file: 'src/node/cli/render-table.ts' }),
+    envWhole: await bundle(dir, 'env-whole', { file: 'src/node/env.ts' }),
+    envCli: await bundle(dir, 'env-cli', { file: 'src/node/cli-env.ts' }),
+    catalogLiteral: await bundle(dir, 'catalog-literal', catalog),
+    catalogParse: await bundle(dir, 'catalog-parse', catalog, [largeJsonAsParse as Plugin]),
   };
 }
 
@@ -87,7 +106,7 @@ export async function benchStart(): Promise<string[]> {
     const { root } = await seedDemoDatabase(db, 'bench-start');
     const cli = join(PROJECT, 'bin/investibook.js');
     spawnSync(process.execPath, [cli, '--help']); // a build first if HEAD moved
-    const zod = await zodBundles(dir);
+    const steps = await stepBundles(dir);
     const walkFirst = `import('${join(PROJECT, 'scripts/build-node.mjs')}').then((b) => b.ensureBuilt('cli')).then((p) => import(p)).then((m) => m.run(['--help']))`;
     const t = roundRobin(dir, {
       node: ['-e', '0'],
@@ -96,8 +115,13 @@ export async function benchStart(): Promise<string[]> {
       floor: [join(PROJECT, 'bench/floor-process.mjs'), db, DEMO_WORKSPACE_ID, root],
       demo: [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'],
       intl: ['-e', "new Intl.NumberFormat('en-US').format(1234)"],
-      zodNamed: [zod.named],
-      zodNamespace: [zod.namespace],
+      zodNamed: [steps.zodNamed],
+      zodNamespace: [steps.zodNamespace],
+      table: [steps.table],
+      envWhole: [steps.envWhole],
+      envCli: [steps.envCli],
+      catalogLiteral: [steps.catalogLiteral],
+      catalogParse: [steps.catalogParse],
     });
     const met = (ok: boolean) => (ok ? '**met**' : '**not met**');
     const row = (target: string, what: Timing, floor: Timing, floorName: string, bound: number) =>
@@ -119,6 +143,9 @@ export async function benchStart(): Promise<string[]> {
       `- the source walk at start (the launcher's freshness check, now a HEAD comparison): \`--help\` after the walk ${both(t.helpAfterWalk!)} against ${both(t.help!)} without — ${less(t.helpAfterWalk!, t.help!)}`,
       `- zod imported as a namespace: a bundle of \`import { z } from 'zod'\` loads in ${both(t.zodNamed!)}, of \`import * as z\` in ${both(t.zodNamespace!)} — ${less(t.zodNamed!, t.zodNamespace!)} (every locale and unused schema the named import kept)`,
       `- the first \`Intl.NumberFormat\` (fmt writes whole numbers itself): ${less(t.intl!, t.node!)} over Node's start`,
+      `- the table renderer, which \`--json\` no longer loads: a bundle of render-table.ts alone loads in ${both(t.table!)} — ${less(t.table!, t.node!)} over Node's start`,
+      `- the CLI's environment schema alone (cli-env.ts, six variables) instead of the whole one (env.ts): ${both(t.envCli!)} against ${both(t.envWhole!)} — ${less(t.envWhole!, t.envCli!)}`,
+      `- the model catalog as \`JSON.parse\` of one string instead of an object literal: a bundle of model-catalog.ts loads in ${both(t.catalogParse!)} against ${both(t.catalogLiteral!)} — ${less(t.catalogLiteral!, t.catalogParse!)}`,
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

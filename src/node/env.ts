@@ -1,65 +1,15 @@
 /**
  * Every environment variable investibook reads, in one zod schema (README "Configuration" lists
  * them). Each program parses what it uses once, at its start: the server all of it
- * (server/main.ts), the CLI `cliEnvSchema` (cli/main.ts). A bad value is an `EnvError` whose
+ * (server/main.ts), the CLI `cliEnvSchema` (cli/main.ts; built in cli-env.ts with the field
+ * helpers, so a command never builds this whole schema). A bad value is an `EnvError` whose
  * message is one sentence naming the variable; the edges print it and exit 2.
- *
- * An empty value means unset, as it did when each file read its own variables with `||`.
  */
 import { delimiter, isAbsolute } from 'node:path';
-import { parse } from 'shell-quote';
 import * as z from 'zod';
+import { choice, cliFields, commandLine, fail, parseEnv, text, wholeNumber, word } from './cli-env';
 
-export class EnvError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EnvError';
-  }
-}
-
-/** '' and blanks are unset; values are kept as given (paths may hold spaces). */
-const present = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const text = () => z.preprocess(present, z.string().optional());
-/** Trimmed, for words and choices. */
-const word = () =>
-  z.preprocess((value) => (typeof value === 'string' ? value.trim() || undefined : value), z.string().optional());
-
-function fail(ctx: z.RefinementCtx, message: string): never {
-  ctx.addIssue({ code: 'custom', message });
-  return z.NEVER as never;
-}
-
-function choice<const T extends readonly [string, ...string[]]>(name: string, allowed: T) {
-  return word().transform((value, ctx): T[number] => {
-    const chosen = value ?? allowed[0];
-    if (!allowed.includes(chosen)) {
-      return fail(ctx, `${name} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, not "${chosen}"`);
-    }
-    return chosen;
-  });
-}
-
-/** A command line as words (shell quoting, nothing a shell would run). */
-function commandLine(name: string) {
-  return word().transform((line, ctx): string[] | undefined => {
-    if (line === undefined) return undefined;
-    const words = parse(line);
-    if (!words.every((w): w is string => typeof w === 'string')) {
-      return fail(ctx, `${name} must be a plain command line (no pipes, redirections or globs)`);
-    }
-    if (words.length === 0) return fail(ctx, `${name} is empty`);
-    return words;
-  });
-}
-
-function wholeNumber(name: string, what: string, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
-  return word().transform((value, ctx): number | undefined => {
-    if (value === undefined) return undefined;
-    const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-    if (!(number >= min && number <= max)) return fail(ctx, `${name} must be ${what}, not "${value}"`);
-    return number;
-  });
-}
+export { cliEnvSchema, EnvError, tokenizerThreadsSetting, type CliEnv } from './cli-env';
 
 /** An idle agent is stopped after this long; at most this many run (docs/benchmarks.md: what one costs). */
 export const AGENT_IDLE_DEFAULT_MS = 10 * 60_000;
@@ -72,10 +22,10 @@ export const envSchema = z.object({
   PORT: wholeNumber('PORT', 'a port number', { max: 65535 }).transform((port) => port ?? 8787),
   HOST: text(),
   // Storage.
-  INVESTIBOOK_DB: text(),
-  INVESTIBOOK_DATABASE_URL: text(),
+  INVESTIBOOK_DB: cliFields.INVESTIBOOK_DB,
+  INVESTIBOOK_DATABASE_URL: cliFields.INVESTIBOOK_DATABASE_URL,
   INVESTIBOOK_REPORT_DATABASE_URL: text(),
-  INVESTIBOOK_DATA_DIR: text(),
+  INVESTIBOOK_DATA_DIR: cliFields.INVESTIBOOK_DATA_DIR,
   // Who is served.
   INVESTIBOOK_ALLOWED_HOSTS: text().transform((value) =>
     (value ?? '')
@@ -83,15 +33,12 @@ export const envSchema = z.object({
       .map((host) => host.trim().toLowerCase())
       .filter(Boolean),
   ),
-  INVESTIBOOK_TOKEN: text(),
+  INVESTIBOOK_TOKEN: cliFields.INVESTIBOOK_TOKEN,
   // Logs (pino, JSON lines on stderr).
   INVESTIBOOK_LOG_LEVEL: choice('INVESTIBOOK_LOG_LEVEL', LOG_LEVELS),
   // Reports.
   INVESTIBOOK_WARM: choice('INVESTIBOOK_WARM', ['1', '0']),
-  INVESTIBOOK_TOKENIZER_THREADS: wholeNumber(
-    'INVESTIBOOK_TOKENIZER_THREADS',
-    'a whole number of threads (0: count on the main thread)',
-  ),
+  INVESTIBOOK_TOKENIZER_THREADS: cliFields.INVESTIBOOK_TOKENIZER_THREADS,
   // The live agent (agent/settings.ts).
   INVESTIBOOK_AGENT_COMMAND: commandLine('INVESTIBOOK_AGENT_COMMAND'),
   INVESTIBOOK_AGENT_EXPORT_COMMAND: commandLine('INVESTIBOOK_AGENT_EXPORT_COMMAND'),
@@ -143,21 +90,10 @@ export const envSchema = z.object({
   // Scripts: scripts/record-opencode.ts keeps every request in this folder.
   INVESTIBOOK_RECORD_REQUESTS: text(),
   // investibook import --from-opencode: the user's own OpenCode (default: `opencode` on PATH).
-  INVESTIBOOK_OPENCODE: word(),
+  INVESTIBOOK_OPENCODE: cliFields.INVESTIBOOK_OPENCODE,
 });
 
 export type Env = z.output<typeof envSchema>;
-
-/** What the CLI reads: its databases, its token, the tokenizer threads. */
-export const cliEnvSchema = envSchema.pick({
-  INVESTIBOOK_DB: true,
-  INVESTIBOOK_DATABASE_URL: true,
-  INVESTIBOOK_DATA_DIR: true,
-  INVESTIBOOK_TOKEN: true,
-  INVESTIBOOK_TOKENIZER_THREADS: true,
-  INVESTIBOOK_OPENCODE: true,
-});
-export type CliEnv = z.output<typeof cliEnvSchema>;
 
 export const agentEnvSchema = envSchema.pick({
   INVESTIBOOK_AGENT_COMMAND: true,
@@ -175,18 +111,10 @@ export const agentEnvSchema = envSchema.pick({
 });
 export type AgentEnv = z.output<typeof agentEnvSchema>;
 
-const threadsSchema = envSchema.pick({ INVESTIBOOK_TOKENIZER_THREADS: true });
-
 /** The variables of `schema` (all of them by default) from `env`, or an EnvError naming every bad one. */
 export function readEnv<S extends z.ZodType = typeof envSchema>(
   env: NodeJS.ProcessEnv = process.env,
   schema: S = envSchema as unknown as S,
 ): z.output<S> {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new EnvError(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data;
+  return parseEnv(env, schema);
 }
-
-/** INVESTIBOOK_TOKENIZER_THREADS, when set (report/token-pool.ts chooses otherwise). */
-export const tokenizerThreadsSetting = (env: NodeJS.ProcessEnv = process.env): number | undefined =>
-  readEnv(env, threadsSchema).INVESTIBOOK_TOKENIZER_THREADS;

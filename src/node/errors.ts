@@ -4,7 +4,7 @@
  */
 import { ParamError } from '../shared/report-params';
 import { CallUnavailable } from './core/errors';
-import { EnvError } from './env';
+import { EnvError } from './cli-env';
 import { StoreOpenError, StoreUnavailable, StoreValueError } from './storage/store';
 
 export type ErrorKind =

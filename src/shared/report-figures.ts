@@ -220,7 +220,7 @@ export interface VerdictLines {
   } | null;
   /** "133,988 tokens left before OpenCode compacts (20.2% of the usable 168,000 used)". */
   headroom: string | null;
-  /** "99% of the last prompt was read from the provider's cache". */
+  /** "99.1% of the last prompt read from cache." (the web's Cache fact, word for word) */
   cache: string | null;
   /** "$0.00 so far (as the agent reported it)". */
   cost: string | null;
@@ -248,10 +248,7 @@ export function verdictLines(report: ContextReport): VerdictLines | null {
         }
       : null,
     headroom: v.headroom ? headroomLine(v.headroom) : null,
-    cache:
-      v.cacheReadPercent === null
-        ? null
-        : `${fmtPct(v.cacheReadPercent)} of the last prompt was read from the provider’s cache.`,
+    cache: v.cacheReadPercent === null ? null : `${fmtPct(v.cacheReadPercent)} of the last prompt read from cache.`,
     cost: costLine(report) ?? agentCostLine(report),
   };
 }

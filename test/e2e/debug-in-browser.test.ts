@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_LABELS } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
-import { axeViolations, overflow, watchErrors } from '../support/browser-checks';
+import { axeViolations, framesPainted, overflow, watchErrors } from '../support/browser-checks';
 import { databaseDigest } from '../support/fixtures';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
@@ -179,7 +179,7 @@ describe('/debug in a real browser', () => {
       await page.locator('[aria-label="Messages"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
       await page.mouse.move(width / 2, height / 2);
       await page.mouse.wheel(0, 50_000);
-      await page.waitForTimeout(100);
+      await framesPainted(page);
       expect(await page.evaluate(() => [window.scrollX, window.scrollY])).toEqual([0, 0]);
       expect(await inViewport(page, page.getByRole('heading', { level: 1 }))).toBe(true);
       expect(await inViewport(page, input)).toBe(true);

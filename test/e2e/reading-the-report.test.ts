@@ -25,7 +25,14 @@ import {
 } from '../../src/shared/report-figures';
 import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
-import { axeViolations, brokenWords, overflow, visibleText, watchErrors } from '../support/browser-checks';
+import {
+  axeViolations,
+  brokenWords,
+  framesPainted,
+  overflow,
+  visibleText,
+  watchErrors,
+} from '../support/browser-checks';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
 const TOKEN = 'reading-token';
@@ -203,15 +210,17 @@ describe.each(SIZES)('on a $name', (size) => {
     // The readout and the report agree; the chart did not move under the pointer.
     expect(await readout.textContent()).toBe(`Call ${target.call}`);
     expect(await plot.getAttribute('aria-valuenow')).toBe('5');
-    // (The page holds the chart's place once the report above it has been laid out again: on a
-    // loaded machine that is a frame or two after the banner shows, so the test waits for it.)
-    await expect.poll(async () => Math.abs((await plot.boundingBox())!.y - box.y)).toBeLessThan(2);
-    expect(Math.abs((await plot.boundingBox())!.x - box.x)).toBeLessThan(1);
-    // Its own mark, at the call's place, apart from the hover line.
+    // The pointer is still on the chart, at the same call: the page held the chart's place (once
+    // the report above it has been laid out again, a frame or two after the banner shows).
+    const underPointer = () =>
+      plot.evaluate((el, [px, py]) => el.contains(document.elementFromPoint(px!, py!)), [x, y]);
+    await expect.poll(underPointer).toBe(true);
+    // Its own mark, at the call's place (nearer to it than to either neighbouring call), apart from the hover line.
     const flag = region.locator('.as-of-flag');
     expect(await flag.textContent()).toBe(`as of call ${target.call}`);
     const mark = (await region.locator('.as-of-mark').boundingBox())!;
-    expect(Math.abs(mark.x - x)).toBeLessThan(4);
+    const callWidth = (await plot.boundingBox())!.width / span;
+    expect(Math.abs(mark.x + mark.width / 2 - x)).toBeLessThan(callWidth / 2);
     expect(await region.locator('.summary-figure').textContent()).toContain(`${fmt(target.promptTokens)} /`);
     // The regions say which report they are: as of call 5.
     expect(await region.getAttribute('aria-labelledby')).toBeTruthy();
@@ -236,8 +245,8 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(await page.getByRole('region', { name: /^Context breakdown/ }).count()).toBe(0);
     expect(await page.getByText(/As of call/).count()).toBe(0);
     await page.goBack();
-    await page.waitForTimeout(300);
-    expect(page.url()).toBe(url);
+    await expect.poll(() => page.url()).toBe(url);
+    await framesPainted(page);
     expect(await page.getByText(/As of call/).count()).toBe(0);
     // A new /debug on this load starts at the current context.
     const fresh = await runDebug(page);

@@ -467,8 +467,11 @@ describe.each(SIZES)('on a $name', (size) => {
     // Markdown is never shown raw, even while its renderer is still loading.
     const slow = await browser.newContext({ viewport: size.viewport });
     const later = await slow.newPage();
+    // Held until the raw replies have been checked, then let through: no race with a timer.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     await later.route('**/assets/markdown-*.js', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await held;
       await route.continue();
     });
     await later.goto(server.url);
@@ -479,7 +482,8 @@ describe.each(SIZES)('on a $name', (size) => {
     const raw = (await replies.allTextContents()).join('\n');
     expect(raw).not.toMatch(/\*\*|`|^#+ /m);
     // And once it has loaded, the same replies are formatted.
-    await later.locator('.markdown').first().waitFor({ timeout: 10_000 });
+    release();
+    await later.locator('.markdown').first().waitFor();
     // The sign-in page: commands as code, not backticks.
     const out = await browser.newContext({ viewport: size.viewport });
     const signIn = await out.newPage();

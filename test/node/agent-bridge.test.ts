@@ -115,7 +115,7 @@ describe('the agent bridge', () => {
     expect(logs.filter((l) => /could not be read back|not kept/.test(l))).toEqual([]);
   });
 
-  it('closes within seconds while a definitions recording hangs, and records nothing as not recorded (its row stays pending)', async () => {
+  it('closes while a definitions recording hangs, and records nothing as not recorded (its row stays pending)', async () => {
     // An OpenCode server that never answers: the recording waits for it in the background.
     bridge = new AgentBridge(
       settings({}, { runtimeServer: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', '--'] } }),
@@ -124,9 +124,9 @@ describe('the agent bridge', () => {
     const events = await turn('hello');
     expect(events.at(-1)).toMatchObject({ type: 'done' });
     const sessionId = (events[0] as Extract<AgentEvent, { type: 'turn' }>).sessionId;
-    const closing = Date.now();
+    // The recording never ends (its server never answers): close resolving at all shows it does
+    // not wait for it — no bound on how long it took (a loaded machine stretches any).
     await bridge.close();
-    expect(Date.now() - closing).toBeLessThan(15_000);
     // Nothing was recorded for the cut-short recording: its row, reserved at the turn's end, is
     // still pending — the session's next turn records into it.
     const rows = await fx.store.sessionRuntime(WS, sessionId);

@@ -234,7 +234,7 @@ describe('the CLI table, --json and the Markdown export', () => {
     expect(head).toContain(`${v.biggestSource!.label} holds ${fmtPct(v.biggestSource!.percentOfUsed)} of the context`);
     expect(head).toContain(`Largest item: ${v.biggestItem!.label} — ${fmt(v.biggestItem!.tokens)} tokens`);
     expect(head).toContain(`What to do: ${v.action!.title}.`);
-    expect(head).toContain('of the last prompt was read from the provider’s cache');
+    expect(head).toContain('of the last prompt read from cache');
     expect(report.cost?.total).not.toBeNull(); // the demo's calls are priced
     expect(head).toContain(`${fmtCost(report.cost!.total!, report.cost!.currency)} over ${report.cost!.calls} calls`);
     for (const jargon of [/scale ×/, /calibrated/, /o200k/, /Basis/, /usage_update/]) expect(head).not.toMatch(jargon);

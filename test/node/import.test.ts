@@ -22,9 +22,11 @@ import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo, placeIn } from '../support/cli';
 import { databaseDigest, insertMessageRow } from '../support/fixtures';
 import { createDatabase } from '../support/postgres';
+import { publicExportFiles } from '../support/public-exports';
 
 const PUBLIC = join(import.meta.dirname, '..', 'fixtures', 'public');
-const SOURCES = JSON.parse(readFileSync(join(PUBLIC, 'sources.json'), 'utf8')) as { file: string }[];
+/** Every export kept in the folder: one added there is imported here without a test naming it. */
+const FILES = publicExportFiles();
 const WS = 'ws_import';
 
 let dir: string;
@@ -69,7 +71,7 @@ function writeExport(path: string, value: unknown): string {
 }
 
 describe('investibook import: the public exports', () => {
-  for (const { file } of SOURCES) {
+  for (const file of FILES) {
     it(`${file}: the same report after an import, from the same rows written directly, and with --export`, async () => {
       const imported = place();
       const path = join(PUBLIC, file);

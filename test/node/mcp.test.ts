@@ -124,7 +124,7 @@ describe('investibook mcp', () => {
       // What the demo's session holds, as the agent reads it.
       expect(result.text).toMatch(/^Context report · workspace demo · session ses_/);
       expect(result.text).toMatch(/^Evidence holds [\d.]+% of the context \([\d,]+ tokens\)\.$/m);
-      expect(result.text).toMatch(/^Repeated reads: \d+ files? read more than once; /m);
+      expect(result.text).toMatch(/^Read more than once: \d+ files? — \d+ extra reads? repeats? /m);
       expect(result.text).toMatch(/^- Read evidence summary: evidence_summary_for_agent\.txt: read 2 times$/m);
       expect(result.text).toMatch(
         /^Cost over the session: \$[\d.]+ over \d+ calls \(every call bills its whole prompt again\)/m,

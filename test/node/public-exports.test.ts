@@ -1,6 +1,8 @@
 /**
  * The report on real sessions that users published (test/fixtures/public, with their provenance
- * in sources.json), each imported by `investibook import` as a user would: Anthropic Claude with long thinking, OpenAI reasoning models of two OpenCode
+ * in sources.json), each imported by `investibook import` as a user would — every file of the folder,
+ * so an export added there is checked without a test naming it: Anthropic Claude with long thinking,
+ * Claude Opus 4.6's signed thinking, OpenAI reasoning models of two OpenCode
  * generations, DeepSeek, GLM, a model served through Ollama (548 calls, no cost, no cache), a
  * model switch, compactions. There is no recorded request to compare with, so the report is held
  * to what the providers' own counts allow:
@@ -26,6 +28,7 @@ import { catalogModel } from '../../src/node/core/model-catalog';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
 import { WS } from '../support/fixtures';
+import { publicExportFiles, publicSources } from '../support/public-exports';
 
 // Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
 // with an event kept first), and growth compares only between consecutive calls.
@@ -35,12 +38,9 @@ vi.mock('../../src/node/core/timeline', async (original) => {
 });
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
-const SOURCES = JSON.parse(readFileSync(join(DIR, 'sources.json'), 'utf8')) as {
-  file: string;
-  url: string;
-  kept: string;
-  repo: string;
-}[];
+const SOURCES = publicSources();
+/** Every export in the folder, whether or not a test names it: a new one is checked like the others. */
+const FILES = publicExportFiles();
 /** Kept for issue 32 (every call's growth explained, not nine in ten): the dark-factory sessions but the two kept before. */
 const EVERY_CALL = new Set(
   SOURCES.filter((s) => s.repo === 'victoryforphil/dark-factory')
@@ -158,6 +158,14 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
     expect(runtime.percentOfUsed!).toBeLessThan(10);
     expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true });
   },
+  'anthropic-claude-opus-4-6_codectx_react-component.json': (r) => {
+    // Opus 4.6's signed thinking (tokens.reasoning 0): the Claude tokenizer on every call,
+    // Anthropic's rule for Opus 4.5 and later (every earlier thinking block kept), and what the
+    // thinking left in the prompt measured apart from every source.
+    expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['Claude tokenizer (ai-tokenizer)']));
+    expect(r.calibration!.reasoning).toMatchObject({ keepsHidden: true, rule: { id: 'anthropic-all-turns' } });
+    expect(r.remainder!.find((row) => row.kind === 'hidden_reasoning')!.tokens).toBeGreaterThan(0);
+  },
   'openai-gpt-5.6-sol_matugen-theme-sync.json': (r) => {
     expect(new Set(r.timeline!.map((p) => p.tokenizer))).toEqual(new Set(['o200k_base BPE']));
     // Every earlier call's encrypted reasoning, kept across turns; counted once per summary part.
@@ -216,15 +224,21 @@ const EXPECT: Record<string, (r: ContextReport) => void> = {
 };
 
 describe('public OpenCode sessions', () => {
-  it('are kept with their provenance', () => {
-    expect(SOURCES.length).toBeGreaterThanOrEqual(10);
+  it('are every file of the folder, each kept with its provenance', () => {
+    expect(FILES.length).toBeGreaterThanOrEqual(17);
+    // One provenance per file and no provenance without its file: an export dropped in the
+    // folder without saying where it came from fails here.
+    expect(SOURCES.map((s) => s.file).sort()).toEqual(FILES);
     for (const source of SOURCES) {
       expect(source.url).toMatch(/^https:\/\/github\.com\/.+\/[0-9a-f]{40}\//);
+      expect(source.url).toContain(`${source.repo}/`);
+      expect(source.url).toContain(source.commit);
+      expect(source.license).not.toBe('');
       expect(['verbatim', 'skeleton']).toContain(source.kept);
     }
   });
 
-  for (const { file } of SOURCES) {
+  for (const file of FILES) {
     it(`${file}: the runtime item measures the runtime, and each call's items follow its growth`, async () => {
       const r = await reportOfExport(file);
       expect(r.calibration!.mode).toBe('measured');
@@ -385,7 +399,7 @@ const lastModel = (file: string): string => {
 };
 
 describe('your own sessions, understood (issue 38)', () => {
-  for (const { file } of SOURCES) {
+  for (const file of FILES) {
     it(`${file}: every payload belongs to what it touched, the window is the catalog's, the file is named`, async () => {
       const r = await reportOfFile(file);
       // Unknown tool payload only for what names no path, address, working folder or owner.
@@ -399,12 +413,17 @@ describe('your own sessions, understood (issue 38)', () => {
         ...r.sources.flatMap((s) => s.items.filter((i) => !i.runtime).map((i) => i.percentOfUsed ?? 0)),
       );
       if (largest >= 5) expect(r.suggestions.some((x) => (x.frees?.tokens ?? 0) > 0)).toBe(true);
-      // A window and calls left wherever OpenCode's own model list knows the model.
-      if (catalogModel(lastModel(file))) {
+      // A window and calls left wherever OpenCode's own model list knows the model; a model it
+      // does not know is said so in words.
+      const model = lastModel(file);
+      if (catalogModel(model)) {
         expect(r.window).toMatchObject({ basis: 'catalog', source: expect.stringContaining('OpenCode 1.18.33') });
         expect(r.actual!.contextSize).toBe(r.window!.contextSize);
         const headroom = r.verdict!.headroom!;
         expect(headroom.callsLeft ?? headroom.callsLeftBecause).not.toBeUndefined();
+      } else {
+        expect(r.window).toBeNull();
+        expect(r.notes).toContainEqual(expect.stringContaining(`the model ${model} is in no catalog`));
       }
     });
   }

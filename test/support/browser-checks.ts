@@ -166,3 +166,13 @@ export const brokenWords = (root: Locator, selector: string): Promise<string[]> 
     }
     return broken;
   }, selector);
+
+/**
+ * Resolves once the page has painted two more frames: whatever an event it has already been given
+ * (a wheel, a history step) changes is on screen by then. A condition on the page, not a pause
+ * that a loaded machine can outrun — for proving that something did *not* happen.
+ */
+export const framesPainted = (page: Page): Promise<void> =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );

@@ -2,7 +2,7 @@
  * A public OpenCode export (test/fixtures/public) stored as the bridge would store it: its rows
  * under one session, and an ACP total of its last measured call (a window of 400,000 tokens).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode-export';
 import { PROJECT_ROOT } from '../../src/node/project';
@@ -11,6 +11,32 @@ import { insertMessageRow, insertUsageRow, WS, type Fixture } from './fixtures';
 
 export const PUBLIC_DIR = join(PROJECT_ROOT, 'test', 'fixtures', 'public');
 export const PUBLIC_SESSION = 'ses_public';
+
+/** Where a kept export came from (sources.json; `scripts/public-exports.ts` says what `kept` means). */
+export interface PublicSource {
+  file: string;
+  repo: string;
+  path: string;
+  commit: string;
+  url: string;
+  license: string;
+  kept: string;
+}
+
+/**
+ * Every public session kept in the folder (OpenCode exports, Claude Code transcripts), by name:
+ * what the tests run over, so an export added there is checked without a test naming it.
+ */
+export function publicExportFiles(): string[] {
+  return readdirSync(PUBLIC_DIR)
+    .filter((file) => /\.jsonl?$/.test(file) && file !== 'sources.json')
+    .sort();
+}
+
+/** The provenance of every kept export, as sources.json records it. */
+export function publicSources(): PublicSource[] {
+  return JSON.parse(readFileSync(join(PUBLIC_DIR, 'sources.json'), 'utf8')) as PublicSource[];
+}
 
 export function seedPublicExport(fx: Pick<Fixture, 'raw'>, file: string): void {
   const exported = JSON.parse(readFileSync(join(PUBLIC_DIR, file), 'utf8').replace(/^\uFEFF/, '')) as SessionExport;

@@ -24,29 +24,51 @@ const liveReply = () => screen.getByRole('article', { name: LIVE });
 /** The turn's status line above the composer. */
 const turnStatus = () => within(screen.getByRole('group', { name: 'Agent turn' })).getByRole('status');
 
-/** One prompt's event stream, fed by the test. */
+/**
+ * One prompt's event stream, fed by the test. The page pulls it (no queue ahead of the page's
+ * own reads), so "the page asks for more" is the condition that it has taken in what it was given:
+ * every wait here is on that, never on a timer.
+ */
 class Stream {
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
-  readonly body = new ReadableStream<Uint8Array>({ start: (c) => void (this.controller = c) });
+  private asked: (() => void) | null = null;
+  private give: ((chunk: Uint8Array | null | Error) => void) | null = null;
+  private pulled = new Promise<void>((resolve) => (this.asked = resolve));
+  readonly body = new ReadableStream<Uint8Array>(
+    {
+      pull: (controller) =>
+        new Promise<void>((resolve) => {
+          this.give = (chunk) => {
+            if (chunk instanceof Error) controller.error(chunk);
+            else if (chunk === null) controller.close();
+            else controller.enqueue(chunk);
+            resolve();
+          };
+          this.asked?.();
+        }),
+    },
+    { highWaterMark: 0 },
+  );
   private readonly encoder = new TextEncoder();
+  /** Hands `chunk` to the page once it asks, and waits until it asks again (or the stream ends). */
+  private async deliver(chunk: Uint8Array | null | Error, thenAsked: boolean) {
+    await act(async () => {
+      await this.pulled;
+      this.pulled = new Promise<void>((resolve) => (this.asked = resolve));
+      this.give!(chunk);
+      if (thenAsked) await this.pulled;
+    });
+  }
   /** Sends events (and lets the page take them in). */
   async send(...events: AgentEvent[]) {
-    await act(async () => {
-      for (const event of events) this.controller.enqueue(this.encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    });
+    const text = events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
+    await this.deliver(this.encoder.encode(text), true);
   }
+  /** Ends the stream; the page's turn ends on it (callers wait for what it shows). */
   async close() {
-    await act(async () => {
-      this.controller.close();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    });
+    await this.deliver(null, false);
   }
   async fail() {
-    await act(async () => {
-      this.controller.error(new TypeError('terminated'));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    });
+    await this.deliver(new TypeError('terminated'), false);
   }
 }
 

@@ -4,8 +4,9 @@
  * notes and any warnings — each a disclosure, closed by default. The methods are named here, and
  * only here.
  */
-import { fmt, fmtBytes, fmtPct } from '../../shared/format';
+import { fmt, fmtPct } from '../../shared/format';
 import { numbersInText, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
+import { reportText } from '../../shared/report-text';
 import { totalSourceSentence } from '../../shared/total-source';
 import type { ContextReport } from '../../shared/wire';
 import type { ReportModel } from './report-model';
@@ -29,11 +30,10 @@ export function FinePrint({ model }: { model: ReportModel }) {
         <details>
           <summary>Not in context ({report.excluded.length})</summary>
           <ul>
-            {report.excluded.map((e) => (
+            {reportText(report).excluded.map((e) => (
               <li key={e.label}>
-                <strong>{e.label}</strong> — {fmtBytes(e.bytes)}
-                {e.count === undefined ? '' : `, ${fmt(e.count)} ${e.count === 1 ? 'entry' : 'entries'}`}.{' '}
-                {numbersInText(e.reason)}
+                <strong>{e.label}</strong>
+                {e.rest}
               </li>
             ))}
           </ul>

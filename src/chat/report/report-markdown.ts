@@ -4,27 +4,17 @@
  * same rounded percentages, a Total that is the sum of its column — and the caveats last.
  */
 import { totalSourceShort } from '../../shared/total-source';
-import { fmt, fmtBytes, fmtPct } from '../../shared/format';
+import { fmt, fmtPct } from '../../shared/format';
 import {
-  biggestJumps,
   costCells,
   costColumnNote,
-  costOutsideText,
   folderLines,
   fmtCost,
-  itemPercent,
-  itemTokens,
-  jumpText,
-  largestItems,
-  numbersInText,
   partLabel,
-  repeatMark,
-  runtimeChangeText,
   runtimeFigures,
-  verdictLines,
 } from '../../shared/report-figures';
-import { changeLead, suggestionFrees } from '../../shared/advice-text';
-import type { Change } from '../../shared/wire';
+import { largestItemRows, reportText, subagentText, type ChangeText, type ReportText } from '../../shared/report-text';
+import type { ContextReport, ReportItem } from '../../shared/wire';
 import type { ReportModel } from './report-model';
 
 /**
@@ -43,8 +33,8 @@ const code = (text: string) => {
 };
 
 /** A change as Markdown: what to do with it, then its text — a JSON block, or the sentence quoted. */
-function changeMarkdown(change: Change, indent: string): string[] {
-  const lead = `${indent}${changeLead(change)}:`;
+function changeMarkdown(change: ChangeText, indent: string): string[] {
+  const lead = `${indent}${change.lead}:`;
   if (change.kind === 'opencode_config') {
     // A fence longer than any run of backticks in the text: the block cannot be closed from inside.
     const fence = '`'.repeat(Math.max(2, ...(change.text.match(/`+/g) ?? []).map((r) => r.length)) + 1);
@@ -60,131 +50,162 @@ export const utcStamp = (iso: string): string => {
 };
 
 export function reportToMarkdown(model: ReportModel, sessionTitle?: string | null): string {
-  const { report, window, figures } = model;
-  const out: string[] = [];
-  const approx = model.estimatesOnly ? '≈' : '';
-  out.push(`### Context report — ${md(report.workspaceId)}`, '');
+  const { report } = model;
+  const text = reportText(report);
+  const out = [
+    ...headMarkdown(model, sessionTitle),
+    ...verdictMarkdown(text),
+    ...tableMarkdown(model, text),
+    ...paragraphs(text.remainders.map(md)),
+    ...(text.pending && !model.estimatesOnly ? ['', `${md(text.pending.line)}.`] : []),
+    ...foldersMarkdown(report),
+    ...largestMarkdown(report),
+    ...runtimeMarkdown(report, text),
+    ...paragraphs(report.sources.flatMap((s) => s.items).flatMap(subagentMarkdown)),
+    ...(text.jumps.length ? ['', '**Biggest jumps**', '', ...text.jumps.map((j) => `- ${md(j)}`)] : []),
+    ...(text.duplicates ? ['', md(text.duplicates)] : []),
+    ...suggestionsMarkdown(text),
+    ...(text.excluded.length
+      ? ['', '**Not in context**', '', ...text.excluded.map((e) => `- **${md(e.label)}**${md(e.rest)}`)]
+      : []),
+    '',
+    `_${md(model.boundaries)}_`,
+    '',
+    ...text.notes.map((n) => `> ${md(n)}`),
+    ...(text.warnings.length ? ['', '**Warnings:**', ...text.warnings.map((w) => `- ${md(w)}`)] : []),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** Each a paragraph of its own. */
+const paragraphs = (lines: string[]): string[] => lines.flatMap((line) => ['', line]);
+
+function headMarkdown(model: ReportModel, sessionTitle: string | null | undefined): string[] {
+  const { report, window } = model;
   const session = sessionTitle
     ? `“${md(sessionTitle)}” (${code(report.sessionId ?? '—')})`
     : code(report.sessionId ?? '—');
-  out.push(`Generated ${utcStamp(report.generatedAt)} · session ${session}`, '');
-  if (report.asOf)
-    out.push(
-      `_As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then._`,
-      '',
-    );
-  out.push(
+  return [
+    `### Context report — ${md(report.workspaceId)}`,
+    '',
+    `Generated ${utcStamp(report.generatedAt)} · session ${session}`,
+    '',
+    ...(report.asOf
+      ? [
+          `_As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then._`,
+          '',
+        ]
+      : []),
     report.actual
       ? `**Context used:** ${fmt(model.total)}${window ? ` of ${fmt(window.contextSize)} tokens (${fmtPct(report.actual.percent)})` : ' tokens'} · ${totalSourceShort(report)}`
       : `**Context used:** no usage reported yet — ≈${fmt(model.total)} estimated tokens`,
-  );
-  const verdict = verdictLines(report);
-  if (verdict) {
-    out.push('');
-    for (const line of [verdict.biggest, verdict.item]) if (line) out.push(`- ${md(line)}`);
-    if (verdict.action) {
-      const a = verdict.action;
-      out.push(
-        `- **What to do:** ${md(a.title)}.${a.frees ? ` ${md(a.frees)}.` : ''}${a.detail ? ` ${md(a.detail)}` : ''}`,
-      );
-      if (a.change) out.push(...changeMarkdown(a.change, '  '));
-    }
-    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) out.push(`- ${md(line)}`);
+  ];
+}
+
+function verdictMarkdown(text: ReportText): string[] {
+  const { lead, action, facts } = text.verdict;
+  if (!lead.length && !action && !facts.length) return [];
+  const out = ['', ...lead.map((line) => `- ${md(line)}`)];
+  if (action) {
+    out.push(
+      `- **What to do:** ${md(action.title)}.${action.frees ? ` ${md(action.frees)}.` : ''}${action.detail ? ` ${md(action.detail)}` : ''}`,
+    );
+    if (action.change) out.push(...changeMarkdown(action.change, '  '));
   }
-  // The web's table: tokens and Used % now, and — where the calls were priced — what each row cost
-  // over the session (its meaning said beneath, as on the web).
+  return [...out, ...facts.map((line) => `- ${md(line)}`)];
+}
+
+/**
+ * The web's table: tokens and Used % now, and — where the calls were priced — what each row cost
+ * over the session (its meaning said beneath, as on the web); the empty sources under it.
+ */
+function tableMarkdown(model: ReportModel, text: ReportText): string[] {
+  const { report } = model;
   const cost = costCells(report);
   const money = (amount: number | undefined) => (cost && amount !== undefined ? fmtCost(amount, cost.currency) : '');
-  out.push('', `| Source | Tokens | Used % |${cost ? ' Cost |' : ''}`, `|---|---:|---:|${cost ? '---:|' : ''}`);
-  for (const row of model.rows)
+  const out = ['', `| Source | Tokens | Used % |${cost ? ' Cost |' : ''}`, `|---|---:|---:|${cost ? '---:|' : ''}`];
+  for (const row of text.sourceRows)
     out.push(
-      `| ${cell(row.label)} | ${approx}${fmt(row.tokens)} | ${row.shareText} |${cost ? ` ${money(cost.byKey.get(row.key))} |` : ''}`,
+      `| ${cell(row.label)} | ${row.tokens} | ${row.percent} |${cost ? ` ${money(cost.byKey.get(row.key))} |` : ''}`,
     );
+  const total = text.total;
   out.push(
-    `| **Total** | **${approx}${fmt(figures.total.tokens)}** | **${figures.total.tokens > 0 ? '100.0%' : '—'}** |${cost ? ` **${money(cost.total)}** |` : ''}`,
+    `| **Total** | **${total.tokens}** | **${text.figures.total.tokens > 0 ? '100.0%' : '—'}** |${cost ? ` **${money(cost.total)}** |` : ''}`,
   );
   const costNote = costColumnNote(report);
   if (costNote) out.push('', `_${costNote}_`);
-  const outside = costOutsideText(report);
-  if (outside) out.push('', outside);
-  if (model.empty.length) out.push('', `Nothing in context from ${model.empty.map((r) => md(r.label)).join(', ')}.`);
-  for (const row of model.rows) if (row.reason) out.push('', `_${md(row.label)}:_ ${md(numbersInText(row.reason))}`);
-  const pending = report.pending;
-  if (pending && pending.itemCount > 0 && !model.estimatesOnly) {
-    out.push(
-      '',
-      `Added since the last model call (not in the total): ≈${fmt(pending.estimatedTokens)} tokens in ${pending.itemCount} item${pending.itemCount === 1 ? '' : 's'}.`,
-    );
+  // The cost's headline (the CLI's and the MCP's), what the cache saved, what cost money with nothing in context now.
+  if (text.cost) {
+    const { headline, saved, outside } = text.cost;
+    out.push('', `${md(headline)}.${saved ? ` ${md(saved)}.` : ''}${outside ? ` ${md(outside)}` : ''}`);
   }
+  if (text.empty) out.push('', md(text.empty));
+  return out;
+}
+
+function foldersMarkdown(report: ContextReport): string[] {
   const folders = report.sources.filter((s) => s.folders?.length);
-  if (folders.length) {
-    out.push('', '**By folder**', '');
-    for (const source of folders)
-      for (const line of folderLines(source)) out.push(`- ${cell(source.label)}: ${cell(line)}`);
-  }
-  const top = largestItems(report, 10);
-  if (top.length) {
-    out.push('', '**Largest items**', '', '| Item | Source | Tokens | Used % |', '|---|---|---:|---:|');
-    for (const { item, source } of top) {
-      const mark = repeatMark(item);
-      out.push(
-        `| ${cell(item.label)}${mark ? ` _(${mark})_` : ''} | ${cell(source.label)} | ${approx}${fmt(itemTokens(item, model.estimatesOnly))} | ${fmtPct(itemPercent(item, figures))} |`,
-      );
-    }
-  }
+  if (!folders.length) return [];
+  return [
+    '',
+    '**By folder**',
+    '',
+    ...folders.flatMap((source) => folderLines(source).map((line) => `- ${cell(source.label)}: ${cell(line)}`)),
+  ];
+}
+
+function largestMarkdown(report: ContextReport): string[] {
+  const top = largestItemRows(report, 10);
+  if (!top.length) return [];
+  return [
+    '',
+    '**Largest items**',
+    '',
+    '| Item | Source | Tokens | Used % |',
+    '|---|---|---:|---:|',
+    ...top.map(
+      (row) =>
+        `| ${cell(row.label)}${row.repeat ? ` _(${row.repeat})_` : ''} | ${cell(row.sourceLabel)} | ${row.tokens} | ${row.percent} |`,
+    ),
+  ];
+}
+
+/** OpenCode's own prompt and tools in parts, and how it changed between calls. */
+function runtimeMarkdown(report: ContextReport, text: ReportText): string[] {
   const runtime = runtimeFigures(report);
-  if (runtime?.parts) {
-    out.push(
-      '',
-      `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${md(runtime.recordedFor)})` : ''}`,
-      '',
-      '| Part | Tokens | Used % |',
-      '|---|---:|---:|',
-    );
-    for (const part of runtime.parts)
-      out.push(`| ${cell(partLabel(part))} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`);
-  }
-  if (runtime)
-    for (const change of runtime.changes)
-      out.push('', `_${cell(runtime.item.label)}:_ ${md(runtimeChangeText(change))}.`);
-  for (const item of report.sources.flatMap((s) => s.items)) {
-    const sub = item.subagent;
-    if (sub?.stored && typeof sub.total === 'number')
-      out.push(
+  if (!runtime) return [];
+  const parts = runtime.parts
+    ? [
         '',
-        `_${cell(item.label)}:_ its session (${code(sub.sessionId)}) reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} calls${sub.largest?.length ? `; largest: ${sub.largest.map((l) => `${md(l.label)} ${fmt(l.tokens)}`).join(', ')}` : ''}.`,
-      );
-  }
-  const jumps = biggestJumps(report.timeline ?? []);
-  if (jumps.length) out.push('', '**Biggest jumps**', '', ...jumps.map((j) => `- ${md(jumpText(j))}`));
-  const d = report.duplicates;
-  if (d.extraReads > 0) {
-    const repeated =
-      model.estimatesOnly || d.repeatedScaledTokens === null
-        ? `≈${fmt(d.repeatedEstimatedTokens)}`
-        : fmt(d.repeatedScaledTokens);
-    out.push(
-      '',
-      `**Duplicated reads:** ${d.files} file${d.files === 1 ? '' : 's'}, ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeating ${repeated} tokens.`,
-    );
-  }
-  if (report.suggestions.length) {
-    out.push('', '**Suggestions** (by what they free, largest first)', '');
-    report.suggestions.forEach((s, index) => {
-      out.push(
-        `${index + 1}. ${md(s.title)}. ${md(suggestionFrees(report, s.frees, s))}. ${md(numbersInText(s.detail))}`,
-      );
-      if (s.change) out.push(...changeMarkdown(s.change, '   '));
-    });
-  }
-  if (report.excluded.length) {
-    out.push(
-      '',
-      '**Not in context:** ' + report.excluded.map((e) => `${md(e.label)} (${fmtBytes(e.bytes)})`).join('; '),
-    );
-  }
-  out.push('', `_${md(model.boundaries)}_`);
-  out.push('', ...report.notes.map((n) => `> ${md(numbersInText(n))}`));
-  if (report.warnings.length) out.push('', '**Warnings:**', ...report.warnings.map((w) => `- ${md(w)}`));
-  return `${out.join('\n')}\n`;
+        `**${cell(runtime.item.label)}** — part of ${cell(runtime.sourceLabel)}, in parts${runtime.recordedFor ? ` (${md(runtime.recordedFor)})` : ''}`,
+        '',
+        '| Part | Tokens | Used % |',
+        '|---|---:|---:|',
+        ...runtime.parts.map(
+          (part) => `| ${cell(partLabel(part))} | ${fmt(part.tokens)} | ${fmtPct(part.percentOfUsed)} |`,
+        ),
+      ]
+    : [];
+  return [...parts, ...paragraphs(text.runtimeChanges.map((change) => `_${cell(runtime.item.label)}:_ ${md(change)}`))];
+}
+
+/** A task call's subagent whose session is stored here, and its session's id to look it up. */
+function subagentMarkdown(item: ReportItem): string[] {
+  const sub = item.subagent;
+  const sentence = subagentText(item);
+  if (!sub?.stored || typeof sub.total !== 'number' || !sentence) return [];
+  return [`${md(sentence)} (${code(sub.sessionId)}).`];
+}
+
+function suggestionsMarkdown(text: ReportText): string[] {
+  if (!text.suggestions.length) return [];
+  return [
+    '',
+    '**Suggestions** (by what they free, largest first)',
+    '',
+    ...text.suggestions.flatMap((s, index) => [
+      `${index + 1}. ${md(s.title)}. ${md(s.frees)}. ${md(s.detail)}`,
+      ...(s.change ? changeMarkdown(s.change, '   ') : []),
+    ]),
+  ];
 }

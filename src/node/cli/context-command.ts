@@ -10,7 +10,6 @@ import { usageError } from '../errors';
 import { redact } from '../storage/open';
 import { chooseDatabase } from './database';
 import type { Io } from './io';
-import { renderItemContent, renderReport, renderTimeline } from './render-table';
 import { terminalColumns } from './fit-columns';
 import { jsonText, visibleDeep } from './terminal-text';
 import { apiSource, localSource, type ReportSource, type SourceRequest } from './report-source';
@@ -89,13 +88,19 @@ async function show(
       snapshotId: options.snapshot,
       page: parsePage(options.page),
     });
-    io.out(options.json ? jsonText(content) : renderItemContent(visibleDeep(content)));
+    io.out(options.json ? jsonText(content) : (await tables()).renderItemContent(visibleDeep(content)));
     return;
   }
   const report = await source.report(request);
   const width = options.wide ? null : terminalColumns(io.columns, io.env);
   // The table lays out the text it prints: every string made visible first (terminal-text.ts).
   if (options.json) io.out(jsonText(report));
-  else if (options.timeline) io.out(renderTimeline(visibleDeep(report), width));
-  else io.out(renderReport(visibleDeep(report), { items: items ?? 5, database, width }));
+  else if (options.timeline) io.out((await tables()).renderTimeline(visibleDeep(report), width));
+  else io.out((await tables()).renderReport(visibleDeep(report), { items: items ?? 5, database, width }));
 }
+
+/**
+ * The table renderer (cli-table3 and its colours and widths, ~90 KB the bundle would compile at
+ * every report) is loaded only when a table is printed: `--json` never loads it.
+ */
+const tables = () => import('./render-table');

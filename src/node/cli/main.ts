@@ -106,11 +106,11 @@ export async function run(argv: string[], given: Io = defaultIo): Promise<number
   let env: CliEnv | undefined;
   try {
     const root = program(io, () => env!);
-    // The environment once a command runs (one schema, src/node/env.ts): a bad value is a usage
-    // error, and `--help` never loads the schema.
+    // The environment once a command runs (the CLI's part of the one schema, src/node/cli-env.ts):
+    // a bad value is a usage error, and `--help` never loads the schema.
     root.hook('preAction', async () => {
-      const { cliEnvSchema, readEnv } = await import('../env');
-      env = readEnv(io.env, cliEnvSchema);
+      const { cliEnvSchema, parseEnv } = await import('../cli-env');
+      env = parseEnv(io.env, cliEnvSchema);
     });
     await root.parseAsync(argv, { from: 'user' });
     return 0;

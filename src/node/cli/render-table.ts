@@ -5,25 +5,27 @@ import { fitWidths, tableWidth } from './fit-columns';
 import { fmt, fmtBytes, fmtDelta, fmtPct } from '../../shared/format';
 import {
   biggestJumps,
-  costHeadline,
   costRows,
   coverageText,
   fmtCost,
-  itemPercent,
-  itemTokens,
   jumpText,
   numbersInText,
   partLabel,
-  repeatMark,
   reportFigures,
   runtimeChangeText,
   runtimeFigures,
   timelineCoverage,
-  verdictLines,
-  folderLines,
+  type RuntimeFigures,
 } from '../../shared/report-figures';
-import { cacheSavingsText, changeLead, suggestionFrees } from '../../shared/advice-text';
-import type { Change, ContextReport, ItemContent, ReportItem, TimelinePoint } from '../../shared/wire';
+import {
+  reportText,
+  sourceItems,
+  subagentText,
+  type ChangeText,
+  type ReportText,
+  type SourceItemsText,
+} from '../../shared/report-text';
+import type { ContextReport, ItemContent, ReportItem, TimelinePoint } from '../../shared/wire';
 
 const plain = { head: [], border: [] };
 // No rule between body rows: a report is scanned down a column, not cell by cell.
@@ -72,15 +74,45 @@ function fitted(
     : table.toString();
 }
 
-export function renderReport(
-  report: ContextReport,
-  options: { items: number | 'all'; database?: string | null; width?: number | null },
-): string {
+type Options = { items: number | 'all'; database?: string | null; width?: number | null };
+
+export function renderReport(report: ContextReport, options: Options): string {
   const width = options.width === undefined ? 100 : options.width;
-  const lines: string[] = [];
-  lines.push(`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`);
-  if (options.database) lines.push(`Database: ${options.database}`);
-  const { origin } = report;
+  const text = reportText(report);
+  const lines = [
+    ...headerLines(report, text, options.database ?? null),
+    ...verdictBlock(text),
+    '',
+    ...sourceTable(text, width),
+    '',
+    ...sourceItems(report, options.items).flatMap((section) => itemSection(section, report, width)),
+    ...block(text.remainders),
+    ...pendingBlock(text, options.items),
+    ...costTable(report, text, width),
+    ...(text.jumps.length ? ['Biggest jumps:', ...text.jumps.map((j) => `  ${j}`), ''] : []),
+    ...(text.duplicates ? [text.duplicates, ''] : []),
+    ...suggestionsBlock(text),
+    ...(text.excluded.length ? ['Not in context:', ...text.excluded.map((e) => `  - ${e.label}${e.rest}`), ''] : []),
+    'How the numbers were made:',
+    ...methodLines(report).map((line) => `  - ${line}`),
+    '',
+    'Notes:',
+    ...text.notes.map((note) => `  - ${note}`),
+    ...(text.warnings.length
+      ? ['', `Warnings (${text.warnings.length}):`, ...text.warnings.map((w) => `  ! ${w}`)]
+      : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Lines, then a blank line; nothing where there are none. */
+const block = (lines: string[]): string[] => (lines.length ? [...lines, ''] : []);
+
+/** Which report this is: the workspace and session, where it came from, the context's total. */
+function headerLines(report: ContextReport, text: ReportText, database: string | null): string[] {
+  const lines = [`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`];
+  if (database) lines.push(`Database: ${database}`);
+  const { origin, actual } = report;
   if (origin?.files?.length)
     lines.push(`From the export ${origin.files.join(', ')} (no agent: its model calls' own counts)`);
   else if (origin)
@@ -91,215 +123,135 @@ export function renderReport(
     lines.push(
       `A subagent's session, made by a task call of session ${report.parentSessionId} (its report: --session ${report.parentSessionId})`,
     );
-  const { actual } = report;
-  const figures = reportFigures(report);
-  const approx = figures.estimatesOnly ? '≈' : '';
   lines.push(
     actual
       ? `Context: ${fmt(actual.contextUsed)}${actual.contextSize === null ? '' : ` / ${fmt(actual.contextSize)}`} tokens${actual.percent === null ? '' : ` (${fmtPct(actual.percent)} of the window)`} · ${totalSourceShort(report)}${report.asOf ? '' : ` at ${utcStamp(actual.recordedAt)}`}`
-      : `Context: no usage reported for this session yet — ≈${fmt(figures.total.tokens)} estimated tokens`,
+      : `Context: no usage reported for this session yet — ≈${fmt(text.figures.total.tokens)} estimated tokens`,
   );
   if (report.asOf)
     lines.push(
       `As of model call ${report.asOf.call} of ${report.asOf.of} (${utcStamp(report.asOf.at)}): the context then, read-only`,
     );
-  const verdict = verdictLines(report);
-  if (verdict) {
-    lines.push('');
-    for (const line of [verdict.biggest, verdict.item]) if (line) lines.push(`  ${line}`);
-    if (verdict.action) {
-      const a = verdict.action;
-      lines.push(`  What to do: ${a.title}.${a.frees ? ` ${a.frees}.` : ''}${a.detail ? ` ${a.detail}` : ''}`);
-      if (a.change) lines.push(...changeLines(a.change, '    '));
-    }
-    for (const line of [verdict.headroom, verdict.cache, verdict.cost]) if (line) lines.push(`  ${line}`);
-  }
-  lines.push('');
+  return lines;
+}
 
-  // One row per source and remainder row, largest first; the Total is the sum of each column.
-  const sourceRows: string[][] = [];
-  for (const row of figures.rows) {
-    const s = row.source;
-    sourceRows.push([
-      row.label,
-      `${approx}${fmt(row.tokens)}`,
-      fmtPct(row.percentOfUsed),
-      s ? fmt(s.estimatedTokens) : '',
-      s ? fmtBytes(s.bytes) : '',
-      s ? fmt(s.itemCount) : '',
-    ]);
+/** The verdict: where the context went, what to do (with its change to copy), the room and cost. */
+function verdictBlock(text: ReportText): string[] {
+  const { lead, action, facts } = text.verdict;
+  if (!lead.length && !action && !facts.length) return [];
+  const lines = ['', ...lead.map((line) => `  ${line}`)];
+  if (action) {
+    lines.push(
+      `  What to do: ${action.title}.${action.frees ? ` ${action.frees}.` : ''}${action.detail ? ` ${action.detail}` : ''}`,
+    );
+    if (action.change) lines.push(...changeLines(action.change, '    '));
   }
-  const { total } = figures;
-  sourceRows.push([
-    'Total',
-    `${approx}${fmt(total.tokens)}`,
-    actual ? fmtPct(100) : fmtPct(total.tokens > 0 ? 100 : null),
-    fmt(total.estimatedTokens),
-    fmtBytes(total.bytes),
-    fmt(total.itemCount),
-  ]);
-  lines.push(
-    fitted(
-      ['Source', 'Tokens', 'Used %', 'Estimated', 'Bytes', 'Items'],
-      sourceRows,
-      ['left', 'right', 'right', 'right', 'right', 'right'],
-      [0],
-      width,
-      [4, 3],
-    ),
+  return [...lines, ...facts.map((line) => `  ${line}`)];
+}
+
+/** One row per source and remainder row, largest first; the Total is the sum of each column. */
+function sourceTable(text: ReportText, width: number | null): string[] {
+  const cells = (r: ReportText['total']) => [r.label, r.tokens, r.percent, r.estimated, r.bytes, r.items];
+  const table = fitted(
+    ['Source', 'Tokens', 'Used %', 'Estimated', 'Bytes', 'Items'],
+    [...text.sourceRows, text.total].map(cells),
+    ['left', 'right', 'right', 'right', 'right', 'right'],
+    [0],
+    width,
+    [4, 3],
   );
-  if (figures.empty.length) lines.push(`Nothing in context from: ${figures.empty.map((r) => r.label).join(', ')}.`);
-  lines.push('');
+  return [table, ...(text.empty ? [text.empty] : [])];
+}
 
-  for (const row of figures.rows) {
-    const s = row.source;
-    if (!s || s.itemCount === 0) continue;
-    const shown = options.items === 'all' ? s.items : s.items.slice(0, options.items);
-    const itemRows = shown.map((item) => {
-      const mark = repeatMark(item);
-      return [
-        item.label + (mark ? ` [${mark}]` : ''),
-        `${approx}${fmt(itemTokens(item, figures.estimatesOnly))}`,
-        fmtPct(itemPercent(item, figures)),
-        fmt(item.estimatedTokens),
-        fmtBytes(item.bytes),
-      ];
-    });
-    const table = fitted(
-      ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
-      itemRows,
-      ['left', 'right', 'right', 'right', 'right'],
-      [0],
-      width,
-      [4, 3],
-    );
-    const hidden = s.itemCount - shown.length;
-    lines.push(`${s.label} — top ${shown.length} of ${s.itemCount}`);
-    const folders = folderLines(s);
-    if (folders.length) lines.push('  By folder:', ...folders.map((line) => `    ${line}`));
-    lines.push(table);
-    if (hidden > 0) lines.push(`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`);
-    for (const item of shown) lines.push(...itemDetails(item, report, width));
-    lines.push('');
-  }
-  for (const row of figures.rows) {
-    if (row.remainder) lines.push(`${row.label}: ${fmt(row.tokens)} tokens — ${numbersInText(row.remainder.reason)}`);
-  }
-  if (figures.rows.some((r) => r.remainder)) lines.push('');
+/** A source's items: its folders, its table, what is not listed, and each item's details. */
+function itemSection(section: SourceItemsText, report: ContextReport, width: number | null): string[] {
+  const table = fitted(
+    ['Item', 'Tokens', 'Used %', 'Estimated', 'Bytes'],
+    section.rows.map((r) => [r.label + (r.repeat ? ` [${r.repeat}]` : ''), r.tokens, r.percent, r.estimated, r.bytes]),
+    ['left', 'right', 'right', 'right', 'right'],
+    [0],
+    width,
+    [4, 3],
+  );
+  const { hidden } = section;
+  return [
+    section.heading,
+    ...(section.folders.length ? ['  By folder:', ...section.folders.map((line) => `    ${line}`)] : []),
+    table,
+    ...(hidden > 0 ? [`  … ${hidden} more item${hidden === 1 ? '' : 's'} (--items all to list them)`] : []),
+    ...section.details.flatMap((item) => itemDetails(item, report, width)),
+    '',
+  ];
+}
 
-  const pending = report.pending;
-  if (pending && pending.itemCount > 0) {
-    lines.push(
-      `${pending.label} — not in the total yet: ${fmt(pending.itemCount)} item${pending.itemCount === 1 ? '' : 's'}, ≈${fmt(pending.estimatedTokens)} estimated tokens`,
-    );
-    for (const item of pending.items.slice(0, options.items === 'all' ? undefined : options.items))
-      lines.push(`  + ${item.label} (≈${fmt(item.estimatedTokens)})`);
-    lines.push('');
-  }
+/** What was added since the last measured call: not in the total yet. */
+function pendingBlock(text: ReportText, items: number | 'all'): string[] {
+  if (!text.pending) return [];
+  const listed = text.pending.items.slice(0, items === 'all' ? undefined : items);
+  return [text.pending.line, ...listed.map((item) => `  + ${item}`), ''];
+}
 
-  lines.push(...costTable(report, width));
-
-  const jumps = biggestJumps(report.timeline ?? []);
-  if (jumps.length) {
-    lines.push('Biggest jumps:', ...jumps.map((j) => `  ${jumpText(j)}`), '');
-  }
-
-  const d = report.duplicates;
-  if (d.extraReads > 0) {
-    const repeated =
-      figures.estimatesOnly || d.repeatedScaledTokens === null
-        ? `≈${fmt(d.repeatedEstimatedTokens)}`
-        : fmt(d.repeatedScaledTokens);
-    lines.push(
-      `Duplicated reads: ${d.files} file${d.files === 1 ? '' : 's'} read more than once; ${d.extraReads} extra read${d.extraReads === 1 ? '' : 's'} repeat ${repeated} tokens`,
-      '',
-    );
-  }
-  if (report.suggestions.length) {
-    lines.push('Suggestions (by what they free, largest first):');
-    report.suggestions.forEach((s, index) => {
-      lines.push(
-        `  ${index + 1}. ${s.severity === 'warning' ? '! ' : ''}${s.title}`,
-        `     ${suggestionFrees(report, s.frees, s)}.`,
-        `     ${numbersInText(s.detail)}`,
-        ...(s.change ? changeLines(s.change, '     ') : []),
-      );
-    });
-    lines.push('');
-  }
-  if (report.excluded.length) {
-    lines.push('Not in context:');
-    for (const e of report.excluded)
-      lines.push(
-        `  - ${e.label}: ${fmtBytes(e.bytes)}${e.count === undefined ? '' : `, ${fmt(e.count)}`} — ${numbersInText(e.reason)}`,
-      );
-    lines.push('');
-  }
-  lines.push('How the numbers were made:', ...methodLines(report).map((line) => `  - ${line}`));
-  lines.push('', 'Notes:', ...report.notes.map((note) => `  - ${numbersInText(note)}`));
-  if (report.warnings.length)
-    lines.push('', `Warnings (${report.warnings.length}):`, ...report.warnings.map((w) => `  ! ${w}`));
-  return `${lines.join('\n')}\n`;
+/** The suggestions, numbered: title, what each frees, why, and its change to copy. */
+function suggestionsBlock(text: ReportText): string[] {
+  if (!text.suggestions.length) return [];
+  return [
+    'Suggestions (by what they free, largest first):',
+    ...text.suggestions.flatMap((s, index) => [
+      `  ${index + 1}. ${s.warning ? '! ' : ''}${s.title}`,
+      `     ${s.frees}.`,
+      `     ${s.detail}`,
+      ...(s.change ? changeLines(s.change, '     ') : []),
+    ]),
+    '',
+  ];
 }
 
 /** A change as the terminal shows it: what to do with it, then its text as it is, to copy. */
-function changeLines(change: Change, indent: string): string[] {
-  return [`${indent}${changeLead(change)}:`, ...change.text.split('\n').map((line) => `${indent}  ${line}`)];
+function changeLines(change: ChangeText, indent: string): string[] {
+  return [`${indent}${change.lead}:`, ...change.text.split('\n').map((line) => `${indent}  ${line}`)];
 }
 
 /** Under a source's table: the runtime item in parts (or why it is one block), a task call's subagent. */
 function itemDetails(item: ReportItem, report: ContextReport, width: number | null): string[] {
-  const out: string[] = [];
   const runtime = item.runtime ? runtimeFigures(report) : null;
-  if (runtime) {
-    if (!runtime.parts) {
-      if (runtime.oneBlockBecause) out.push(`  ${item.label}: one measured block — ${runtime.oneBlockBecause}`);
-    } else {
-      const table = fitted(
-        ['Part', 'Tokens', 'Used %', 'Estimated'],
-        runtime.parts.map((part) => [
-          partLabel(part),
-          fmt(part.tokens),
-          fmtPct(part.percentOfUsed),
-          fmt(part.estimatedTokens),
-        ]),
-        ['left', 'right', 'right', 'right'],
-        [0],
-        width,
-        [3],
-      );
-      out.push(
-        `  ${item.label}, part of ${runtime.sourceLabel}, in ${runtime.parts.length} parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}:`,
-        table,
-      );
-    }
-    for (const change of runtime.changes) out.push(`  ${runtimeChangeText(change)}.`);
-  }
-  const sub = item.subagent;
-  if (sub) {
-    const who = sub.agent ? `the ${sub.agent} subagent` : 'a subagent';
-    if (!sub.stored) out.push(`  ${item.label}: handed to ${who}, whose session ${sub.sessionId} is not stored here`);
-    else {
-      const total =
-        typeof sub.total === 'number'
-          ? `reached ${fmt(sub.total)} tokens in ${fmt(sub.calls ?? 0)} call${sub.calls === 1 ? '' : 's'}`
-          : 'has no measured call';
-      const largest = sub.largest?.length
-        ? `; largest: ${sub.largest.map((l) => `${l.label} ${fmt(l.tokens)}`).join(', ')}`
-        : '';
-      out.push(
-        `  ${item.label}: handed to ${who}; its session ${total}${largest}. Its report: --session ${sub.sessionId}`,
-      );
-    }
-  }
+  const out = runtime ? runtimeLines(item, runtime, width) : [];
+  const sub = subagentText(item);
+  if (sub) out.push(`  ${sub}${item.subagent!.stored ? `. Its report: --session ${item.subagent!.sessionId}` : ''}`);
   return out;
 }
 
+/** The runtime item: its parts as a table (or why it is one block), then how it changed between calls. */
+function runtimeLines(item: ReportItem, runtime: RuntimeFigures, width: number | null): string[] {
+  const out: string[] = [];
+  if (!runtime.parts) {
+    if (runtime.oneBlockBecause) out.push(`  ${item.label}: one measured block — ${runtime.oneBlockBecause}`);
+  } else {
+    const table = fitted(
+      ['Part', 'Tokens', 'Used %', 'Estimated'],
+      runtime.parts.map((part) => [
+        partLabel(part),
+        fmt(part.tokens),
+        fmtPct(part.percentOfUsed),
+        fmt(part.estimatedTokens),
+      ]),
+      ['left', 'right', 'right', 'right'],
+      [0],
+      width,
+      [3],
+    );
+    out.push(
+      `  ${item.label}, part of ${runtime.sourceLabel}, in ${runtime.parts.length} parts${runtime.recordedFor ? ` (${runtime.recordedFor})` : ''}:`,
+      table,
+    );
+  }
+  return [...out, ...runtime.changes.map((change) => `  ${runtimeChangeText(change)}.`)];
+}
+
 /** What each source cost over the session: money, billed tokens, from the cache, no longer in context. */
-function costTable(report: ContextReport, width: number | null): string[] {
+function costTable(report: ContextReport, text: ReportText, width: number | null): string[] {
   const table = costRows(report);
   const cost = report.cost;
-  if (!table || !cost) return [];
+  if (!table || !cost || !text.cost) return [];
   const money = (amount: number | null) => (amount === null ? '—' : fmtCost(amount, cost.currency));
   const out = fitted(
     ['Source or row', 'Cost', 'Share', 'Billed\ntokens', 'From\ncache', 'Output', 'No longer\nin context'],
@@ -317,11 +269,12 @@ function costTable(report: ContextReport, width: number | null): string[] {
     width,
     [5, 4, 3],
   );
-  const saved = cacheSavingsText(report);
+  const { headline, saved, outside } = text.cost;
   return [
-    costHeadline(report)!,
+    headline,
     out,
     ...(saved ? [`  ${saved}.`] : []),
+    ...(outside ? [`  ${outside}`] : []),
     ...cost.notes.map((n) => `  - ${numbersInText(n)}`),
     '',
   ];

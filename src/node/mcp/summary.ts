@@ -1,8 +1,8 @@
 /**
  * The context report as the agent reads it through MCP: a compact text (a few hundred tokens,
  * not the report's thousands — the answer lands in the agent's own context) and the same figures
- * as structured content, with its schema. Every sentence and figure comes from the report's own
- * helpers (src/shared/report-figures.ts), so the agent reads what the CLI and the web print:
+ * as structured content, with its schema. Every sentence comes from the report's words, made
+ * once (src/shared/report-text.ts), so the agent reads what the CLI and the web print:
  * the verdict, the sources by size with the remainder rows, the largest items, the files read
  * more than once, the suggestions by what they free with each change, the calls left before
  * OpenCode compacts, and the session's cost with what the cache saved. Pure.
@@ -11,23 +11,19 @@ import * as z from 'zod/mini';
 import { fmt, fmtPct } from '../../shared/format';
 import {
   costCells,
-  costHeadline,
-  costOutsideText,
   costRows,
   fmtCost,
+  folderLines,
   itemPercent,
   itemTokens,
   largestItems,
-  numbersInText,
   partLabel,
   repeatMark,
-  reportFigures,
   runtimeChangeText,
   runtimeFigures,
-  verdictLines,
-  folderLines,
+  type ReportFigures,
 } from '../../shared/report-figures';
-import { changeLead, suggestionFrees } from '../../shared/advice-text';
+import { reportText, type ReportText } from '../../shared/report-text';
 import { changeSchema, freesSchema, TOTAL_SOURCES, type ContextReport } from '../../shared/wire';
 
 /** Items listed by default, largest first, across every source. */
@@ -132,24 +128,9 @@ export const contextSummarySchema = z.object({
 export type ContextSummary = z.infer<typeof contextSummarySchema>;
 
 export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): ContextSummary {
-  const figures = reportFigures(report);
-  const verdict = verdictLines(report);
+  const text = reportText(report);
+  const { figures } = text;
   const actual = report.actual;
-  // The files read again, once each: the live read that repeats an earlier one names how often.
-  const reads = new Map<string, { label: string; path?: string; reads: number }>();
-  for (const source of report.sources) {
-    for (const item of source.items) {
-      if (!item.duplicate || item.duplicate.ordinal < 2) continue;
-      const key = item.path ?? item.label;
-      const seen = reads.get(key);
-      if (!seen || seen.reads < item.duplicate.reads)
-        reads.set(key, { label: item.label, ...(item.path ? { path: item.path } : {}), reads: item.duplicate.reads });
-    }
-  }
-  const d = report.duplicates;
-  const costs = costRows(report);
-  const cells = costCells(report);
-  const runtime = runtimeFigures(report);
   return {
     workspaceId: report.workspaceId,
     sessionId: report.sessionId,
@@ -164,35 +145,9 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
         }
       : null,
     estimatesOnly: figures.estimatesOnly,
-    verdict: verdict
-      ? [
-          verdict.biggest,
-          verdict.item,
-          // The first suggestion, whose change the list below gives (the text lands in the agent's context: once).
-          verdict.action
-            ? `What to do: ${verdict.action.title}.${verdict.action.frees ? ` ${verdict.action.frees}.` : ''}${verdict.action.change ? ' The change: suggestion 1 below.' : ''}`
-            : null,
-          verdict.headroom,
-          verdict.cache,
-          verdict.cost,
-        ].filter((line): line is string => line !== null)
-      : [],
-    sources: figures.rows.map((row) => ({
-      id: row.key,
-      label: row.label,
-      tokens: row.tokens,
-      percentOfUsed: row.percentOfUsed,
-      itemCount: row.source ? row.source.itemCount : null,
-      ...(cells?.byKey.has(row.key) ? { cost: cells.byKey.get(row.key)! } : {}),
-      ...(row.source?.folders?.length ? { folders: folderLines(row.source) } : {}),
-    })),
-    runtime: runtime && {
-      source: runtime.sourceId,
-      tokens: runtime.tokens,
-      percentOfUsed: runtime.percentOfUsed,
-      parts: runtime.parts && runtime.parts.map((p) => ({ kind: p.kind, label: partLabel(p), tokens: p.tokens })),
-      changes: runtime.changes.map(runtimeChangeText),
-    },
+    verdict: verdictSentences(text),
+    sources: sourceSummaries(report, figures),
+    runtime: runtimeSummary(report),
     empty: figures.empty.filter((row) => row.source).map((row) => row.label),
     largestItems: largestItems(report, items)
       .filter(({ item }) => itemTokens(item, figures.estimatesOnly) > 0)
@@ -205,37 +160,89 @@ export function contextSummary(report: ContextReport, items = SUMMARY_ITEMS): Co
         ...(item.path ? { path: item.path } : {}),
         ...(repeatMark(item) ? { repeat: repeatMark(item)! } : {}),
       })),
-    repeatedReads: {
-      files: d.files,
-      extraReads: d.extraReads,
-      repeatedTokens:
-        figures.estimatesOnly || d.repeatedScaledTokens === null ? d.repeatedEstimatedTokens : d.repeatedScaledTokens,
-      reads: [...reads.values()],
-    },
-    suggestions: report.suggestions.map((s) => ({
+    repeatedReads: repeatedReads(report, figures.estimatesOnly),
+    suggestions: report.suggestions.map((s, index) => ({
       kind: s.kind,
       severity: s.severity,
       title: s.title,
-      detail: numbersInText(s.detail),
+      detail: text.suggestions[index]!.detail,
       frees: s.frees,
-      freesText: suggestionFrees(report, s.frees, s),
+      freesText: text.suggestions[index]!.frees,
       ...(s.change ? { change: s.change } : {}),
     })),
     callsLeft: report.verdict?.headroom?.callsLeft ?? null,
     ...(report.verdict?.headroom?.callsLeftBecause
       ? { callsLeftBecause: report.verdict.headroom.callsLeftBecause }
       : {}),
-    cost:
-      report.cost && costs
-        ? {
-            currency: report.cost.currency,
-            total: report.cost.total,
-            calls: report.cost.calls,
-            rows: costs.rows.map((r) => ({ id: r.id, label: r.label, amount: r.amount, percent: r.percent })),
-            cacheSaved: report.cost.cacheSavings?.amount ?? null,
-          }
-        : null,
+    cost: costSummary(report),
     warnings: report.warnings,
+  };
+}
+
+/** The verdict's sentences, as the CLI prints them; the first suggestion's change is in the list (once). */
+function verdictSentences(text: ReportText): string[] {
+  const { lead, action, facts } = text.verdict;
+  const what = action
+    ? `What to do: ${action.title}.${action.frees ? ` ${action.frees}.` : ''}${action.change ? ' The change: suggestion 1 below.' : ''}`
+    : null;
+  return [...lead, ...(what ? [what] : []), ...facts];
+}
+
+function sourceSummaries(report: ContextReport, figures: ReportFigures): ContextSummary['sources'] {
+  const cells = costCells(report);
+  return figures.rows.map((row) => ({
+    id: row.key,
+    label: row.label,
+    tokens: row.tokens,
+    percentOfUsed: row.percentOfUsed,
+    itemCount: row.source ? row.source.itemCount : null,
+    ...(cells?.byKey.has(row.key) ? { cost: cells.byKey.get(row.key)! } : {}),
+    ...(row.source?.folders?.length ? { folders: folderLines(row.source) } : {}),
+  }));
+}
+
+function runtimeSummary(report: ContextReport): ContextSummary['runtime'] {
+  const runtime = runtimeFigures(report);
+  return (
+    runtime && {
+      source: runtime.sourceId,
+      tokens: runtime.tokens,
+      percentOfUsed: runtime.percentOfUsed,
+      parts: runtime.parts && runtime.parts.map((p) => ({ kind: p.kind, label: partLabel(p), tokens: p.tokens })),
+      changes: runtime.changes.map(runtimeChangeText),
+    }
+  );
+}
+
+/** The files read again, once each: the live read that repeats an earlier one names how often. */
+function repeatedReads(report: ContextReport, estimatesOnly: boolean): ContextSummary['repeatedReads'] {
+  const reads = new Map<string, { label: string; path?: string; reads: number }>();
+  for (const item of report.sources.flatMap((source) => source.items)) {
+    if (!item.duplicate || item.duplicate.ordinal < 2) continue;
+    const key = item.path ?? item.label;
+    const seen = reads.get(key);
+    if (!seen || seen.reads < item.duplicate.reads)
+      reads.set(key, { label: item.label, ...(item.path ? { path: item.path } : {}), reads: item.duplicate.reads });
+  }
+  const d = report.duplicates;
+  return {
+    files: d.files,
+    extraReads: d.extraReads,
+    repeatedTokens:
+      estimatesOnly || d.repeatedScaledTokens === null ? d.repeatedEstimatedTokens : d.repeatedScaledTokens,
+    reads: [...reads.values()],
+  };
+}
+
+function costSummary(report: ContextReport): ContextSummary['cost'] {
+  const costs = costRows(report);
+  if (!report.cost || !costs) return null;
+  return {
+    currency: report.cost.currency,
+    total: report.cost.total,
+    calls: report.cost.calls,
+    rows: costs.rows.map((r) => ({ id: r.id, label: r.label, amount: r.amount, percent: r.percent })),
+    cacheSaved: report.cost.cacheSavings?.amount ?? null,
   };
 }
 
@@ -248,26 +255,51 @@ function runtimeLines(runtime: NonNullable<ContextSummary['runtime']>): string[]
   ];
 }
 
-/** The summary as the agent reads it: a few short blocks, each figure as the CLI prints it. */
+/** The summary as the agent reads it: a few short blocks, each sentence as every view words it (report-text.ts). */
 export function summaryText(report: ContextReport, summary: ContextSummary = contextSummary(report)): string {
-  const approx = summary.estimatesOnly ? '≈' : '';
-  const lines: string[] = [];
-  lines.push(
+  const text = reportText(report);
+  const lines = [
+    ...headLines(summary),
+    ...(summary.verdict.length ? ['', ...summary.verdict] : []),
+    '',
+    ...sourceLines(summary),
+    ...(text.empty ? [text.empty] : []),
+    ...largestLines(summary),
+    '',
+    ...(text.duplicates
+      ? [text.duplicates, ...summary.repeatedReads.reads.map((r) => `- ${r.label}: read ${r.reads} times`)]
+      : ['Read more than once: nothing.']),
+    '',
+    ...suggestionLines(text),
+    // The CLI's headline of its cost table; each source's cost is on its line above, and what
+    // cost money with nothing in context now (compaction calls) is told here.
+    ...(text.cost ? ['', text.cost.headline, ...(text.cost.outside ? [text.cost.outside] : [])] : []),
+    ...(summary.warnings.length
+      ? ['', `Warnings (${summary.warnings.length}):`, ...summary.warnings.slice(0, 3).map((w) => `- ${w}`)]
+      : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function headLines(summary: ContextSummary): string[] {
+  const c = summary.context;
+  return [
     summary.sessionId === null
       ? `Context report · workspace ${summary.workspaceId} · no session yet: only what every request carries (instructions, the skill catalog) is counted`
       : `Context report · workspace ${summary.workspaceId} · session ${summary.sessionId}`,
-    summary.context
-      ? `Context: ${fmt(summary.context.used)} / ${fmt(summary.context.size)} tokens${summary.context.percent === null ? '' : ` (${fmtPct(summary.context.percent)} of the window)`}, ${summary.context.source === 'provider' ? `the last model call's prompt as the provider counted it (${summary.context.recordedAt}): no agent total was recorded for this session` : `as the agent last reported it (${summary.context.recordedAt}); what the turn in progress added since is not in it yet`}.`
+    c
+      ? `Context: ${fmt(c.used)} / ${fmt(c.size)} tokens${c.percent === null ? '' : ` (${fmtPct(c.percent)} of the window)`}, ${c.source === 'provider' ? `the last model call's prompt as the provider counted it (${c.recordedAt}): no agent total was recorded for this session` : `as the agent last reported it (${c.recordedAt}); what the turn in progress added since is not in it yet`}.`
       : 'Context: no usage reported for this session yet — every figure below is an estimate.',
-  );
-  if (summary.verdict.length) lines.push('', ...summary.verdict);
+  ];
+}
 
+function sourceLines(summary: ContextSummary): string[] {
+  const approx = summary.estimatesOnly ? '≈' : '';
   const currency = summary.cost?.currency ?? 'USD';
   const priced = summary.sources.some((row) => row.cost !== undefined);
-  lines.push(
-    '',
+  const lines = [
     `Sources (tokens, Used % — the share of the used context${summary.estimatesOnly ? ', estimated' : ''}${priced ? ', cost over the session' : ''}):`,
-  );
+  ];
   const runtime = summary.runtime;
   for (const row of summary.sources) {
     const items = row.itemCount === null ? '' : `, ${fmt(row.itemCount)} item${row.itemCount === 1 ? '' : 's'}`;
@@ -277,47 +309,30 @@ export function summaryText(report: ContextReport, summary: ContextSummary = con
     if (runtime && row.id === runtime.source) lines.push(...runtimeLines(runtime));
   }
   if (summary.sources.length === 0) lines.push('- nothing yet');
-  if (summary.empty.length) lines.push(`Nothing in context from: ${summary.empty.join(', ')}.`);
+  return lines;
+}
 
-  if (summary.largestItems.length) {
-    lines.push('', 'Largest items (tokens, Used %):');
-    summary.largestItems.forEach((item, index) =>
-      lines.push(
+function largestLines(summary: ContextSummary): string[] {
+  if (!summary.largestItems.length) return [];
+  const approx = summary.estimatesOnly ? '≈' : '';
+  return [
+    '',
+    'Largest items (tokens, Used %):',
+    ...summary.largestItems.map(
+      (item, index) =>
         `${index + 1}. ${item.label}${item.repeat ? ` (${item.repeat})` : ''} — ${approx}${fmt(item.tokens)} tokens (${fmtPct(item.percentOfUsed)}), ${item.sourceLabel}`,
-      ),
-    );
-  }
+    ),
+  ];
+}
 
-  const repeated = summary.repeatedReads;
-  lines.push('');
-  if (repeated.extraReads > 0) {
-    lines.push(
-      `Repeated reads: ${repeated.files} file${repeated.files === 1 ? '' : 's'} read more than once; ${repeated.extraReads} extra read${repeated.extraReads === 1 ? '' : 's'} repeat ${approx}${fmt(repeated.repeatedTokens)} tokens.`,
-      ...repeated.reads.map((r) => `- ${r.label}: read ${r.reads} times`),
-    );
-  } else lines.push('Repeated reads: none.');
-
-  lines.push('');
-  if (summary.suggestions.length) {
-    lines.push('Suggestions (by what they free, largest first):');
-    // Title, what it frees and the change: the why (`detail`) is in the structured content.
-    summary.suggestions.forEach((s, index) => {
-      lines.push(`${index + 1}. ${s.severity === 'warning' ? '(!) ' : ''}${s.title}. ${s.freesText}.`);
-      if (s.change) lines.push(`   ${changeLead(s.change)}: ${s.change.text}`);
-    });
-  } else lines.push('Suggestions: none.');
-
-  const cost = summary.cost;
-  if (cost) {
-    lines.push('');
-    // The CLI's headline of its cost table; each source's cost is on its line above, and what
-    // cost money with nothing in context now (compaction calls) is told here.
-    lines.push(costHeadline(report)!);
-    const outside = costOutsideText(report);
-    if (outside) lines.push(outside);
-  }
-  if (summary.warnings.length) {
-    lines.push('', `Warnings (${summary.warnings.length}):`, ...summary.warnings.slice(0, 3).map((w) => `- ${w}`));
-  }
-  return `${lines.join('\n')}\n`;
+/** Title, what it frees and the change: the why (`detail`) is in the structured content. */
+function suggestionLines(text: ReportText): string[] {
+  if (!text.suggestions.length) return ['Suggestions: none.'];
+  return [
+    'Suggestions (by what they free, largest first):',
+    ...text.suggestions.flatMap((s, index) => [
+      `${index + 1}. ${s.warning ? '(!) ' : ''}${s.title}. ${s.frees}.`,
+      ...(s.change ? [`   ${s.change.lead}: ${s.change.text}`] : []),
+    ]),
+  ];
 }

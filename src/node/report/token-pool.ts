@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as piscina from 'piscina';
 import type { Piscina } from 'piscina';
 import type { Encoding } from '../core/providers';
-import { tokenizerThreadsSetting } from '../env';
+import { tokenizerThreadsSetting } from '../cli-env';
 import type { CountRequest } from './token-worker';
 
 /** Below this many characters of live text to tokenize, counting stays on the main thread. */
