@@ -8,6 +8,7 @@ import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import local from './lint/max-class-lines.js';
 
 const NODE_ONLY = {
   group: [
@@ -171,12 +172,35 @@ export default defineConfig([
     files: ['src/node/core/opencode/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [CORE] }] },
   },
-  // The core is read step by step: no function in it longer than a screen. 80 lines of code
-  // (blank lines and comments not counted) is the house rule (style.md), and what the longest
-  // steps need once split (the walk's measure of a call, the report's assembly).
+  // All of src/ is read step by step: no function longer than a screen and no class longer than
+  // a few. 80 lines of code per function and 300 per class (blank lines and comments not
+  // counted) is the house rule (style.md); a component or hook past it is split into parts that
+  // each do one thing. The class rule is local (lint/max-class-lines.js): ESLint has none.
   {
-    files: ['src/node/core/**/*.ts', 'src/node/agent/**/*.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { local },
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'local/max-class-lines': ['error', { max: 300 }],
+    },
+  },
+  // TEMPORARY (issue 41): the files still over the limits, each named with what is too long in
+  // it. Each line goes when its file is split; nothing new may join the list.
+  {
+    files: [
+      'src/node/core/calibration-walk.ts', // class Walk (its steps are pure functions; its state is not yet)
+      'src/chat/chat-panel.tsx', // ChatPanel
+      'src/chat/composer.tsx', // Composer
+      'src/chat/session-switcher.tsx', // SessionSwitcher
+      'src/node/demo/live-script.ts', // liveDemoScript
+      'src/node/import/read-export.ts', // readExports
+      'src/node/scripted-model/server.ts', // scriptedModelApp
+      'src/node/server/app.ts', // createApp
+      'src/node/server/start.ts', // start
+      'src/node/server/workspace-routes.ts', // workspaceRoutes
+      'src/node/storage/sql/queries.ts', // class Queries
+    ],
+    rules: { 'max-lines-per-function': 'off', 'local/max-class-lines': 'off' },
   },
   {
     files: ['src/{app,chat,api,commands}/**/*.{ts,tsx}'],

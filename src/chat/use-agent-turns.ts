@@ -4,21 +4,13 @@
  * the history), follows the agent into a new session, and stops a turn. Leaving the workspace
  * stops listening, not the turn: the server finishes it and the history shows it on return.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { agentQueries, cancelTurn, streamPrompt } from '../api/agent';
-import { ApiError } from '../api/http';
-import { messageQueries } from '../api/messages';
-import { usageQueries } from '../api/usage';
-import { workspaceQueries } from '../api/workspace';
-import type { AgentEvent, AgentStatus } from '../shared/agent';
-import { isActive, reduceTurns, type LiveTurn } from './live-turns';
-import { useTranscriptActions } from './local-messages-store';
-import { sessionTitleOf } from './session-title';
-
-let counter = 0;
-
-const LOST = 'The connection to the server was lost during the reply; the agent may still be working.';
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useEffect, useReducer, useRef, useState, type Dispatch } from 'react';
+import { agentQueries, cancelTurn } from '../api/agent';
+import type { AgentStatus } from '../shared/agent';
+import { isActive, reduceTurns, type LiveTurn, type TurnAction } from './live-turns';
+import { useAgentPrompt } from './use-agent-prompt';
+import { useTurnActions, type TurnActions } from './use-turn-actions';
 
 export interface AgentTurns {
   status: AgentStatus | undefined;
@@ -43,183 +35,12 @@ interface Options {
 }
 
 export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): AgentTurns {
-  const queryClient = useQueryClient();
-  const { localMessageAdded } = useTranscriptActions();
-  // Local-only notices: a new session's note, a refused prompt, a Stop that failed.
-  const notice = useCallback(
-    (tone: 'info' | 'error', title: string, text: string) =>
-      localMessageAdded(workspaceId, { kind: 'notice', tone, title, text }),
-    [localMessageAdded, workspaceId],
-  );
+  const actions = useTurnActions(workspaceId);
+  const { notice, inWords, refetchStatus } = actions;
   const status = useQuery(agentQueries.status(workspaceId));
   const [turns, dispatch] = useReducer(reduceTurns, []);
   const [stopping, setStopping] = useState<string | null>(null);
-  const listening = useRef(new Set<AbortController>());
-
-  useEffect(() => {
-    const controllers = listening.current;
-    return () => {
-      for (const controller of controllers) controller.abort();
-    };
-  }, []);
-
-  const refetchStatus = useCallback(
-    () => void queryClient.invalidateQueries({ queryKey: agentQueries.status(workspaceId).queryKey }),
-    [queryClient, workspaceId],
-  );
-  // The session list (titles, context used) changes with every turn.
-  const refetchSessions = useCallback(
-    () => void queryClient.invalidateQueries({ queryKey: workspaceQueries.detail(workspaceId).queryKey }),
-    [queryClient, workspaceId],
-  );
-  /** A server's words, with any session named by its title instead of its id. */
-  const inWords = useCallback(
-    (error: unknown): string => {
-      if (error instanceof ApiError && error.code === 'turn_in_progress')
-        return 'The agent is still replying in this conversation: wait for it, or press Stop.';
-      const message = error instanceof Error ? error.message : String(error);
-      const workspace = queryClient.getQueryData(workspaceQueries.detail(workspaceId).queryKey);
-      return message.replace(/\bses_[A-Za-z0-9]+/g, (id) => `“${sessionTitleOf(workspace, id)}”`);
-    },
-    [queryClient, workspaceId],
-  );
-  const refetchHistory = useCallback(
-    (session: string | null) =>
-      void queryClient.invalidateQueries({ queryKey: messageQueries.list(workspaceId, session).queryKey }),
-    [queryClient, workspaceId],
-  );
-
-  const seedEmptySession = useCallback(
-    (session: string) => {
-      queryClient.setQueryData(
-        messageQueries.list(workspaceId, session).queryKey,
-        (old) => old ?? { sessionId: session, messages: [] },
-      );
-      queryClient.setQueryData(
-        usageQueries.latest(workspaceId, session).queryKey,
-        (old) => old ?? { sessionId: session, latest: null },
-      );
-    },
-    [queryClient, workspaceId],
-  );
-
-  const prompt = useCallback(
-    (text: string): Promise<boolean> => {
-      const key = `turn-${++counter}`;
-      const history = queryClient.getQueryData(messageQueries.list(workspaceId, sessionId).queryKey);
-      dispatch({
-        type: 'started',
-        key,
-        text,
-        sessionId,
-        baseline: history?.messages.map((m) => m.id) ?? [],
-        at: Date.now(),
-      });
-      const controller = new AbortController();
-      listening.current.add(controller);
-      let session = sessionId;
-      let opened = false;
-      let saved = false;
-      let answer: (taken: boolean) => void = () => {};
-      const taken = new Promise<boolean>((resolve) => (answer = resolve));
-
-      const onEvent = (event: AgentEvent) => {
-        // The state first: `saved` stamps the time the refetch below must come after.
-        dispatch({ type: 'event', key, event, at: Date.now() });
-        switch (event.type) {
-          case 'turn':
-            if (event.sessionId !== session) {
-              session = event.sessionId;
-              // A new session has nothing stored yet: show it empty at once, not "loading".
-              if (event.newSession) seedEmptySession(event.sessionId);
-              onSession(event.sessionId);
-            }
-            if (event.newSession) refetchSessions();
-            if (event.newSession)
-              notice(
-                'info',
-                'New session',
-                event.note ?? 'The agent could not continue the session and started a new one.',
-              );
-            break;
-          case 'usage':
-            void queryClient.invalidateQueries({ queryKey: usageQueries.latest(workspaceId, session).queryKey });
-            break;
-          case 'saved':
-            saved = true;
-            refetchHistory(session);
-            refetchSessions();
-            break;
-          case 'done':
-          case 'error':
-            // Without `saved` the history may still have changed (the user's message is kept).
-            if (!saved) refetchHistory(session);
-            refetchStatus();
-            break;
-        }
-      };
-
-      streamPrompt(
-        workspaceId,
-        { text, ...(sessionId ? { sessionId } : {}) },
-        {
-          signal: controller.signal,
-          onOpen: () => {
-            opened = true;
-            answer(true);
-          },
-          onEvent,
-        },
-      )
-        .then((end) => {
-          if (end === 'closed') {
-            dispatch({
-              type: 'failed',
-              key,
-              message: LOST,
-              lost: true,
-              at: Date.now(),
-            });
-            refetchStatus();
-          }
-        })
-        .catch((error: unknown) => {
-          if (controller.signal.aborted) return;
-          const message = inWords(error);
-          const refused =
-            error instanceof ApiError && ((error.status >= 400 && error.status < 500) || error.code === 'agents_busy');
-          if (!opened && refused) {
-            // Refused before the turn began (400, 409, every agent busy, …): nothing was kept, the
-            // text goes back to the composer. A server failure (5xx) or no answer may have kept
-            // it: shown in place.
-            dispatch({ type: 'refused', key });
-            notice('error', 'Message not sent', message);
-            if (['agent_not_configured', 'agent_unavailable', 'turn_in_progress'].includes(error.code)) refetchStatus();
-            answer(false);
-            return;
-          }
-          // Cut off mid-turn, the server goes on; refused by a failing server, there is nothing to wait for.
-          dispatch({ type: 'failed', key, message: opened ? LOST : message, lost: opened, at: Date.now() });
-          refetchStatus();
-          refetchHistory(session);
-          answer(true);
-        })
-        .finally(() => listening.current.delete(controller));
-      return taken;
-    },
-    [
-      queryClient,
-      workspaceId,
-      sessionId,
-      onSession,
-      notice,
-      refetchHistory,
-      refetchStatus,
-      refetchSessions,
-      seedEmptySession,
-      inWords,
-    ],
-  );
+  const prompt = useAgentPrompt({ workspaceId, sessionId, onSession, dispatch, actions });
 
   const active = turns.find((t) => isActive(t) && t.sessionId === sessionId) ?? null;
   const runningHere = status.data?.running.find((r) => r.sessionId === sessionId);
@@ -228,27 +49,7 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
   // A status fetched before this page's own turn ended may still list it: trust only newer ones.
   const lastEnded = Math.max(0, ...turns.filter((t) => t.sessionId === sessionId).map((t) => t.endedAt ?? 0));
   const runningElsewhere = !active && running && statusAt > lastEnded;
-
-  // A turn that ran without this page listening has ended: its messages and usage are new.
-  const wasRunning = useRef(false);
-  useEffect(() => {
-    if (!statusAt) return;
-    if (wasRunning.current && !running) {
-      refetchHistory(sessionId);
-      void queryClient.invalidateQueries({ queryKey: usageQueries.latest(workspaceId, sessionId).queryKey });
-    }
-    wasRunning.current = running;
-  }, [running, statusAt, sessionId, workspaceId, queryClient, refetchHistory]);
-
-  // The connection to a turn was lost, and the server no longer runs it: the history has it now.
-  const unsettled = turns.some(
-    (t) => t.lost && t.savedAt === null && t.sessionId === sessionId && (t.endedAt ?? 0) < statusAt,
-  );
-  useEffect(() => {
-    if (!unsettled || running) return;
-    dispatch({ type: 'settled', sessionId, at: Date.now() });
-    refetchHistory(sessionId);
-  }, [unsettled, running, sessionId, refetchHistory]);
+  useCatchUp({ turns, dispatch, sessionId, running, statusAt, actions });
 
   const stop = useCallback(() => {
     const target = active?.sessionId ?? (runningElsewhere ? sessionId : null);
@@ -276,4 +77,43 @@ export function useAgentTurns({ workspaceId, sessionId, onSession }: Options): A
     stop,
     dismiss,
   };
+}
+
+/** Turns that ended without this page listening (or with the connection lost): the history has them now. */
+function useCatchUp({
+  turns,
+  dispatch,
+  sessionId,
+  running,
+  statusAt,
+  actions,
+}: {
+  turns: LiveTurn[];
+  dispatch: Dispatch<TurnAction>;
+  sessionId: string | null;
+  running: boolean;
+  statusAt: number;
+  actions: TurnActions;
+}) {
+  const { refetchHistory, refetchUsage } = actions;
+  // A turn that ran without this page listening has ended: its messages and usage are new.
+  const wasRunning = useRef(false);
+  useEffect(() => {
+    if (!statusAt) return;
+    if (wasRunning.current && !running) {
+      refetchHistory(sessionId);
+      refetchUsage(sessionId);
+    }
+    wasRunning.current = running;
+  }, [running, statusAt, sessionId, refetchHistory, refetchUsage]);
+
+  // The connection to a turn was lost, and the server no longer runs it: the history has it now.
+  const unsettled = turns.some(
+    (t) => t.lost && t.savedAt === null && t.sessionId === sessionId && (t.endedAt ?? 0) < statusAt,
+  );
+  useEffect(() => {
+    if (!unsettled || running) return;
+    dispatch({ type: 'settled', sessionId, at: Date.now() });
+    refetchHistory(sessionId);
+  }, [unsettled, running, sessionId, refetchHistory, dispatch]);
 }

@@ -33,13 +33,7 @@ export function useCommandRunner(
     mutationFn: (text: string) => appendMessagesToAPI(workspaceId, { text, sessionId }),
     onSuccess: (message) => addMessageToCache(queryClient, workspaceId, sessionId, message),
   });
-  const abortRef = useRef(new AbortController());
-
-  useEffect(() => {
-    const controller = new AbortController();
-    abortRef.current = controller;
-    return () => controller.abort();
-  }, [workspaceId]);
+  const abortRef = useWorkspaceSignal(workspaceId);
 
   const notice = useCallback(
     (tone: 'info' | 'error', title: string, text: string) =>
@@ -57,12 +51,7 @@ export function useCommandRunner(
       if (parsed.kind !== 'command') return false;
       const command = commands.get(parsed.name);
       if (!command) {
-        const meant = commands.suggest(parsed.name);
-        notice(
-          'error',
-          'Unknown command',
-          `/${parsed.name} is not a command.${meant ? ` Did you mean /${meant.name}?` : ''} Your text is still in the composer. Type /help to see the commands; start with // to send a message that begins with a slash.`,
-        );
+        notice('error', 'Unknown command', unknownCommandText(parsed.name, commands.suggest(parsed.name)?.name));
         return false;
       }
       if (echo) localMessageAdded(workspaceId, { kind: 'command-echo', text: parsed.raw }, sessionId);
@@ -72,11 +61,8 @@ export function useCommandRunner(
         sessionId,
         queryClient,
         createOutput: (payload) => {
-          const id = localMessageAdded(
-            workspaceId,
-            { kind: 'output', command: command.name, commandLine: parsed.raw, payload },
-            sessionId,
-          );
+          const output = { kind: 'output' as const, command: command.name, commandLine: parsed.raw, payload };
+          const id = localMessageAdded(workspaceId, output, sessionId);
           return { id, update: (next) => commandOutputUpdated(id, next) };
         },
         signal: abortRef.current.signal,
@@ -87,7 +73,7 @@ export function useCommandRunner(
       });
       return true;
     },
-    [commands, workspaceId, sessionId, queryClient, localMessageAdded, commandOutputUpdated, notice],
+    [commands, workspaceId, sessionId, queryClient, localMessageAdded, commandOutputUpdated, notice, abortRef],
   );
 
   const submit = useCallback(
@@ -114,14 +100,7 @@ export function useCommandRunner(
         notice('error', 'Message not sent', error instanceof Error ? error.message : String(error));
         return false;
       }
-      const why = status?.unavailable ?? status?.hint;
-      notice(
-        'info',
-        'Saved, but no agent is attached',
-        why
-          ? `Your message is in the workspace history; nobody will reply to it here. ${why}`
-          : 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.',
-      );
+      notice('info', 'Saved, but no agent is attached', savedText(status?.unavailable ?? status?.hint));
       return true;
     },
     [run, append, notice, queryClient, workspaceId, agent],
@@ -131,4 +110,24 @@ export function useCommandRunner(
   const rerun = useCallback((commandLine: string) => void run(commandLine, false), [run]);
 
   return { submit, rerun, registry: commands, sending: append.isPending };
+}
+
+const unknownCommandText = (name: string, meant: string | undefined) =>
+  `/${name} is not a command.${meant ? ` Did you mean /${meant}?` : ''} Your text is still in the composer. Type /help to see the commands; start with // to send a message that begins with a slash.`;
+
+/** Plain text saved with no agent to answer it: why nobody will reply, when the server says. */
+const savedText = (why: string | null | undefined) =>
+  why
+    ? `Your message is in the workspace history; nobody will reply to it here. ${why}`
+    : 'Your message is in the workspace history. This app has no agent connected, so nobody will reply here.';
+
+/** Leaving the workspace aborts whatever a command is waiting for. */
+function useWorkspaceSignal(workspaceId: string) {
+  const abortRef = useRef(new AbortController());
+  useEffect(() => {
+    const controller = new AbortController();
+    abortRef.current = controller;
+    return () => controller.abort();
+  }, [workspaceId]);
+  return abortRef;
 }

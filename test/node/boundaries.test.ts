@@ -134,19 +134,32 @@ describe('import boundaries', () => {
   });
 });
 
-describe('function length in the core', () => {
+describe('function and class length in all of src/', () => {
   const longFunction = (lines: number, filler: string) =>
     `export function long(): number {\n  let n = 0;\n${Array.from({ length: lines }, () => filler).join('\n')}\n  return n;\n}\n`;
-  const tooLong = async (filePath: string, code: string) => {
+  // A class of `methods` methods, each of three code lines, inside its two braces.
+  const longClass = (methods: number, filler = '') =>
+    `export class Long {\n${Array.from({ length: methods }, (_, i) => `  m${i}(): number {\n    return ${i};\n  }${filler}`).join('\n')}\n}\n`;
+  const flagged = async (filePath: string, code: string, ruleId: string) => {
     const [result] = await eslint.lintText(code, { filePath });
-    return result!.messages.some((m) => m.ruleId === 'max-lines-per-function');
+    return result!.messages.some((m) => m.ruleId === ruleId);
   };
+  const tooLong = (filePath: string, code: string) => flagged(filePath, code, 'max-lines-per-function');
+  const classTooLong = (filePath: string, code: string) => flagged(filePath, code, 'local/max-class-lines');
 
-  it('refuses a function over 80 lines of code in src/node/core, counting neither blank lines nor comments', async () => {
-    expect(await tooLong('src/node/core/x.ts', longFunction(80, '  n++;'))).toBe(true);
-    expect(await tooLong('src/node/core/opencode/x.ts', longFunction(80, '  n++;'))).toBe(true);
-    expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;'))).toBe(false);
-    expect(await tooLong('src/node/core/x.ts', longFunction(70, '  n++;\n\n  // why'))).toBe(false);
+  it.each([
+    'src/node/core/x.ts',
+    'src/node/core/opencode/x.ts',
+    'src/node/report/x.ts',
+    'src/node/storage/x.ts',
+    'src/node/demo/x.ts',
+    'src/chat/x.tsx',
+    'src/chat/report/x.tsx',
+    'src/api/x.ts',
+  ])('refuses a function over 80 lines of code in %s, counting neither blank lines nor comments', async (file) => {
+    expect(await tooLong(file, longFunction(80, '  n++;'))).toBe(true);
+    expect(await tooLong(file, longFunction(76, '  n++;'))).toBe(false);
+    expect(await tooLong(file, longFunction(76, '  n++;\n\n  // why'))).toBe(false);
   });
 
   it('holds the live agent (src/node/agent) to the same 80 lines', async () => {
@@ -155,7 +168,23 @@ describe('function length in the core', () => {
     expect(await tooLong('src/node/agent/x.ts', longFunction(70, '  n++;'))).toBe(false);
   });
 
-  it('leaves the rest of the program to judgement', async () => {
-    expect(await tooLong('src/node/report/x.ts', longFunction(80, '  n++;'))).toBe(false);
+  it.each(['src/node/storage/sql/x.ts', 'src/node/server/x.ts', 'src/chat/x.tsx'])(
+    'refuses a class over 300 lines of code in %s, counting neither blank lines nor comments',
+    async (file) => {
+      // 100 methods of 3 lines and the two braces: 302 lines; 99 of them: 299.
+      expect(await classTooLong(file, longClass(100))).toBe(true);
+      expect(await classTooLong(file, longClass(99))).toBe(false);
+      expect(await classTooLong(file, longClass(99, '\n\n  /**\n   * why\n   */\n  // and why'))).toBe(false);
+      expect(await classTooLong(`${file}`, `const Anonymous = ${longClass(100).slice('export '.length)}`)).toBe(true);
+    },
+  );
+
+  it('counts a line of code that ends in a comment', async () => {
+    expect(
+      await classTooLong('src/node/x.ts', longClass(99, ' // why').replace('return 0;', 'return 0; /* a */')),
+    ).toBe(false);
+    expect(
+      await classTooLong('src/node/x.ts', longClass(99).replace('\n}\n', '\n  x = 1; // a\n  y = 2; /* b */\n}\n')),
+    ).toBe(true);
   });
 });

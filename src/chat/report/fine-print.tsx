@@ -8,6 +8,7 @@ import { fmt, fmtPct } from '../../shared/format';
 import { numbersInText, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
 import { reportText } from '../../shared/report-text';
 import { totalSourceSentence } from '../../shared/total-source';
+import type { ContextReport } from '../../shared/wire';
 import type { ReportModel } from './report-model';
 import { ASSUMED } from './window-bar';
 
@@ -62,31 +63,11 @@ export function FinePrint({ model }: { model: ReportModel }) {
 
 function Calibration({ model }: { model: ReportModel }) {
   const { report, window } = model;
-  const basis = report.verdict?.headroom?.callsLeftBasis;
-  const because = report.verdict?.headroom?.callsLeftBecause;
   const c = report.calibration;
   const p = report.providerTokens;
-  const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
-  const runtimeChanges = runtimeFigures(report)?.changes ?? [];
   return (
     <dl className="facts">
-      <div>
-        <dt>Mode</dt>
-        <dd>
-          {!c || c.mode === 'scaled'
-            ? report.actual
-              ? 'Scaled: no per-call provider counts, so the estimates are scaled in proportion to the agent’s total.'
-              : 'Estimates only: the agent has not reported a total yet.'
-            : c.mode === 'measured'
-              ? `Measured: ${fmt(c.calls)} model calls with provider counts; each call’s growth is shared by what it added.`
-              : 'Estimates only: the agent has not reported a total yet.'}
-          {c?.reference &&
-            report.actual?.source !== 'provider' &&
-            ` The total is call ${c.reference.call}’s prompt (${fmt(c.reference.promptTokens)} tokens)${c.reference.matchesUsage ? ', matching the agent’s total' : ', which differs from the agent’s total'}.`}
-          {c?.totalIsCompaction && ' That call was a compaction: the history sent to be summarised.'}
-          {report.actual?.source === 'provider' && !report.asOf && ` ${totalSourceSentence(report)}`}
-        </dd>
-      </div>
+      <ModeFact report={report} />
       <div>
         <dt>Estimator</dt>
         <dd>
@@ -95,51 +76,8 @@ function Calibration({ model }: { model: ReportModel }) {
             ` · the agent’s total is ${report.estimate.scale.toFixed(2)} times these estimates`}
         </dd>
       </div>
-      {window && (
-        <div>
-          <dt>Window</dt>
-          <dd>
-            {fmt(window.contextSize)} tokens, {fmt(window.reservedOutput)} of them kept free for the reply
-            {window.autoCompactAt !== null
-              ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
-              : ''}
-            .{window.assumed ? ` ${ASSUMED}` : ''}
-            {basis
-              ? ` The calls left are counted at the recent rate, +${fmt(basis.perCall)} tokens a call: the prompt's growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, a fall (compaction, pruning) left out.`
-              : because
-                ? ` Calls left not counted: ${because}.`
-                : ''}
-          </dd>
-        </div>
-      )}
-      {c && c.runtimeOverhead !== null && (
-        <div>
-          <dt>Runtime overhead</dt>
-          <dd>
-            {fmt(c.runtimeOverhead)} tokens: OpenCode’s system prompt, environment and tool schemas, which the server
-            cannot see — measured as the first call’s prompt minus everything visible in it.
-            {runtimeChanges.length > 0 ? (
-              <ul>
-                {runtimeChanges.map((change) => (
-                  <li key={change.call}>{runtimeChangeText(change)}</li>
-                ))}
-              </ul>
-            ) : (
-              c.overheadChanges.length > 0 && (
-                <ul>
-                  {c.overheadChanges.map((change) => (
-                    <li key={change.messageId}>
-                      Re-measured at {callOf(change.messageId) ? `call ${callOf(change.messageId)}` : 'a later call'}:{' '}
-                      {change.delta > 0 ? '+' : '−'}
-                      {fmt(Math.abs(change.delta))} tokens (tools or instructions changed)
-                    </li>
-                  ))}
-                </ul>
-              )
-            )}
-          </dd>
-        </div>
-      )}
+      {window && <WindowFact model={model} />}
+      {c && c.runtimeOverhead !== null && <RuntimeOverheadFact report={report} />}
       {c && (
         <div>
           <dt>In no source (unattributed)</dt>
@@ -170,5 +108,89 @@ function Calibration({ model }: { model: ReportModel }) {
         </div>
       )}
     </dl>
+  );
+}
+
+/** How the figures were made: measured per call, scaled to the agent's total, or estimates only. */
+function ModeFact({ report }: { report: ContextReport }) {
+  const c = report.calibration;
+  return (
+    <div>
+      <dt>Mode</dt>
+      <dd>
+        {!c || c.mode === 'scaled'
+          ? report.actual
+            ? 'Scaled: no per-call provider counts, so the estimates are scaled in proportion to the agent’s total.'
+            : 'Estimates only: the agent has not reported a total yet.'
+          : c.mode === 'measured'
+            ? `Measured: ${fmt(c.calls)} model calls with provider counts; each call’s growth is shared by what it added.`
+            : 'Estimates only: the agent has not reported a total yet.'}
+        {c?.reference &&
+          report.actual?.source !== 'provider' &&
+          ` The total is call ${c.reference.call}’s prompt (${fmt(c.reference.promptTokens)} tokens)${c.reference.matchesUsage ? ', matching the agent’s total' : ', which differs from the agent’s total'}.`}
+        {c?.totalIsCompaction && ' That call was a compaction: the history sent to be summarised.'}
+        {report.actual?.source === 'provider' && !report.asOf && ` ${totalSourceSentence(report)}`}
+      </dd>
+    </div>
+  );
+}
+
+/** The window, what is kept free in it, where compaction starts, and how the calls left are counted. */
+function WindowFact({ model }: { model: ReportModel }) {
+  const { report } = model;
+  const window = model.window!;
+  const basis = report.verdict?.headroom?.callsLeftBasis;
+  const because = report.verdict?.headroom?.callsLeftBecause;
+  return (
+    <div>
+      <dt>Window</dt>
+      <dd>
+        {fmt(window.contextSize)} tokens, {fmt(window.reservedOutput)} of them kept free for the reply
+        {window.autoCompactAt !== null
+          ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
+          : ''}
+        .{window.assumed ? ` ${ASSUMED}` : ''}
+        {basis
+          ? ` The calls left are counted at the recent rate, +${fmt(basis.perCall)} tokens a call: the prompt's growth over calls ${fmt(basis.fromCall)}–${fmt(basis.toCall)}, a fall (compaction, pruning) left out.`
+          : because
+            ? ` Calls left not counted: ${because}.`
+            : ''}
+      </dd>
+    </div>
+  );
+}
+
+/** The runtime's own prompt and tools, and when it was re-measured. */
+function RuntimeOverheadFact({ report }: { report: ContextReport }) {
+  const c = report.calibration!;
+  const callOf = (messageId: string) => report.timeline?.find((t) => t.messageId === messageId)?.call;
+  const runtimeChanges = runtimeFigures(report)?.changes ?? [];
+  return (
+    <div>
+      <dt>Runtime overhead</dt>
+      <dd>
+        {fmt(c.runtimeOverhead)} tokens: OpenCode’s system prompt, environment and tool schemas, which the server cannot
+        see — measured as the first call’s prompt minus everything visible in it.
+        {runtimeChanges.length > 0 ? (
+          <ul>
+            {runtimeChanges.map((change) => (
+              <li key={change.call}>{runtimeChangeText(change)}</li>
+            ))}
+          </ul>
+        ) : (
+          c.overheadChanges.length > 0 && (
+            <ul>
+              {c.overheadChanges.map((change) => (
+                <li key={change.messageId}>
+                  Re-measured at {callOf(change.messageId) ? `call ${callOf(change.messageId)}` : 'a later call'}:{' '}
+                  {change.delta > 0 ? '+' : '−'}
+                  {fmt(Math.abs(change.delta))} tokens (tools or instructions changed)
+                </li>
+              ))}
+            </ul>
+          )
+        )}
+      </dd>
+    </div>
   );
 }

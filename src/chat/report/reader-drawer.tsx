@@ -10,11 +10,12 @@ import { useEffect, useId, useLayoutEffect, useRef, useState, type RefObject } f
 import { createPortal, flushSync } from 'react-dom';
 import { contentQueries } from '../../api/context-report';
 import { fmt } from '../../shared/format';
-import { ItemContentPanel, type ContentTarget } from './item-content-panel';
+import type { ReaderPage } from '../../shared/wire';
+import type { ContentTarget } from './item-content-panel';
 import { Pager } from './pager';
+import { ReaderBlock } from './reader-block';
+import { ReaderTools } from './reader-tools';
 import type { ReportModel } from './report-model';
-import { colorVar } from './source-style';
-import { WrapPoints } from '../wrap-points';
 
 export function ReaderDrawer({
   model,
@@ -29,68 +30,15 @@ export function ReaderDrawer({
 }) {
   const titleId = useId();
   const [page, setPage] = useState(0);
-  const [focus, setFocus] = useState<string | null>(initialSource);
-  const [current, setCurrent] = useState(0);
   const [revealed, setRevealed] = useState<string | null>(null);
   const reader = useQuery(contentQueries.reader(target, page));
   const host = useRef<HTMLDivElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const body = useRef<HTMLDivElement>(null);
-
   useModal(host, heading);
-  // The source chips scroll sideways when they do not fit: the edge with more fades out.
-  const chips = useRef<HTMLDivElement>(null);
-  const [chipsMore, setChipsMore] = useState<'none' | 'start' | 'end' | 'both'>('none');
-  const updateChipsMore = () => {
-    const el = chips.current;
-    if (!el) return;
-    const start = el.scrollLeft > 2;
-    const end = el.scrollLeft + el.clientWidth < el.scrollWidth - 2;
-    setChipsMore(start && end ? 'both' : start ? 'start' : end ? 'end' : 'none');
-  };
-
+  useScrollToSource(body, initialSource, reader.data);
   const blocks = reader.data?.blocks ?? [];
-  useLayoutEffect(() => {
-    updateChipsMore();
-    const el = chips.current;
-    if (!el || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(updateChipsMore);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [reader.isSuccess]);
-  const counts = new Map<string, number>();
-  for (const b of blocks) counts.set(b.source, (counts.get(b.source) ?? 0) + 1);
-  // The report's order (largest first), then any source only the reader knows.
-  const sources = [
-    ...model.rows.map((r) => r.key).filter((k) => counts.has(k)),
-    ...[...counts.keys()].filter((k) => !model.rows.some((r) => r.key === k)),
-  ];
-  const focused = focus ? blocks.filter((b) => b.source === focus) : [];
-  const at = Math.min(current, Math.max(0, focused.length - 1));
-
-  // Opened for one source: bring its first block into view once the page has loaded.
-  const loaded = reader.data;
-  useEffect(() => {
-    if (!initialSource || !loaded) return;
-    const first = loaded.blocks.find((b) => b.source === initialSource);
-    const element = [...(body.current?.querySelectorAll<HTMLElement>('[data-item]') ?? [])].find(
-      (el) => el.dataset.item === first?.itemId,
-    );
-    element?.scrollIntoView?.({ block: 'start' });
-  }, [initialSource, loaded]);
-
-  const blockElement = (itemId: string | undefined) =>
-    [...(body.current?.querySelectorAll<HTMLElement>('[data-item]') ?? [])].find((el) => el.dataset.item === itemId);
-
-  const go = (to: number) => {
-    setCurrent(to);
-    const block = focused[to];
-    if (!block) return;
-    const element = blockElement(block.itemId);
-    element?.scrollIntoView?.({ block: 'start' });
-    element?.focus({ preventScroll: true });
-  };
-
+  const { focus, focused, at, choose, go } = useFocusedSource(body, blocks, initialSource);
   return createPortal(
     <div className="drawer-host" ref={host}>
       <div className="drawer-backdrop" aria-hidden="true" onClick={onClose} />
@@ -118,124 +66,144 @@ export function ReaderDrawer({
           </button>
         </header>
         {reader.isSuccess && (
-          <div className="drawer-tools">
-            <div
-              className="reader-focus"
-              role="group"
-              aria-label="Focus on a source"
-              ref={chips}
-              data-more={chipsMore}
-              onScroll={updateChipsMore}
-            >
-              <button type="button" aria-pressed={focus === null} onClick={() => setFocus(null)}>
-                All <span className="count">{fmt(blocks.length)}</span> <span className="visually-hidden">blocks</span>
-              </button>
-              {sources.map((id) => (
-                <button
-                  key={id}
-                  type="button"
-                  aria-pressed={focus === id}
-                  onClick={() => {
-                    const next = focus === id ? null : id;
-                    // Render the new focus now, then bring its first block into view.
-                    flushSync(() => {
-                      setFocus(next);
-                      setCurrent(0);
-                    });
-                    if (next)
-                      blockElement(blocks.find((b) => b.source === next)?.itemId)?.scrollIntoView?.({ block: 'start' });
-                  }}
-                >
-                  <span className="swatch" style={colorVar(model.colorOf(id))} aria-hidden="true" />
-                  {model.labelOf(id)} <span className="count">{fmt(counts.get(id) ?? 0)}</span>{' '}
-                  <span className="visually-hidden">blocks</span>
-                </button>
-              ))}
-            </div>
-            {focus && focused.length > 0 && (
-              <nav className="reader-nav" aria-label={`Blocks of ${model.labelOf(focus)}`}>
-                <button type="button" disabled={at === 0} onClick={() => go(at - 1)}>
-                  Previous
-                </button>
-                <span role="status">
-                  {model.labelOf(focus)}: {at + 1} of {focused.length}
-                  {reader.data.pageCount > 1 ? ' on this page' : ''}
-                </span>
-                <button type="button" disabled={at + 1 >= focused.length} onClick={() => go(at + 1)}>
-                  Next
-                </button>
-              </nav>
-            )}
-          </div>
+          <ReaderTools
+            model={model}
+            {...sourcesOf(model, blocks)}
+            blockCount={blocks.length}
+            focus={focus}
+            onFocus={choose}
+            nav={focused.length > 0 ? { at, of: focused.length, morePages: reader.data.pageCount > 1, go } : null}
+          />
         )}
         <div className="drawer-body" ref={body}>
           {reader.isPending && <p role="status">Loading the reader…</p>}
           {reader.isError && <p role="alert">{reader.error.message}</p>}
           {reader.isSuccess && (
-            <>
-              <ol className="reader-blocks" start={page * 200 + 1} aria-label="Context blocks in request order">
-                {blocks.map((block) => {
-                  const folded = focus !== null && block.source !== focus;
-                  return (
-                    <li
-                      key={block.itemId}
-                      className={`reader-block${folded ? ' folded' : ''}${focused[at]?.itemId === block.itemId ? ' current' : ''}`}
-                      style={colorVar(model.colorOf(block.source))}
-                      data-source={block.source}
-                      data-item={block.itemId}
-                      tabIndex={-1}
-                    >
-                      <div className="reader-block-meta">
-                        <span className="reader-source">{model.labelOf(block.source)}</span>
-                        <span className="reader-label">
-                          <WrapPoints text={block.label} />
-                        </span>
-                        <span className="muted num" title={`≈${fmt(block.estimatedTokens)} by the server’s estimate`}>
-                          {block.tokens == null
-                            ? `≈${fmt(block.estimatedTokens)} tokens · not in the total yet`
-                            : `${fmt(block.tokens)} tokens`}
-                        </span>
-                      </div>
-                      {!folded && (
-                        <>
-                          <pre className="reader-preview">{block.preview}</pre>
-                          {block.truncated && revealed !== block.itemId && (
-                            <button type="button" className="small-button" onClick={() => setRevealed(block.itemId)}>
-                              Reveal full text
-                            </button>
-                          )}
-                          {revealed === block.itemId && (
-                            <ItemContentPanel
-                              target={target}
-                              itemId={block.itemId}
-                              label={block.label}
-                              focusOnOpen
-                              onClose={() => setRevealed(null)}
-                            />
-                          )}
-                        </>
-                      )}
-                    </li>
-                  );
-                })}
-              </ol>
-              {reader.data.pageCount > 1 && (
-                <Pager
-                  label="Reader pages"
-                  unit="blocks"
-                  page={page}
-                  pageCount={reader.data.pageCount}
-                  summary={`${fmt(reader.data.blockCount)} blocks`}
-                  onPage={setPage}
-                />
-              )}
-            </>
+            <ReaderPageView
+              model={model}
+              target={target}
+              data={reader.data}
+              page={page}
+              focus={focus}
+              current={focused[at]?.itemId}
+              revealed={revealed}
+              onReveal={setRevealed}
+              onPage={setPage}
+            />
           )}
         </div>
       </div>
     </div>,
     document.body,
   );
+}
+
+/** One page of blocks in request order, and the pager when there are more. */
+function ReaderPageView({
+  model,
+  target,
+  data,
+  page,
+  focus,
+  current,
+  revealed,
+  onReveal,
+  onPage,
+}: {
+  model: ReportModel;
+  target: ContentTarget;
+  data: ReaderPage;
+  /** The page asked for (the data shown may still be the one before). */
+  page: number;
+  focus: string | null;
+  /** The block previous/next stand on. */
+  current: string | undefined;
+  revealed: string | null;
+  onReveal: (itemId: string | null) => void;
+  onPage: (page: number) => void;
+}) {
+  return (
+    <>
+      <ol className="reader-blocks" start={page * 200 + 1} aria-label="Context blocks in request order">
+        {data.blocks.map((block) => (
+          <ReaderBlock
+            key={block.itemId}
+            model={model}
+            target={target}
+            block={block}
+            folded={focus !== null && block.source !== focus}
+            current={current === block.itemId}
+            revealed={revealed === block.itemId}
+            onReveal={onReveal}
+          />
+        ))}
+      </ol>
+      {data.pageCount > 1 && (
+        <Pager
+          label="Reader pages"
+          unit="blocks"
+          page={page}
+          pageCount={data.pageCount}
+          summary={`${fmt(data.blockCount)} blocks`}
+          onPage={onPage}
+        />
+      )}
+    </>
+  );
+}
+
+type Block = ReaderPage['blocks'][number];
+
+/** The sources with blocks on this page and how many each: the report's order (largest first), then any only the reader knows. */
+function sourcesOf(model: ReportModel, blocks: readonly Block[]) {
+  const counts = new Map<string, number>();
+  for (const b of blocks) counts.set(b.source, (counts.get(b.source) ?? 0) + 1);
+  const sources = [
+    ...model.rows.map((r) => r.key).filter((k) => counts.has(k)),
+    ...[...counts.keys()].filter((k) => !model.rows.some((r) => r.key === k)),
+  ];
+  return { sources, counts };
+}
+
+const blockElement = (body: RefObject<HTMLElement | null>, itemId: string | undefined) =>
+  [...(body.current?.querySelectorAll<HTMLElement>('[data-item]') ?? [])].find((el) => el.dataset.item === itemId);
+
+/** Opened for one source: bring its first block into view once the page has loaded. */
+function useScrollToSource(
+  body: RefObject<HTMLElement | null>,
+  initialSource: string | null,
+  loaded: ReaderPage | undefined,
+) {
+  useEffect(() => {
+    if (!initialSource || !loaded) return;
+    const first = loaded.blocks.find((b) => b.source === initialSource);
+    blockElement(body, first?.itemId)?.scrollIntoView?.({ block: 'start' });
+  }, [body, initialSource, loaded]);
+}
+
+/** The source focused on (its blocks whole, the others folded) and the block previous/next stand on. */
+function useFocusedSource(body: RefObject<HTMLElement | null>, blocks: readonly Block[], initialSource: string | null) {
+  const [focus, setFocus] = useState<string | null>(initialSource);
+  const [current, setCurrent] = useState(0);
+  const focused = focus ? blocks.filter((b) => b.source === focus) : [];
+  const at = Math.min(current, Math.max(0, focused.length - 1));
+  const choose = (next: string | null) => {
+    // Render the new focus now, then bring its first block into view.
+    flushSync(() => {
+      setFocus(next);
+      setCurrent(0);
+    });
+    if (next) blockElement(body, blocks.find((b) => b.source === next)?.itemId)?.scrollIntoView?.({ block: 'start' });
+  };
+  const go = (to: number) => {
+    setCurrent(to);
+    const block = focused[to];
+    if (!block) return;
+    const element = blockElement(body, block.itemId);
+    element?.scrollIntoView?.({ block: 'start' });
+    element?.focus({ preventScroll: true });
+  };
+  return { focus, focused, at, choose, go };
 }
 
 /**

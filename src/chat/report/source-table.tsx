@@ -32,7 +32,7 @@ const WHAT_IT_HOLDS: Record<string, string> = {
 /** The id of a row's disclosure button: the bar and the verdict move focus there. */
 export const toggleId = (prefix: string, key: string) => `${prefix}-toggle-${key.replace(/[^\w-]/g, '_')}`;
 
-export function SourceTable(props: {
+type SourceTableProps = {
   model: ReportModel;
   change: ReportChange | null;
   idPrefix: string;
@@ -44,8 +44,18 @@ export function SourceTable(props: {
   onCloseReveal: () => void;
   onOpenReader: (source: string) => void;
   onOpenSession?: (sessionId: string) => void;
-}) {
-  const { model, idPrefix, open, onToggle } = props;
+};
+
+/** The columns as shown: the change only on wide screens, the cost only when the calls reported it. */
+interface Columns {
+  change: ReportChange | null;
+  cost: ReturnType<typeof costCells>;
+  money: (amount: number | undefined) => string;
+  count: number;
+}
+
+export function SourceTable(props: SourceTableProps) {
+  const { model } = props;
   // The change since the previous /debug: a column on wide screens; on a phone only the expanded
   // row says it (a column hidden by CSS would still widen the table through the rows' colspan).
   const narrow = useNarrow();
@@ -53,8 +63,7 @@ export function SourceTable(props: {
   // What each row cost over the session, when the calls reported their cost.
   const cost = costCells(model.report);
   const money = (amount: number | undefined) => (amount === undefined ? '' : fmtCost(amount, cost!.currency));
-  const elsewhere = costOutsideText(model.report);
-  const columns = (change ? 4 : 3) + (cost ? 1 : 0);
+  const columns: Columns = { change, cost, money, count: (change ? 4 : 3) + (cost ? 1 : 0) };
   return (
     <table className="report-table">
       <caption className="visually-hidden">Context by semantic source, largest first, and the total</caption>
@@ -80,133 +89,154 @@ export function SourceTable(props: {
         </tr>
       </thead>
       <tbody>
-        {model.rows.map((row) => {
-          const expandable = row.source ? row.source.itemCount > 0 || row.source.items.length > 0 : true;
-          const isOpen = open.has(row.key);
-          const detailsId = `${idPrefix}-source-${row.key}`;
-          const rowChange = change?.bySource.get(row.key) ?? null;
-          return (
-            <Fragment key={row.key}>
-              <tr className={`source-row${row.tokens === 0 ? ' empty' : ''}`}>
-                <th scope="row">
-                  <button
-                    type="button"
-                    id={toggleId(idPrefix, row.key)}
-                    className="disclosure"
-                    aria-expanded={expandable ? isOpen : undefined}
-                    aria-controls={expandable && isOpen ? detailsId : undefined}
-                    disabled={!expandable}
-                    onClick={() => onToggle(row.key)}
-                  >
-                    <span className="chevron" aria-hidden="true" />
-                    <span
-                      className={`swatch${row.source ? '' : ' swatch-unattributed'}`}
-                      style={colorVar(row.color)}
-                      aria-hidden="true"
-                    />
-                    <span className="source-label" title={WHAT_IT_HOLDS[row.key]}>
-                      <WrapPoints text={row.label} />
-                    </span>
-                  </button>
-                </th>
-                <td className="num">
-                  {model.estimatesOnly && row.tokens > 0 ? '≈' : ''}
-                  {fmt(row.tokens)}
-                </td>
-                <td className="num">{row.shareText}</td>
-                {change && <td className="num col-change delta">{changeCell(rowChange)}</td>}
-                {cost && <td className="num col-cost">{money(cost.byKey.get(row.key))}</td>}
-              </tr>
-              {isOpen && expandable && (
-                <tr className="details-row" id={detailsId}>
-                  <td colSpan={columns}>
-                    <SourceDetails
-                      row={row}
-                      model={model}
-                      change={props.change?.bySource.get(row.key) ?? null}
-                      hasChange={props.change !== null}
-                    />
-                    {row.source && row.source.items.length > 0 && (
-                      <p className="source-facts">
-                        <button
-                          type="button"
-                          className="link"
-                          aria-haspopup="dialog"
-                          onClick={() => props.onOpenReader(row.key)}
-                        >
-                          Read {row.label} in context order
-                        </button>
-                      </p>
-                    )}
-                    {row.source?.folders?.length ? (
-                      <div className="folder-sums">
-                        <p className="muted small">By folder</p>
-                        <ul>
-                          {folderLines(row.source).map((line) => (
-                            <li key={line} className="small">
-                              <WrapPoints text={line} />
-                            </li>
-                          ))}
-                        </ul>
-                      </div>
-                    ) : null}
-                    {row.source && row.source.items.length > 0 && (
-                      <ItemsTable
-                        model={model}
-                        source={row.source}
-                        idPrefix={idPrefix}
-                        target={props.target}
-                        revealed={props.revealed}
-                        onReveal={props.onReveal}
-                        onCloseReveal={props.onCloseReveal}
-                        {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
-                      />
-                    )}
-                  </td>
-                </tr>
-              )}
-            </Fragment>
-          );
-        })}
+        {model.rows.map((row) => (
+          <SourceRow key={row.key} {...props} row={row} columns={columns} />
+        ))}
       </tbody>
-      <tfoot>
-        <tr className="total-row">
-          <th scope="row">Total</th>
-          <td className="num">
-            {model.estimatesOnly ? '≈' : ''}
-            {fmt(model.figures.total.tokens)}
-          </td>
-          <td className="num">{model.figures.total.tokens > 0 ? '100.0%' : '—'}</td>
-          {change && (
-            <td className="num col-change delta">
-              {change.totalDelta === null ? '—' : change.totalDelta === 0 ? '±0' : signed(change.totalDelta, fmt)}
-            </td>
-          )}
-          {cost && <td className="num col-cost">{money(cost.total)}</td>}
-        </tr>
-        {elsewhere && (
-          <tr className="empty-row">
-            <td colSpan={columns}>{elsewhere}</td>
-          </tr>
-        )}
-        {model.empty.length > 0 && (
-          <tr className="empty-row">
-            <td colSpan={columns}>
-              Nothing in context from{' '}
-              {model.empty.map((r, i) => (
-                <Fragment key={r.key}>
-                  {i > 0 ? ', ' : ''}
-                  <span className="source-label" title={WHAT_IT_HOLDS[r.key]}>
-                    {r.label}
-                  </span>
-                </Fragment>
-              ))}
-              .
-            </td>
-          </tr>
-        )}
-      </tfoot>
+      <TableFoot model={model} columns={columns} />
     </table>
+  );
+}
+
+/** A source's row and, when open, its expanded row. */
+function SourceRow(props: SourceTableProps & { row: Row; columns: Columns }) {
+  const { model, idPrefix, open, onToggle, row, columns } = props;
+  const { change, cost, money } = columns;
+  const expandable = row.source ? row.source.itemCount > 0 || row.source.items.length > 0 : true;
+  const isOpen = open.has(row.key);
+  const detailsId = `${idPrefix}-source-${row.key}`;
+  const rowChange = change?.bySource.get(row.key) ?? null;
+  return (
+    <>
+      <tr className={`source-row${row.tokens === 0 ? ' empty' : ''}`}>
+        <th scope="row">
+          <button
+            type="button"
+            id={toggleId(idPrefix, row.key)}
+            className="disclosure"
+            aria-expanded={expandable ? isOpen : undefined}
+            aria-controls={expandable && isOpen ? detailsId : undefined}
+            disabled={!expandable}
+            onClick={() => onToggle(row.key)}
+          >
+            <span className="chevron" aria-hidden="true" />
+            <span
+              className={`swatch${row.source ? '' : ' swatch-unattributed'}`}
+              style={colorVar(row.color)}
+              aria-hidden="true"
+            />
+            <span className="source-label" title={WHAT_IT_HOLDS[row.key]}>
+              <WrapPoints text={row.label} />
+            </span>
+          </button>
+        </th>
+        <td className="num">
+          {model.estimatesOnly && row.tokens > 0 ? '≈' : ''}
+          {fmt(row.tokens)}
+        </td>
+        <td className="num">{row.shareText}</td>
+        {change && <td className="num col-change delta">{changeCell(rowChange)}</td>}
+        {cost && <td className="num col-cost">{money(cost.byKey.get(row.key))}</td>}
+      </tr>
+      {isOpen && expandable && (
+        <tr className="details-row" id={detailsId}>
+          <td colSpan={columns.count}>
+            <ExpandedSource {...props} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** An expanded row: the source's facts and change, the way to the reader, its folders, its items. */
+function ExpandedSource(props: SourceTableProps & { row: Row }) {
+  const { model, row } = props;
+  return (
+    <>
+      <SourceDetails
+        row={row}
+        model={model}
+        change={props.change?.bySource.get(row.key) ?? null}
+        hasChange={props.change !== null}
+      />
+      {row.source && row.source.items.length > 0 && (
+        <p className="source-facts">
+          <button type="button" className="link" aria-haspopup="dialog" onClick={() => props.onOpenReader(row.key)}>
+            Read {row.label} in context order
+          </button>
+        </p>
+      )}
+      {row.source?.folders?.length ? (
+        <div className="folder-sums">
+          <p className="muted small">By folder</p>
+          <ul>
+            {folderLines(row.source).map((line) => (
+              <li key={line} className="small">
+                <WrapPoints text={line} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {row.source && row.source.items.length > 0 && (
+        <ItemsTable
+          model={model}
+          source={row.source}
+          idPrefix={props.idPrefix}
+          target={props.target}
+          revealed={props.revealed}
+          onReveal={props.onReveal}
+          onCloseReveal={props.onCloseReveal}
+          {...(props.onOpenSession ? { onOpenSession: props.onOpenSession } : {})}
+        />
+      )}
+    </>
+  );
+}
+
+/** The Total (each column's sum: the agent's total), cost spent outside the rows, and the empty sources. */
+function TableFoot({ model, columns }: { model: ReportModel; columns: Columns }) {
+  const { change, cost, money } = columns;
+  const elsewhere = costOutsideText(model.report);
+  return (
+    <tfoot>
+      <tr className="total-row">
+        <th scope="row">Total</th>
+        <td className="num">
+          {model.estimatesOnly ? '≈' : ''}
+          {fmt(model.figures.total.tokens)}
+        </td>
+        <td className="num">{model.figures.total.tokens > 0 ? '100.0%' : '—'}</td>
+        {change && (
+          <td className="num col-change delta">
+            {change.totalDelta === null ? '—' : change.totalDelta === 0 ? '±0' : signed(change.totalDelta, fmt)}
+          </td>
+        )}
+        {cost && <td className="num col-cost">{money(cost.total)}</td>}
+      </tr>
+      {elsewhere && (
+        <tr className="empty-row">
+          <td colSpan={columns.count}>{elsewhere}</td>
+        </tr>
+      )}
+      {model.empty.length > 0 && (
+        <tr className="empty-row">
+          <td colSpan={columns.count}>
+            Nothing in context from{' '}
+            {model.empty.map((r, i) => (
+              <Fragment key={r.key}>
+                {i > 0 ? ', ' : ''}
+                <span className="source-label" title={WHAT_IT_HOLDS[r.key]}>
+                  {r.label}
+                </span>
+              </Fragment>
+            ))}
+            .
+          </td>
+        </tr>
+      )}
+    </tfoot>
   );
 }
 

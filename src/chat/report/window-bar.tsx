@@ -132,35 +132,44 @@ export function WindowBar({ model, onFocus }: { model: ReportModel; onFocus: (ke
           </li>
         ))}
       </ul>
-      <figcaption className="window-scale">
-        {window ? (
-          <>
-            <span className="window-used-figure">used {fmt(total)}</span>
-            <span>
-              <span className="key key-free" aria-hidden="true" /> free
-              {compactAt !== null ? ` ${fmt(Math.max(0, compactAt - total))}` : ''}
-            </span>
-            {compactAt !== null && (
-              <span title={window.assumed ? ASSUMED : undefined}>
-                <span className="key key-marker" aria-hidden="true" /> compacts at {window.assumed ? '≈' : ''}
-                {fmt(compactAt)}
-              </span>
-            )}
-            {window.reservedOutput > 0 && (
-              <span>
-                <span className="key key-reserved" aria-hidden="true" /> {fmt(window.reservedOutput)} kept for the reply
-              </span>
-            )}
-            <span className="window-size">window {fmt(window.contextSize)}</span>
-          </>
-        ) : (
-          <span>
-            Shares of ≈{fmt(total)} estimated tokens —{' '}
-            {live ? 'no window size until the agent reports usage' : 'no window size: no catalog knows this model'}
-          </span>
-        )}
-      </figcaption>
+      <WindowScale model={model} live={live} />
     </figure>
+  );
+}
+
+/** Under the bar: used, free, where compaction starts, what is kept for the reply, the window. */
+function WindowScale({ model, live }: { model: ReportModel; live: boolean }) {
+  const { window, total } = model;
+  const compactAt = window?.autoCompactAt ?? null;
+  return (
+    <figcaption className="window-scale">
+      {window ? (
+        <>
+          <span className="window-used-figure">used {fmt(total)}</span>
+          <span>
+            <span className="key key-free" aria-hidden="true" /> free
+            {compactAt !== null ? ` ${fmt(Math.max(0, compactAt - total))}` : ''}
+          </span>
+          {compactAt !== null && (
+            <span title={window.assumed ? ASSUMED : undefined}>
+              <span className="key key-marker" aria-hidden="true" /> compacts at {window.assumed ? '≈' : ''}
+              {fmt(compactAt)}
+            </span>
+          )}
+          {window.reservedOutput > 0 && (
+            <span>
+              <span className="key key-reserved" aria-hidden="true" /> {fmt(window.reservedOutput)} kept for the reply
+            </span>
+          )}
+          <span className="window-size">window {fmt(window.contextSize)}</span>
+        </>
+      ) : (
+        <span>
+          Shares of ≈{fmt(total)} estimated tokens —{' '}
+          {live ? 'no window size until the agent reports usage' : 'no window size: no catalog knows this model'}
+        </span>
+      )}
+    </figcaption>
   );
 }
 
