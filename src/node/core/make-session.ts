@@ -304,7 +304,11 @@ function itemText(
   messageId: string,
   key: string,
 ): string | undefined {
-  const { contributions } = analyseMessage(rows.need(messageId), runtime, context, chars4Estimator, false);
+  // The read plan reads the reply a hand-off quotes (read-plan.ts handOffReply); an earlier one,
+  // looked at only when that reply has no text, is quoted only if its row was read.
+  const row = rows.get(messageId);
+  if (!row) return undefined;
+  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
   return contributions.find((c) => c.key === key)?.texts.join('\n');
 }
 

@@ -12,6 +12,7 @@ import { mayNarrow, narrowsReads } from './large-reads';
 import { callsView, firstCall } from './make-session';
 import { headersOf, Rows, type Memo } from './session-rows';
 import type { Header } from './runtime';
+import type { MessageAnalysis } from './types';
 import { sessionKey, SESSION, textBlocks, type ContextInput } from './context-report';
 import type { Session } from './make-session';
 import type { SessionRows } from './session-rows';
@@ -65,9 +66,30 @@ function analysesLacking(
   const plan = analysisPlan(headers, rows.stamps, input.workspace, input.estimator, services, firstCall(calls));
   const analyses = memoisedAnalyses(plan, memo);
   const narrows = narrowsReads(calls.usage, services.runtime);
+  const reply = handOffReply(headers, analyses, services);
   return headers.flatMap((h, i) =>
-    analyses[i] === null || (narrows && analyses[i]!.items.some(mayNarrow)) ? [h.id] : [],
+    analyses[i] === null || h.id === reply || (narrows && analyses[i]!.items.some(mayNarrow)) ? [h.id] : [],
   );
+}
+
+/**
+ * The message whose text a new session's hand-off quotes (make-session's replyText): the latest
+ * assistant message of the next prompt with a conversation item. Its row is read in the same pass.
+ */
+function handOffReply(
+  headers: readonly Header[],
+  analyses: readonly (MessageAnalysis | null)[],
+  services: AnalysisServices,
+): string | undefined {
+  const next = services.runtime.nextPrompt?.(headers);
+  if (!next) return undefined;
+  const replies = new Set(next.messages.filter((m) => m.role === 'assistant').map((m) => m.id));
+  for (let i = headers.length - 1; i >= 0; i--) {
+    const analysis = analyses[i];
+    if (!replies.has(headers[i]!.id)) continue;
+    if (analysis === null || analysis?.items.some((item) => item.source === 'conversation')) return headers[i]!.id;
+  }
+  return undefined;
 }
 
 /**
