@@ -6,35 +6,25 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBridge } from '../../src/node/agent/bridge';
 import type { AgentSettings } from '../../src/node/agent/settings';
 import type { AgentEvent } from '../../src/shared/agent';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
-import { agentSettings } from '../support/agent-settings';
+import { fakeAgentSettings } from '../support/agent-settings';
 import { addMessages, createFixture, text, TOKEN, WS, type Fixture } from '../support/fixtures';
-import { PROJECT } from '../support/server-process';
 
-const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
 let fx: Fixture;
 let dir: string;
 let bridge: AgentBridge;
 
 function settings(env: Record<string, string> = {}, extra: Partial<AgentSettings> = {}): AgentSettings {
-  return agentSettings({
-    command: process.execPath,
-    args: [FAKE],
-    env: { ...process.env, ...env },
-    exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
-    stateDir: join(dir, 'agent'),
-    // The fake agent is a script of this project: its folder and the SDK it imports, read-only.
-    sandboxRead: [dirname(FAKE), join(PROJECT, 'node_modules')],
-    hidden: [fx.dbPath],
-    turnTimeoutMs: 20_000,
-    ...extra,
-  });
+  return fakeAgentSettings(
+    { stateDir: join(dir, 'agent'), database: fx.dbPath, env: { ...process.env, ...env } },
+    { turnTimeoutMs: 20_000, ...extra },
+  );
 }
 
 beforeEach(async () => {

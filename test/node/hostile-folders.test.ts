@@ -17,13 +17,11 @@ import { run } from '../../src/node/cli/main';
 import { folderRefusal } from '../../src/node/folder-rules';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
-import { agentSettings } from '../support/agent-settings';
+import { agentSettings, fakeAgentSettings } from '../support/agent-settings';
 import { captureIo } from '../support/cli';
-import { PROJECT } from '../support/server-process';
 
 const PUBLIC = join(import.meta.dirname, '..', 'fixtures', 'public');
 const EXPORT = join(PUBLIC, 'openai-gpt-5.3-codex_dark-factory_crisp-garden.json');
-const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
 
 let dir: string;
 beforeAll(() => {
@@ -260,15 +258,7 @@ async function appWithAgent(db: string) {
   const store = await openSqlite(db);
   const reportStore = await openSqlite(db, { readOnly: true });
   const bridge = new AgentBridge(
-    agentSettings({
-      command: process.execPath,
-      args: [FAKE],
-      env: process.env,
-      exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
-      stateDir: join(dirname(db), 'agent'),
-      sandboxRead: [dirname(FAKE), join(PROJECT, 'node_modules')],
-      hidden: [db],
-    }),
+    fakeAgentSettings({ stateDir: join(dirname(db), 'agent'), database: db, env: process.env }),
     store,
   );
   const app = createApp({ store, reportStore, agent: bridge });

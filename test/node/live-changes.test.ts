@@ -10,18 +10,16 @@ import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBridge } from '../../src/node/agent/bridge';
 import { TOKEN_COOKIE } from '../../src/node/server/access';
 import { createApp } from '../../src/node/server/app';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
-import { agentSettings } from '../support/agent-settings';
+import { fakeAgentSettings } from '../support/agent-settings';
 import { addMessages, createFixture, OTHER_TOKEN, text, TOKEN, WS, type Fixture } from '../support/fixtures';
-import { PROJECT } from '../support/server-process';
 
-const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
 let fx: Fixture;
 let dir: string;
 let bridge: AgentBridge;
@@ -32,16 +30,7 @@ beforeEach(async () => {
   fx = await createFixture();
   dir = mkdtempSync(join(tmpdir(), 'investibook-live-change-'));
   bridge = new AgentBridge(
-    agentSettings({
-      command: process.execPath,
-      args: [FAKE],
-      env: { ...process.env },
-      exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
-      stateDir: join(dir, 'agent'),
-      sandboxRead: [dirname(FAKE), join(PROJECT, 'node_modules')],
-      hidden: [fx.dbPath],
-      turnTimeoutMs: 20_000,
-    }),
+    fakeAgentSettings({ stateDir: join(dir, 'agent'), database: fx.dbPath }, { turnTimeoutMs: 20_000 }),
     fx.store,
   );
   const reportStore = await openSqlite(fx.dbPath, { readOnly: true });

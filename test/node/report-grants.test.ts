@@ -8,7 +8,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBridge } from '../../src/node/agent/bridge';
 import { nodeFolder } from '../../src/node/agent/report-mcp';
@@ -16,7 +16,7 @@ import { createApp } from '../../src/node/server/app';
 import { agentOrigin } from '../../src/node/server/start';
 import type { AgentEvent } from '../../src/shared/agent';
 import { contextReportSchema } from '../../src/shared/wire';
-import { agentSettings } from '../support/agent-settings';
+import { fakeAgentSettings } from '../support/agent-settings';
 import {
   addMessages,
   addUsage,
@@ -28,9 +28,7 @@ import {
   type Fixture,
 } from '../support/fixtures';
 import { withoutRequestId } from '../support/request-id';
-import { PROJECT } from '../support/server-process';
 
-const FAKE = join(import.meta.dirname, '../support/fake-acp-agent.mjs');
 const OTHER = 'ws_other';
 
 let fx: Fixture;
@@ -44,18 +42,7 @@ beforeEach(async () => {
   await fx.store.insertWorkspace({ id: OTHER, name: 'Other', root_path: 'ws', created_at: 2 });
   await fx.store.addMember(OTHER, 'usr_member');
   dir = mkdtempSync(join(tmpdir(), 'investibook-grants-'));
-  bridge = new AgentBridge(
-    agentSettings({
-      command: process.execPath,
-      args: [FAKE],
-      env: { ...process.env },
-      exporter: { command: process.execPath, args: [FAKE, 'export', '{session}'] },
-      stateDir: join(dir, 'agent'),
-      sandboxRead: [dirname(FAKE), join(PROJECT, 'node_modules')],
-      hidden: [fx.dbPath],
-    }),
-    fx.store,
-  );
+  bridge = new AgentBridge(fakeAgentSettings({ stateDir: join(dir, 'agent'), database: fx.dbPath }), fx.store);
   app = createApp({ store: fx.store, reportStore: fx.store, agent: bridge });
 });
 afterEach(async () => {
