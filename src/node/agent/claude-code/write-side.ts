@@ -20,7 +20,7 @@ import { RUNTIME_TITLES } from '../../../shared/runtimes';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { workspaceKey, withoutSecrets } from '../agent-home';
-import { isLoopbackName, parseHostEntry, urlTarget, type EgressPolicy } from '../network/egress-policy';
+import { addOperatorHosts, isLoopbackName, urlTarget, type EgressPolicy } from '../network/egress-policy';
 import { nodeFolder } from '../report-mcp';
 import type { ReadBack, RuntimeHome, RuntimeLaunch, RuntimeWriteSide } from '../runtime-seam';
 import type { AgentSettings } from '../settings';
@@ -88,23 +88,7 @@ export function claudeCodeEgress(settings: AgentSettings): { policy: EgressPolic
   else if (isLoopbackName(target.host))
     policy.loopback.push({ host: target.host as '127.0.0.1' | '::1' | 'localhost', port: target.port, why });
   else policy.hosts.push({ host: target.host, port: target.port, why });
-  for (const raw of settings.egressHosts ?? []) {
-    if (raw === '*') {
-      policy.open = true;
-      continue;
-    }
-    const entry = parseHostEntry(raw);
-    if (!entry) warnings.push(`INVESTIBOOK_AGENT_EGRESS_HOSTS: "${raw}" is not a host name or host:port; left out`);
-    else if (isLoopbackName(entry.host) && entry.port === '*')
-      warnings.push(`INVESTIBOOK_AGENT_EGRESS_HOSTS: "${raw}" is the host's own loopback: name its port; left out`);
-    else if (isLoopbackName(entry.host))
-      policy.loopback.push({
-        host: entry.host as '127.0.0.1',
-        port: entry.port as number,
-        why: 'INVESTIBOOK_AGENT_EGRESS_HOSTS',
-      });
-    else policy.hosts.push({ ...entry, why: 'INVESTIBOOK_AGENT_EGRESS_HOSTS' });
-  }
+  addOperatorHosts(policy, settings.egressHosts ?? [], warnings);
   return { policy, warnings };
 }
 

@@ -142,7 +142,17 @@ export function egressPolicy(input: PolicyInput): { policy: EgressPolicy; warnin
         `the workspace's opencode.json names ${key}, which its agent's network does not reach (the operator may add it with INVESTIBOOK_AGENT_EGRESS_HOSTS, or let workspaces widen with INVESTIBOOK_AGENT_WORKSPACE_PERMISSIONS=widen)`,
       );
   }
-  for (const raw of input.extra) {
+  addOperatorHosts(policy, input.extra, warnings);
+  return { policy, warnings };
+}
+
+function hostKeys(policy: EgressPolicy): string[] {
+  return [...policy.hosts, ...policy.loopback].map((e) => `${e.host}:${e.port}`);
+}
+
+/** The operator's own hosts (INVESTIBOOK_AGENT_EGRESS_HOSTS) added to a policy, whatever the runtime. */
+export function addOperatorHosts(policy: EgressPolicy, extra: readonly string[], warnings: string[]): void {
+  for (const raw of extra) {
     if (raw === '*') {
       policy.open = true;
       continue;
@@ -154,11 +164,6 @@ export function egressPolicy(input: PolicyInput): { policy: EgressPolicy; warnin
       warnings.push(`INVESTIBOOK_AGENT_EGRESS_HOSTS: "${raw}" is the host's own loopback: name its port; left out`);
     else add(policy, { ...entry, why: 'INVESTIBOOK_AGENT_EGRESS_HOSTS' });
   }
-  return { policy, warnings };
-}
-
-function hostKeys(policy: EgressPolicy): string[] {
-  return [...policy.hosts, ...policy.loopback].map((e) => `${e.host}:${e.port}`);
 }
 
 function add(policy: EgressPolicy, entry: AllowedHost | LoopbackTarget): void {
