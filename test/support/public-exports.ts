@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
+import type { PublicSource } from '../../scripts/public-exports';
 import { PROJECT_ROOT } from '../../src/node/project';
 import { acpUsageRow } from '../../src/node/usage';
 import { insertMessageRow, insertUsageRow, WS, type Fixture } from './fixtures';
@@ -12,16 +13,8 @@ import { insertMessageRow, insertUsageRow, WS, type Fixture } from './fixtures';
 export const PUBLIC_DIR = join(PROJECT_ROOT, 'test', 'fixtures', 'public');
 export const PUBLIC_SESSION = 'ses_public';
 
-/** Where a kept export came from (sources.json; `scripts/public-exports.ts` says what `kept` means). */
-export interface PublicSource {
-  file: string;
-  repo: string;
-  path: string;
-  commit: string;
-  url: string;
-  license: string;
-  kept: string;
-}
+/** Where a kept export came from (sources.json): the script that keeps them defines it. */
+export type { PublicSource };
 
 /**
  * Every public session kept in the folder (OpenCode exports, Claude Code transcripts), by name:
