@@ -52,6 +52,8 @@ export interface AgentHarness extends AgentClient {
   store: SqliteStore;
   requests: RecordedRequest[];
   bridge: AgentBridge;
+  /** The agent's settings (its state folder, its environment): what another OpenCode of the same state starts with. */
+  settings: AgentSettings;
   /** What the bridge and the server logged. */
   logs: string[];
   /** The second workspace, as its own member (with `second`). */
@@ -167,6 +169,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     store,
     requests,
     bridge,
+    settings,
     logs,
     ...main,
     other: client(OTHER_WS, OTHER_AGENT_TOKEN),
