@@ -255,6 +255,11 @@ export const sessionCostSchema = z.object({
     z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
   ),
   pricesFit: z.nullable(z.enum(['exact', 'approximate'])),
+  /**
+   * Where no call reported a cost and the model's list prices are known: the calls were priced
+   * from them, and this names the catalog, the model and the prices. Absent: the calls' own costs.
+   */
+  pricesSource: z.optional(z.string()),
   sources: z.array(
     z.extend(itemCostSchema, {
       id: z.string(),

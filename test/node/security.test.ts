@@ -49,11 +49,15 @@ const BODIES: Record<string, string> = {
   'POST /messages': JSON.stringify({ text: 'a note' }),
   'POST /agent/prompt': JSON.stringify({ text: 'hello' }),
   'POST /agent/cancel': JSON.stringify({ sessionId: 'ses_none' }),
+  'POST /agent/compact': JSON.stringify({ sessionId: 'ses_none' }),
+  'POST /agent/new-session': JSON.stringify({ sessionId: 'ses_none', text: 'a hand-off' }),
 };
 /** A member's answer where it is not a success: the route's own, given past the access check. */
 const MEMBER_ANSWERS: Record<string, [status: number, code: string]> = {
   'POST /agent/prompt': [409, 'agent_not_configured'], // this app has no agent
   'POST /agent/cancel': [404, 'no_turn'],
+  'POST /agent/compact': [409, 'agent_not_configured'],
+  'POST /agent/new-session': [409, 'agent_not_configured'],
 };
 
 async function concrete(path: string): Promise<string> {

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageRows, type SessionExport } from '../../src/node/agent/opencode/session-export';
+import { producedOf, promptOf } from '../../src/node/core/opencode/calls';
 import { acpUsageRow } from '../../src/node/usage';
 import { part } from '../../src/shared/opencode/build';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
@@ -70,6 +71,9 @@ describe('what each source cost over the session', () => {
       // The calls follow one price list, which their costs and counts show.
       expect(cost.prices).not.toBeNull();
       expect(cost.pricesFit).toBe('exact');
+      // The provider's own costs: never priced from the catalog, though it knows the model.
+      expect(cost.pricesSource).toBeUndefined();
+      expect(cost.notes.join(' ')).not.toMatch(/list prices/);
       // Items carry their share, and a source's items never cost more than the source.
       for (const source of report.sources) {
         const costed = cost.sources.find((s) => s.id === source.id);
@@ -82,6 +86,32 @@ describe('what each source cost over the session', () => {
       expect(cost.sources.reduce((n, s) => n + s.cacheReadTokens, 0)).toBeGreaterThan(0);
     },
   );
+
+  it('prices calls that carry a cost of 0 from the catalog’s list prices for the model, and says so', async () => {
+    // OpenAI through a ChatGPT plan: OpenCode records 0 on every call; models.dev lists gpt-5.3-codex
+    // at $1.75/M input, $14/M output, $0.175/M cache read (model-catalog.test.ts holds those figures).
+    const { report, steps } = await reportOfExport('openai-gpt-5.3-codex_dark-factory_shiny-nebula.json');
+    expect(steps.every((s) => s.cost === 0)).toBe(true);
+    const atList = steps.reduce((n, s) => {
+      const t = { ...s.tokens!, cacheRead: s.tokens!.cache.read, cacheWrite: s.tokens!.cache.write };
+      const prompt = promptOf(t).prompt;
+      if (prompt === 0) return n;
+      const fresh = prompt - t.cacheRead - t.cacheWrite;
+      return n + (fresh * 1.75 + producedOf(t) * 14 + t.cacheRead * 0.175) / 1e6;
+    }, 0);
+    const cost = report.cost!;
+    expect(atList).toBeGreaterThan(0);
+    expect(cost.total).toBe(micro(atList) / 1e6);
+    expect(micro(sumOf(report, (c) => c.amount ?? 0))).toBe(micro(atList));
+    expect(cost.callsWithCost).toBe(cost.calls);
+    expect(cost.prices).toEqual({ input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 });
+    expect(cost.pricesSource).toMatch(
+      /^OpenCode [\d.]+'s model list \(models\.dev\), openai\/gpt-5\.3-codex: \$1\.75\/M input/,
+    );
+    const notes = cost.notes.join(' ');
+    expect(notes).toContain(`priced from its tokens at list prices, ${cost.pricesSource}`);
+    expect(notes).not.toMatch(/cost of 0|money is not/);
+  });
 
   // Recordings of the real OpenCode against the priced scripted model: each call's cost as OpenCode computed it.
   const priced = recordingNames().filter((name) =>

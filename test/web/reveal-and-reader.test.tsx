@@ -89,7 +89,8 @@ describe('Suggestions', () => {
   it('are listed from the report, and lead to the text of the item they name', async () => {
     const { user, region } = await openReport();
     const list = within(region).getByRole('region', { name: /^Suggestions/ });
-    for (const suggestion of report.suggestions) expect(within(list).getByText(suggestion.title)).toBeInTheDocument();
+    for (const suggestion of report.suggestions)
+      expect(within(list).getByText(suggestion.title, { selector: '.suggestion-title' })).toBeInTheDocument();
     const duplicate = report.suggestions.find((s) => s.kind === 'duplicate_read')!;
     const item = duplicate.itemIds.at(-1)!;
     server.use(

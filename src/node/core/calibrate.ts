@@ -26,6 +26,7 @@
  * Pure. Items carry estimates already; nothing here tokenizes.
  */
 import { apportion } from './apportion';
+import { catalogPricing } from './catalog-prices';
 import { numberedCalls, plausible, sumTokens } from './calibration-steps';
 import type { Snapshot, Walk } from './calibration-walk';
 import { sessionPrices } from './costs';
@@ -56,17 +57,21 @@ type Base = Pick<
  * about the provider) → the context at the reference call: what is measured, pending, left
  * behind, added after the last call, unexplained.
  */
-export function calibrate(input: CalibrationInput): Calibration {
+export function calibrate(given: CalibrationInput): Calibration {
+  // Calls that carry no cost are priced from the catalog where it knows their model (the source said).
+  const catalog = catalogPricing(given.session.calls);
+  const input = catalog ? { ...given, session: { ...given.session, calls: catalog.calls } } : given;
   const { session, usage } = input;
   const { calls } = session;
   const measuredCalls = numberedCalls(calls);
   // As of an earlier call (`asOfCall`, numbered among the measured ones): that call, its view and its history.
   const asOf = input.asOfCall === undefined ? null : (measuredCalls[input.asOfCall - 1] ?? null);
-  const priced = sessionPrices(calls);
+  const priced = catalog?.prices ? { prices: catalog.prices, fit: 'exact' as const } : sessionPrices(calls);
   const { walk, judgement } = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
   const spent = walk.ledger?.finish();
+  const fit = { pricesFit: priced?.fit ?? null, ...(catalog ? { pricesSource: catalog.source } : {}) };
   const base = {
-    ...baseOf(walk, asOf, measuredCalls.length, spent ? { ...spent, pricesFit: priced?.fit ?? null } : null),
+    ...baseOf(walk, asOf, measuredCalls.length, spent ? { ...spent, ...fit } : null),
     rule: judgement,
     uncountedCalls: calls.filter((c) => !c.compaction && c.prompt === null).length,
   };

@@ -82,6 +82,7 @@ export function costReport(cost: SessionCost, runtime: { name: string; label: st
           }
         : null,
       pricesFit: cost.prices ? cost.pricesFit : null,
+      ...(cost.pricesSource ? { pricesSource: cost.pricesSource } : {}),
       sources,
       rows,
       notes,
@@ -95,6 +96,10 @@ export function costReport(cost: SessionCost, runtime: { name: string; label: st
 function costNotes(cost: SessionCost, runtimeName: string, accounted: number): string[] {
   const priced = cost.total !== null;
   const notes: string[] = [];
+  if (cost.pricesSource)
+    notes.push(
+      `No call reported a cost (a subscription, a plan or a relay that records none): priced from its tokens at list prices, ${cost.pricesSource}.`,
+    );
   if (!priced && cost.freeCalls > 0)
     notes.push(
       `Every call reported a cost of 0 (a free model, or one ${runtimeName} has no prices for): the billed tokens are shown, no money.`,

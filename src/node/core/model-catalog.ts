@@ -16,6 +16,11 @@ export interface CatalogModel {
   prices?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Where the figures come from, in words: "OpenCode 1.18.33's model list (models.dev), openai/gpt-5.3-codex". */
   source: string;
+  /**
+   * Listed neither by the rows' provider nor by the model's maker, only by others (the entry most
+   * of them share): its window holds, but its prices are another provider's, not the model's.
+   */
+  byMajority?: true;
 }
 
 const MODELS = catalog.models as Record<string, Record<string, Row>>;
@@ -85,7 +90,8 @@ export function catalogModel(model: string | undefined): CatalogModel | null {
     const listed = Object.entries(MODELS).filter(([, models]) => models[form]);
     if (listed.length) {
       const [where, models] = mostCommon(listed, form);
-      return toModel(models[form]!, `${where}/${form}`, ` (as most of its ${listed.length} providers list it)`);
+      const model = toModel(models[form]!, `${where}/${form}`, ` (as most of its ${listed.length} providers list it)`);
+      return { ...model, byMajority: true };
     }
   }
   return null;

@@ -531,6 +531,11 @@ export interface SessionCost {
   prices: Prices | null;
   /** The prices reproduce every call's cost (to a millionth), or only approximately (tiers, rounding). */
   pricesFit: 'exact' | 'approximate' | null;
+  /**
+   * Where no call reported a cost: the calls were priced from the catalog's list prices
+   * (catalog-prices.ts), and this says whose and what they are. Absent: the calls' own costs.
+   */
+  pricesSource?: string;
   /** By item key: what each item cost (items no longer in view included). */
   items: Map<string, Spend & { source: SourceId }>;
   /** Keys of items that left the view before the end. */
