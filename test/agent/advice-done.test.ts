@@ -6,8 +6,8 @@
  * the report gives it — a new session with its hand-off and a compaction through the agent routes
  * the report names, a message to the agent sent as given — and the next call the provider counts
  * is now − `frees.tokens`, within a quarter of the figure plus the turn's own growth. (The
- * configuration's change is proven in advice-works.test.ts; a revert has no live route: OpenCode's
- * ACP agent cannot revert.)
+ * configuration's change is proven in advice-works.test.ts; a revert, which has no live route as
+ * OpenCode's ACP agent cannot revert, in advice-revert.test.ts through OpenCode's own serve API.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextReportSchema, type ContextReport, type Suggestion } from '../../src/shared/wire';
