@@ -31,7 +31,7 @@ import type {
   UsageInput,
   WorkspaceSnapshot,
 } from './types';
-import { emptyOmissions } from './types';
+import { emptyOmissions, type SessionOrigin } from './types';
 import type { ContextWindow, EstimatorId } from '../../shared/wire';
 
 /** One session as the core reads it: its messages and rows, its usage, its runtime records. */
@@ -49,14 +49,7 @@ export interface SessionInput extends SessionRows {
    */
   parent?: { sessionId: string; contextSize: number | null };
   /** Where an imported session came from (its import's record): no agent ever reports on it. */
-  origin?: {
-    kind: string;
-    title: string | null;
-    directory: string | null;
-    files?: string[];
-    /** The runtime version it ran, as its import recorded it. */
-    version?: string | null;
-  };
+  origin?: SessionOrigin;
 }
 
 /** What makeSession reads besides the session's own rows. */

@@ -750,14 +750,7 @@ export interface ReportInput {
   /** This session is a subagent's: the session whose call made it. */
   parentSessionId?: string;
   /** Where an imported session came from (contract §8). */
-  origin?: {
-    kind: string;
-    title: string | null;
-    directory: string | null;
-    files?: string[];
-    /** The runtime version it ran, as its import recorded it. */
-    version?: string | null;
-  };
+  origin?: SessionOrigin;
   warnings: string[];
   itemsLimit: number | 'all';
 }
@@ -788,4 +781,14 @@ export interface Counted {
   scaled: number | null;
   measured: boolean;
   order: number;
+}
+
+/** Where an imported session came from (its import's record): no agent ever reports on it. */
+export interface SessionOrigin {
+  kind: string;
+  title: string | null;
+  directory: string | null;
+  files?: string[];
+  /** The runtime version it ran, as its import recorded it. */
+  version?: string | null;
 }
