@@ -25,9 +25,10 @@ export function launchChromiumServer(): Promise<BrowserServer> {
 
 /**
  * A browser for one test file: a connection to the project's Chromium where its global setup
- * started one (closing it closes only this file's contexts), else a Chromium of its own.
+ * started one (closing it closes only this file's contexts), else a Chromium of its own — also
+ * outside Vitest (npm run screenshots), where there is nothing to inject.
  */
 export function launchChromium(): Promise<Browser> {
-  const endpoint = inject('chromiumEndpoint');
+  const endpoint = process.env.VITEST ? inject('chromiumEndpoint') : undefined;
   return endpoint ? chromium.connect(endpoint) : chromium.launch(options);
 }
