@@ -57,7 +57,7 @@ export async function keepRest(
   await store.transaction(async (tx) => {
     for (const session of sessions) {
       if (session.parentId !== null) for (const row of session.rows) await tx.upsertMessage({ ...row, workspaceId });
-      for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
+      for (const record of session.records) await tx.putSessionRuntime({ ...record, workspaceId });
     }
   });
   return { sessions: sessions.map((s) => s.sessionId) };

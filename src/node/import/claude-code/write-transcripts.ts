@@ -31,14 +31,14 @@ export async function writeTranscripts(
       const workspaceId = place.workspace.id;
       if (!place.created) await ensureMember(tx, workspaceId, options.user);
       const counts = await writeRows(tx, session, workspaceId);
-      for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
+      for (const record of session.records) await tx.putSessionRuntime({ ...record, workspaceId });
       if (counts.added + counts.replaced > 0 || !(await tx.sessionOrigins(workspaceId, session.sessionId)).length)
         await tx.putSessionOrigin({
           workspace_id: workspaceId,
           session_id: session.sessionId,
           kind: options.kind,
           parent_session_id: session.parentId,
-          title: null,
+          title: session.title,
           directory: session.directory,
           agent_version: session.version,
           imported_at: options.now,
