@@ -12,7 +12,15 @@ import { transcriptPath } from '../../src/node/agent/claude-code/install';
 import { agentHome } from '../../src/node/agent/claude-code/write-side';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
 import type { AgentEvent } from '../../src/shared/agent';
-import { usageSchema, workspaceSchema } from '../../src/shared/wire';
+import { workspaceContext } from '../../src/node/agent/workspace-context';
+import {
+  contextReportSchema,
+  usageSchema,
+  workspaceSchema,
+  type ContextReport,
+  type Suggestion,
+} from '../../src/shared/wire';
+import { readTurn } from '../support/agent-harness';
 import { startClaudeCodeHarness, type ClaudeCodeHarness } from './claude-code-harness';
 
 let h: ClaudeCodeHarness;
@@ -86,6 +94,60 @@ describe('Claude Code as the live agent', () => {
     const noted = lines.filter((l) => l.type === 'last-prompt').at(-1)?.lastPrompt;
     expect(noted).toEqual(expect.any(String));
     expect(listed?.title).toBe(noted);
+  });
+});
+
+describe('the report’s history changes, in Claude Code’s terms', () => {
+  let sessionId = '';
+  beforeAll(async () => {
+    const workspace = workspaceSchema.parse(await (await h.api('')).json());
+    sessionId = workspace.sessions.find((s) => s.title !== null && !s.parentSessionId)!.id;
+  });
+
+  async function report(id: string): Promise<ContextReport> {
+    await h.bridge.settled();
+    return contextReportSchema.parse(await (await h.api(`/debug/context?session_id=${id}&items=all`)).json());
+  }
+
+  async function change(request: NonNullable<NonNullable<Suggestion['change']>['request']>) {
+    const path = request.path.replace(`/api/workspace/${DEMO_WORKSPACE_ID}`, '');
+    const turn = await readTurn(await h.api(path, { method: 'POST', body: JSON.stringify(request.body) }));
+    expect(turn.status).toBe(200);
+    expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
+    return of(turn.events, 'turn')[0]!;
+  }
+
+  it('a new session with the hand-off (Claude Code’s /clear): its first call is now − frees', async () => {
+    const r = await report(sessionId);
+    const s = r.suggestions.find((x) => x.change?.kind === 'new_session')!;
+    expect(s.frees.tokens).toBeGreaterThan(0);
+    expect(s.change!.request?.path).toBe(`/api/workspace/${DEMO_WORKSPACE_ID}/agent/new-session`);
+    const before = h.requests.length;
+    const opened = await change(s.change!.request!);
+    expect(opened).toMatchObject({ newSession: true });
+    expect(opened.sessionId).not.toBe(sessionId);
+    // The new session's first call (the old session's prompt suggestion, a helper call, may come first).
+    const opening = s.change!.text.split('\n')[0]!;
+    const first = h.requests
+      .slice(before)
+      .find(
+        (x) =>
+          x.kind !== 'count_tokens' &&
+          x.body.model === DEMO_MODEL &&
+          !x.body.messages.some((m) => m.role === 'assistant') &&
+          JSON.stringify(x.body.messages).includes(opening),
+      )!;
+    const counted = promptOf(first.usage);
+    // Within a quarter of the figure, plus what the new session adds besides the hand-off: the
+    // workspace's context note the bridge gives every new session (≈ its characters / 4).
+    const note = Math.ceil(workspaceContext(h.root)!.length / 4);
+    expect(Math.abs(counted - (r.actual!.contextUsed - s.frees.tokens))).toBeLessThanOrEqual(s.frees.tokens / 4 + note);
+  });
+
+  it('offers a compaction only as Claude Code’s own /compact, with no request', async () => {
+    const r = await report(sessionId);
+    // No earlier compaction in this session: Claude Code's summary has nothing to go by, so no figure.
+    expect(r.suggestions.find((x) => x.change?.kind === 'compact')).toBeUndefined();
   });
 });
 
