@@ -46,6 +46,12 @@ describe("Claude Code's next prompt", () => {
     ]);
   });
 
+  it('after /rewind to before a prompt: the history before it', () => {
+    const next = claudeCodeNextPrompt(session);
+    expect(next.afterRevert('7')!.kept).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(next.afterRevert('nowhere')).toBeNull();
+  });
+
   it('after /compact: no figure without an earlier compaction; else what followed the earlier ones', () => {
     const fresh = claudeCodeNextPrompt(session);
     expect(fresh.summaries).toEqual([]);

@@ -12,7 +12,8 @@
  *   lines, the files and listings it attaches again and the last reply it keeps. With an earlier
  *   compaction in the session, all that is estimated by what followed it there (the boundary's
  *   `postTokens`, Claude Code's own count); without one nothing measured bounds the summary (its
- *   prompt sets no length; its call's output limit is the model's), so no figure is given. Pure.
+ *   prompt sets no length; its call's output limit is the model's), so no figure is given.
+ * - `/rewind` to before a prompt (made by hand): the history before that prompt stays. Pure.
  */
 import type { NextPromptFacts } from '../types';
 import type { EntryHeader } from './entry';
@@ -53,8 +54,11 @@ export function claudeCodeNextPrompt(entries: readonly EntryHeader[]): NextPromp
     messages: view.map((e) => ({ id: e.id, role: e.type === 'assistant' ? 'assistant' : 'user' })),
     // All that follows a compaction is in the estimate (the boundaries' postTokens).
     afterCompaction: () => ({ kept: [] }),
-    // Claude Code keeps no revert here (its /rewind is its own interface's).
-    afterRevert: () => null,
+    // Its /rewind (made by hand in its interface) goes back to before a prompt: the history before it stays.
+    afterRevert(messageId) {
+      const at = view.findIndex((e) => e.id === messageId);
+      return at < 0 ? null : { kept: view.slice(0, at).map((e) => e.id) };
+    },
     afterNewSession: () => ({ kept: startAttachments() }),
     summaries,
     compactionRequestText: COMPACT_LINES,
