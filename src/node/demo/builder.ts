@@ -29,7 +29,7 @@ const WORKSPACE_CREATED_AT = Date.parse('2026-11-27T09:00:00Z');
  * The recordings are OpenCode's sessions as its export printed them (npm run record:opencode):
  * read, dated and made rows by its write side (agent/opencode), as a turn's read-back makes them.
  */
-function recorded(): SessionExports {
+function recordedExports(): SessionExports {
   const exports = writeSideOf('opencode').exports;
   if (!exports) throw new Error('the demo is seeded from OpenCode exports: its write side reads none');
   return exports;
@@ -95,7 +95,7 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
     for (const { recording, shift, endsAt } of demoRecordings(root)) {
       const sessionId = recording.export.info.id;
       sessions.push(sessionId);
-      for (const row of recorded().rows(recording.export)) {
+      for (const row of recordedExports().rows(recording.export)) {
         await tx.insertMessage({ ...row, workspaceId: DEMO_WORKSPACE_ID, sessionId });
       }
       for (const [index, update] of recording.acp.usageUpdates.entries()) {
@@ -157,7 +157,7 @@ function backdate(folder: string, at: number): void {
 export function demoRecordings(root: string): { recording: DemoRecording; shift: number; endsAt: number }[] {
   return SESSIONS.map(({ recording: name, endsAt }) => {
     const recording = loadRecording(name, root);
-    const { latestTime } = recorded();
+    const { latestTime } = recordedExports();
     const shift = endsAt - Math.max(...recording.export.messages.map((m) => latestTime(m)));
     const exported = recording.export;
     return {
@@ -189,7 +189,7 @@ function loadRecording(name: string, root: string): DemoRecording {
   const moved = JSON.parse(
     text.replaceAll(inJson(recorded), inJson(root)).replaceAll(inJson(recorded.slice(1)), inJson(root.slice(1))),
   ) as DemoRecording;
-  recorded().check(moved.export);
+  recordedExports().check(moved.export);
   return moved;
 }
 
