@@ -48,7 +48,7 @@ export function typedPrompts(rows: readonly Row[]): string[] {
   });
 }
 
-/** The subagents' rows and every session's request shapes, stored; the sessions to count. */
+/** The subagents' rows and every session's runtime records (request shapes, title), stored; the sessions to count. */
 export async function keepRest(
   store: Store,
   workspaceId: string,

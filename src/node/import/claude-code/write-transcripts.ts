@@ -2,7 +2,7 @@
  * Claude Code transcripts into the database, by the import's rules (opencode/import-sessions.ts): every
  * session in one transaction, parents before their subagents; a row not stored is added, the
  * same row is unchanged, a changed one replaced unless the stored one is newer; rows the
- * transcript lacks are kept; its request shapes recorded as the session's runtime; its origin
+ * transcript lacks are kept; its request shapes and title recorded as the session's runtime; its origin
  * noted ('claude_code_transcript', or 'claude_code' for --from-claude-code).
  */
 import { AppError } from '../../errors';
