@@ -195,7 +195,6 @@ export default defineConfig([
       'src/node/demo/live-script.ts', // liveDemoScript
       'src/node/import/read-export.ts', // readExports
       'src/node/scripted-model/server.ts', // scriptedModelApp
-      'src/node/storage/sql/queries.ts', // class Queries
     ],
     rules: { 'max-lines-per-function': 'off', 'local/max-class-lines': 'off' },
   },
