@@ -194,7 +194,6 @@ export default defineConfig([
       'src/chat/session-switcher.tsx', // SessionSwitcher
       'src/node/demo/live-script.ts', // liveDemoScript
       'src/node/import/read-export.ts', // readExports
-      'src/node/scripted-model/server.ts', // scriptedModelApp
     ],
     rules: { 'max-lines-per-function': 'off', 'local/max-class-lines': 'off' },
   },
