@@ -192,7 +192,6 @@ export default defineConfig([
       'src/chat/chat-panel.tsx', // ChatPanel
       'src/chat/composer.tsx', // Composer
       'src/chat/session-switcher.tsx', // SessionSwitcher
-      'src/node/demo/live-script.ts', // liveDemoScript
       'src/node/import/read-export.ts', // readExports
     ],
     rules: { 'max-lines-per-function': 'off', 'local/max-class-lines': 'off' },
