@@ -18,7 +18,7 @@ import { columnText } from '../storage/column-text';
 import { recordedTitle, TITLED_RUNTIMES } from '../session-title';
 import { newSessionId, userMessage } from '../user-message';
 import { OWN_MESSAGES } from '../agent/runtime-registry';
-import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
+import type { MessageRow, ReadSnapshot, SessionOriginRow, Store, WorkspaceRow } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestTotal } from '../report/latest-total';
 import { totalOnWire } from '../usage';
@@ -82,6 +82,58 @@ export function workspacesRoute(store: Store): Hono<AppEnv> {
   return routes;
 }
 
+/** The workspace and its sessions, most recent first, read from one snapshot. */
+async function describeWorkspace(store: Store, read: ReadSnapshot, workspace: WorkspaceRow): Promise<Workspace> {
+  const sessions = await read.listSessions(workspace.id);
+  // A subagent's session: the bridge records the session whose task call made it.
+  const parents = new Map((await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]));
+  const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
+  const summaries = await Promise.all(
+    sessions.map(async (s, index) => {
+      const origin = origins.get(s.session_id);
+      const summary = {
+        id: s.session_id,
+        messageCount: s.message_count,
+        lastActiveAt: s.last_active,
+        ...(origin ? { origin: originOnWire(origin) } : {}),
+      };
+      // The switcher names the most recent sessions; older ones are listed by time alone.
+      if (index >= NAMED_SESSIONS) return summary;
+      const [title, usage] = await Promise.all([
+        sessionTitle(read, workspace.id, s.session_id),
+        latestTotal(read, workspace.id, s.session_id),
+      ]);
+      const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
+      return {
+        ...summary,
+        title,
+        contextUsed: usage?.contextUsed ?? null,
+        contextSize: usage?.contextSize ?? null,
+        ...(parent ? { parentSessionId: parent } : {}),
+      };
+    }),
+  );
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    defaultSessionId: sessions[0]?.session_id ?? null,
+    sessions: summaries,
+    root: store.resolveRoot(workspace.root_path),
+  };
+}
+
+/** Where an imported session came from, as the session list says it. */
+function originOnWire(origin: SessionOriginRow) {
+  return {
+    kind: origin.kind,
+    importedAt: Number(origin.imported_at),
+    updatedAt: Number(origin.updated_at),
+    title: origin.title,
+    parentSessionId: origin.parent_session_id,
+    ...(origin.source_file ? { file: origin.source_file } : {}),
+  };
+}
+
 export function workspaceRoutes(
   store: Store,
   live: (workspaceId: string, sessionId: string) => boolean = () => false,
@@ -90,57 +142,7 @@ export function workspaceRoutes(
 
   routes.get('/', async (c) => {
     const workspace = c.get('workspace');
-    const body: Workspace = await store.snapshot(async (read) => {
-      const sessions = await read.listSessions(workspace.id);
-      // A subagent's session: the bridge records the session whose task call made it.
-      const parents = new Map(
-        (await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]),
-      );
-      const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
-      const summaries = await Promise.all(
-        sessions.map(async (s, index) => {
-          const origin = origins.get(s.session_id);
-          const summary = {
-            id: s.session_id,
-            messageCount: s.message_count,
-            lastActiveAt: s.last_active,
-            ...(origin
-              ? {
-                  origin: {
-                    kind: origin.kind,
-                    importedAt: Number(origin.imported_at),
-                    updatedAt: Number(origin.updated_at),
-                    title: origin.title,
-                    parentSessionId: origin.parent_session_id,
-                    ...(origin.source_file ? { file: origin.source_file } : {}),
-                  },
-                }
-              : {}),
-          };
-          // The switcher names the most recent sessions; older ones are listed by time alone.
-          if (index >= NAMED_SESSIONS) return summary;
-          const [title, usage] = await Promise.all([
-            sessionTitle(read, workspace.id, s.session_id),
-            latestTotal(read, workspace.id, s.session_id),
-          ]);
-          const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
-          return {
-            ...summary,
-            title,
-            contextUsed: usage?.contextUsed ?? null,
-            contextSize: usage?.contextSize ?? null,
-            ...(parent ? { parentSessionId: parent } : {}),
-          };
-        }),
-      );
-      return {
-        id: workspace.id,
-        name: workspace.name,
-        defaultSessionId: sessions[0]?.session_id ?? null,
-        sessions: summaries,
-        root: store.resolveRoot(workspace.root_path),
-      };
-    });
+    const body: Workspace = await store.snapshot((read) => describeWorkspace(store, read, workspace));
     return c.json(body);
   });
 
