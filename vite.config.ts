@@ -3,8 +3,15 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 // The web app is built from index.html → src/app/main.tsx. Node-only code (src/node) is never
-// imported by it; ESLint enforces that boundary. Tests run as two Vitest projects: the web app
-// under jsdom with MSW, and the server, engine and CLI under Node.
+// imported by it; ESLint enforces that boundary. Tests run as four Vitest projects (docs/testing.md).
+//
+// How they share the machine: the e2e and agent files each drive servers, agents and a browser, so
+// each of those projects runs its files one at a time (fileParallelism: false). Vitest puts every
+// such project in one last group, after all the others, one file at a time across all of them
+// (vitest 4.1, groupSpecs in its pool) — and on two cores its default is one worker anyway. So
+// `npm test` runs two Vitest processes at once (`test:lanes` in package.json): the agent project in
+// one, web, node and e2e in the other. Each lane keeps its heavy files serial; the two lanes
+// together use two cores. A new test file joins its project's lane by its folder.
 export default defineConfig({
   plugins: [react()],
   build: {
