@@ -49,11 +49,13 @@ export default defineConfig({
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
           // build-global: the CLI processes some run are the compiled build, fresh; browser-global:
-          // one Chromium for every file (each connects to it).
+          // one Chromium for every file (each connects to it); demo-server-global: one demo server
+          // for every file that only reads it.
           globalSetup: [
             'test/support/postgres-global.ts',
             'test/support/build-global.ts',
             'test/support/browser-global.ts',
+            'test/support/demo-server-global.ts',
           ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
