@@ -28,8 +28,10 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['test/web/**/*.test.{ts,tsx}'],
           setupFiles: ['test/web/setup.ts'],
-          // Waits are on conditions (test/web/setup.ts): only a hang runs into this.
-          testTimeout: 30_000,
+          // Waits are on conditions (test/web/setup.ts): only a hang runs into this. Generous: on a
+          // shared, loaded machine a test takes many times what it takes on a quiet one.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -39,7 +41,9 @@ export default defineConfig({
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
           globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
-          testTimeout: 30_000,
+          // Only a hang runs into these (see web): a loaded machine stretches every step.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {

@@ -183,9 +183,11 @@ describe('the agent bridge', () => {
     // The second turn holds the freed id while it, too, opens a new session.
     const second = turn('please hang', { sessionId: 'ses_elsewhere' });
     await first;
-    // The first turn's end must leave the second one's entry alone: it is running and stoppable.
-    expect(bridge.status(WS).running.map((r) => r.sessionId)).toContain('ses_elsewhere');
-    expect(await bridge.cancel(WS, 'ses_elsewhere')).toBe(true);
+    // The first turn's end must leave the second one's entry alone: it is running and stoppable —
+    // under the asked id, or under its new session's if a loaded machine let it open that first.
+    const running = bridge.status(WS).running;
+    expect(running).toHaveLength(1);
+    expect(await bridge.cancel(WS, running[0]!.sessionId)).toBe(true);
     expect((await second).find((e) => e.type === 'done')).toEqual({ type: 'done', stopReason: 'cancelled' });
   });
 });
