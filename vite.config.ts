@@ -3,8 +3,15 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 // The web app is built from index.html → src/app/main.tsx. Node-only code (src/node) is never
-// imported by it; ESLint enforces that boundary. Tests run as two Vitest projects: the web app
-// under jsdom with MSW, and the server, engine and CLI under Node.
+// imported by it; ESLint enforces that boundary. Tests run as four Vitest projects (docs/testing.md).
+//
+// How they share the machine: the e2e and agent files each drive servers, agents and a browser, so
+// each of those projects runs its files one at a time (fileParallelism: false). Vitest puts every
+// such project in one last group, after all the others, one file at a time across all of them
+// (vitest 4.1, groupSpecs in its pool) — and on two cores its default is one worker anyway. So
+// `npm test` runs two Vitest processes at once (`test:lanes` in package.json): the agent project in
+// one, web, node and e2e in the other. Each lane keeps its heavy files serial; the two lanes
+// together use two cores. A new test file joins its project's lane by its folder.
 export default defineConfig({
   plugins: [react()],
   build: {
@@ -21,8 +28,10 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['test/web/**/*.test.{ts,tsx}'],
           setupFiles: ['test/web/setup.ts'],
-          // Waits are on conditions (test/web/setup.ts): only a hang runs into this.
-          testTimeout: 30_000,
+          // Waits are on conditions (test/web/setup.ts): only a hang runs into this. Generous: on a
+          // shared, loaded machine a test takes many times what it takes on a quiet one.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -32,7 +41,9 @@ export default defineConfig({
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
           globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
-          testTimeout: 30_000,
+          // Only a hang runs into these (see web): a loaded machine stretches every step.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -42,11 +53,13 @@ export default defineConfig({
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
           // build-global: the CLI processes some run are the compiled build, fresh; browser-global:
-          // one Chromium for every file (each connects to it).
+          // one Chromium for every file (each connects to it); demo-server-global: one demo server
+          // for every file that only reads it.
           globalSetup: [
             'test/support/postgres-global.ts',
             'test/support/build-global.ts',
             'test/support/browser-global.ts',
+            'test/support/demo-server-global.ts',
           ],
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -6,33 +6,25 @@
  * the app off screen, keeps its timeline keyboard reachable, and axe-core finds no critical,
  * serious or moderate violation with the report, a Reveal and the reader open — under the real CSP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_LABELS } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
 import { axeViolations, framesPainted, overflow, watchErrors } from '../support/browser-checks';
 import { databaseDigest } from '../support/fixtures';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { sharedDemoServer } from '../support/server-process';
 
-let dir: string;
-let server: ServerProcess;
-let openUrl: string;
+// The project's demo server: this file only reads it (and shows that it wrote nothing).
+const server = sharedDemoServer();
+const openUrl = server.url;
 let browser: Browser;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'investibook-e2e-'));
-  server = await startServerProcess(join(dir, 'investibook.db'), 'e2e-token');
-  openUrl = server.url;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function recordRequests(page: Page, origin: string) {
@@ -53,8 +45,7 @@ const inViewport = async (page: Page, locator: ReturnType<Page['locator']>) => {
 describe('/debug in a real browser', () => {
   it('signs in, shows the report, sends only GETs, is gone after reload, and writes nothing', async () => {
     const origin = new URL(openUrl).origin;
-    const dbPath = join(dir, 'investibook.db');
-    const before = await databaseDigest(dbPath);
+    const before = await databaseDigest(server.dbPath);
     const page = await browser.newPage();
     const requests = recordRequests(page, origin);
     const errors = await watchErrors(page);
@@ -111,7 +102,7 @@ describe('/debug in a real browser', () => {
     expect(requests.filter((r) => r.path.endsWith('/debug/context/reader'))).toHaveLength(1);
     expect(errors).toEqual([]);
     await page.close();
-    expect(await databaseDigest(dbPath)).toBe(before);
+    expect(await databaseDigest(server.dbPath)).toBe(before);
   });
 
   describe.each([

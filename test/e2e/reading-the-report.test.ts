@@ -6,9 +6,6 @@
  * table and one entry of the legend, with one cost; plain words and one money format in the main
  * views, what Cost means said without hover; two reports on one page name their regions apart.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReportModel } from '../../src/chat/report/report-model';
@@ -33,21 +30,20 @@ import {
   visibleText,
   watchErrors,
 } from '../support/browser-checks';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { sharedDemoServer } from '../support/server-process';
 
-const TOKEN = 'reading-token';
-let dir: string;
-let server: ServerProcess;
+// The project's demo server: this file only reads it.
+const server = sharedDemoServer();
 let browser: Browser;
 let report: ContextReport;
 let workspace: Workspace;
 
 const api = async (path: string) =>
-  (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  (
+    await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${server.token}` } })
+  ).json();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'investibook-reading-'));
-  server = await startServerProcess(join(dir, 'investibook.db'), TOKEN);
   browser = await launchChromium();
   workspace = workspaceSchema.parse(await api(''));
   report = contextReportSchema.parse(await api(`/debug/context?session_id=${workspace.defaultSessionId}`));
@@ -55,8 +51,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const SIZES = [

@@ -28,21 +28,20 @@ import {
   visibleText,
   watchErrors,
 } from '../support/browser-checks';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { sharedDemoServer, startServerProcess, type ServerProcess } from '../support/server-process';
 
-const TOKEN = 'views-token';
-let dir: string;
-let server: ServerProcess;
+// The project's demo server: this file only reads it.
+const server = sharedDemoServer();
 let browser: Browser;
 let report: ContextReport;
 let workspace: Workspace;
 
 const api = async (path: string) =>
-  (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  (
+    await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${server.token}` } })
+  ).json();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'investibook-views-'));
-  server = await startServerProcess(join(dir, 'investibook.db'), TOKEN);
   browser = await launchChromium();
   workspace = workspaceSchema.parse(await api(''));
   // The report the page shows: the same request, so the same snapshot and figures.
@@ -51,8 +50,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const SIZES = [
@@ -60,7 +57,7 @@ const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, touch: true },
 ] as const;
 
-async function open(size: (typeof SIZES)[number], options: BrowserContextOptions = {}) {
+async function open(size: (typeof SIZES)[number], options: BrowserContextOptions = {}, url = server.url) {
   const context = await browser.newContext({
     viewport: size.viewport,
     ...('touch' in size ? { hasTouch: true, isMobile: true } : {}),
@@ -68,7 +65,7 @@ async function open(size: (typeof SIZES)[number], options: BrowserContextOptions
   });
   const page = await context.newPage();
   const errors = await watchErrors(page);
-  await page.goto(server.url);
+  await page.goto(url);
   await page.getByText(/Stopped\. Summary: cause found/).waitFor();
   return { context, page, errors };
 }
@@ -528,9 +525,23 @@ describe('on a phone, by touch', () => {
     expect(await axeViolations(page, 'reader on a phone')).toEqual([]);
     await context.close();
   });
+});
 
-  it('without an agent, the note says how to attach one in code, never raw backticks', async () => {
-    const { context, page } = await open(SIZES[1]);
+describe('a note saved without an agent', () => {
+  // It writes a message: a server of its own, so the project's shared one stays as seeded.
+  let dir: string;
+  let own: ServerProcess;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'investibook-views-'));
+    own = await startServerProcess(join(dir, 'investibook.db'), 'views-note-token');
+  });
+  afterAll(async () => {
+    await own?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('on a phone, says how to attach an agent in code, never raw backticks', async () => {
+    const { context, page } = await open(SIZES[1], {}, own.url);
     const input = page.getByRole('combobox', { name: 'Message' });
     await input.fill('A note for the team');
     await input.press('Enter');

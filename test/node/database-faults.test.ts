@@ -138,8 +138,15 @@ describe('a PostgreSQL database that accepts no writes', () => {
     await admin.query(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
     );
+    // Until the server's old sessions are gone (their clients told): a condition, not a pause.
+    const others = async () =>
+      (
+        await admin.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        )
+      ).rows[0]!.n;
+    while ((await others()) > 0) await new Promise((next) => setTimeout(next, 20));
     await admin.end();
-    await new Promise((next) => setTimeout(next, 200));
     const post = () =>
       fetch(`${origin}/api/workspace/ws/messages`, {
         method: 'POST',

@@ -129,8 +129,9 @@ describe('the grant of an agent process', () => {
   };
   const sessionOf = (events: AgentEvent[]) =>
     (events.find((e) => e.type === 'turn') as { sessionId: string }).sessionId;
+  // No bound of its own: a condition never met is a hang, which the test's timeout fails.
   const until = async (check: () => boolean) => {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((done) => setTimeout(done, 25));
+    while (!check()) await new Promise((done) => setTimeout(done, 25));
   };
 
   it('is made with the process (once the server listens) and dropped with it', async () => {

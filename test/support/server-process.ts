@@ -1,6 +1,7 @@
 /** Runs `npm start`'s entry point as a real process on a temporary database. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
 export const PROJECT = join(import.meta.dirname, '../..');
 
@@ -28,6 +29,18 @@ export async function startServerProcess(
   });
   return serverOf(child);
 }
+
+/** The e2e project's one demo server (test/support/demo-server-global.ts): only read it. */
+export interface SharedDemoServer {
+  /** The `Open …` line's URL: it signs the browser in. */
+  url: string;
+  origin: string;
+  token: string;
+  /** Its SQLite file, to show that reading it wrote nothing. */
+  dbPath: string;
+}
+
+export const sharedDemoServer = (): SharedDemoServer => inject('demoServer');
 
 /** A started server process, once it printed its `Open …` line; `stop` ends it as Ctrl-C would. */
 export async function serverOf(child: ChildProcess): Promise<ServerProcess> {
