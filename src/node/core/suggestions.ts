@@ -3,18 +3,21 @@
  * change takes out of the prompt the runtime would send next (`frees`; 0 for a change that
  * only prevents later growth, which goes to `avoids`), what it costs once and when it pays
  * back (price.ts). The changes that free what is already there — compact, a new session, a
- * revert (history-advice.ts) —, the configuration (unused-advice.ts), the same content read
+ * revert (history-advice.ts) —, when the runtime's own pruning clears old outputs
+ * (prune-advice.ts), the configuration (unused-advice.ts), the same content read
  * again and one large item (read-advice.ts), and two notices. Ordered by what they free, then
  * what they avoid, those that will not pay back last: `suggestions[0]` is the verdict's action.
  * A report as of an earlier call, or of a session with no live agent, offers no live change. Pure.
  */
 import { fmt, fmtBytes } from '../../shared/format';
+import { RUNTIME_TITLES } from '../../shared/runtimes';
 import type { Change, Frees, Suggestion } from '../../shared/wire';
 import type { Counted, Item, ReportInput, SuggestionDraft } from './types';
 import type { DuplicateMark } from './duplicates';
 import { callsLeft } from './calls-left';
 import { percentOf, percentOfWindow } from './figures';
 import { historyChanges } from './history-advice';
+import { pruneForecast } from './prune-advice';
 import { priceOf, type PriceFacts } from './price';
 import { duplicateReads, largeItems } from './read-advice';
 import { unusedSkills, unusedTools } from './unused-advice';
@@ -26,10 +29,16 @@ export const NEAR_COMPACTION_PERCENT = 80;
 
 /**
  * The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind.
- * No revert: OpenCode 1.18.33's ACP agent has no way to revert a session (its serve API's
- * revert is not reachable through ACP), so a revert stays advice to make by hand.
+ * A revert only on OpenCode: its ACP agent has none, its own server does (agent/opencode/revert.ts);
+ * Claude Code's write side has no revert here, so its revert stays advice to make by hand.
  */
-export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = { compact: 'compact', new_session: 'new-session' };
+export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = {
+  compact: 'compact',
+  new_session: 'new-session',
+  revert: 'revert',
+};
+/** The runtimes (by their name in the report) whose live agent can revert here. */
+const REVERT_RUNTIMES: ReadonlySet<string> = new Set([RUNTIME_TITLES.opencode]);
 
 export interface SuggestFacts {
   input: ReportInput;
@@ -42,6 +51,7 @@ export function suggest(facts: SuggestFacts): Suggestion[] {
   const { input, used } = facts;
   const drafts: SuggestionDraft[] = [
     ...historyChanges(facts),
+    ...pruneForecast(input, facts.counted),
     ...duplicateReads(facts),
     ...largeItems(facts),
     ...unusedTools(input),
@@ -99,6 +109,7 @@ const isLive = (input: ReportInput): boolean =>
 function offered(change: Change, input: ReportInput): Change {
   const route = LIVE_ROUTES[change.kind];
   if (!isLive(input) || !route || !input.sessionId) return change;
+  if (change.kind === 'revert' && !REVERT_RUNTIMES.has(input.runtime.name)) return change;
   return {
     ...change,
     request: {
