@@ -20,6 +20,9 @@ import { readTurn, startAgentHarness, type AgentHarness } from '../support/agent
 const BIG_LOG = 'big-build.log';
 const ASK = { hello: 'Which project is this?', read: 'Look through the build log', after: 'Sum it up in a line' };
 
+/** Four turns, a revert and the definitions recorded (an `opencode serve` each): minutes on two busy cores. */
+const LOADED = 480_000;
+
 let h: AgentHarness;
 let sessionId: string;
 let serve: ChildProcess | undefined;
@@ -56,10 +59,8 @@ async function stopUserOpencode() {
 }
 
 async function ask(text: string) {
-  console.log('DEBUG ask', Date.now(), text);
   const turn = await h.prompt(text, sessionId ? { sessionId } : {});
   expect(turn.status).toBe(200);
-  console.log('DEBUG turn', JSON.stringify(turn.events.at(-1)), h.logs.slice(-5).join(' | '));
   expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
   sessionId ??= (turn.events.find((e) => e.type === 'turn') as { sessionId: string }).sessionId;
 }
@@ -133,48 +134,53 @@ async function expectNextCall(r: ContextReport, s: Suggestion, answer: number) {
   expect(Math.abs(firstCallAfter(before) - expected)).toBeLessThanOrEqual(s.frees.tokens / 4 + growth);
 }
 
-it('a revert through the agent route the report names: the next call is now − frees', async () => {
-  for (const text of [ASK.hello, ASK.read, ASK.after]) await ask(text);
-  const { r, s } = await revertSuggestion();
-  const request = s.change!.request!;
-  expect(request).toEqual({
-    method: 'POST',
-    path: `/api/workspace/${DEMO_WORKSPACE_ID}/agent/revert`,
-    body: { sessionId, messageId: s.change!.messageId },
-  });
-  const answer = modelCalls().at(-1)!.usage.completion_tokens;
-  console.log('DEBUG pressing', Date.now());
-  const turn = await readTurn(
-    await h.api(request.path.replace(`/api/workspace/${DEMO_WORKSPACE_ID}`, ''), {
+it(
+  'a revert through the agent route the report names: the next call is now − frees',
+  async () => {
+    for (const text of [ASK.hello, ASK.read, ASK.after]) await ask(text);
+    const { r, s } = await revertSuggestion();
+    const request = s.change!.request!;
+    expect(request).toEqual({
       method: 'POST',
-      body: JSON.stringify(request.body),
-    }),
-    (e) => console.log('DEBUG event', Date.now(), JSON.stringify(e)),
-  );
-  console.log('DEBUG logs', h.logs.join('\n'));
-  expect(turn.status).toBe(200);
-  expect(turn.events[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
-  expect(turn.events.at(-1)).toEqual({ type: 'done', stopReason: 'reverted' });
-  // No model call made it; the chat's history lost the reverted messages at once.
-  expect(modelCalls().at(-1)!.usage.completion_tokens).toBe(answer);
-  const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
-  expect(rows.map((row) => row.id)).not.toContain(s.change!.messageId);
-  expect(rows.map((row) => String(row.parts)).join('\n')).not.toContain(ASK.read);
-  await expectNextCall(r, s, answer);
-});
+      path: `/api/workspace/${DEMO_WORKSPACE_ID}/agent/revert`,
+      body: { sessionId, messageId: s.change!.messageId },
+    });
+    const answer = modelCalls().at(-1)!.usage.completion_tokens;
+    const turn = await readTurn(
+      await h.api(request.path.replace(`/api/workspace/${DEMO_WORKSPACE_ID}`, ''), {
+        method: 'POST',
+        body: JSON.stringify(request.body),
+      }),
+    );
+    expect(turn.status).toBe(200);
+    expect(turn.events[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
+    expect(turn.events.at(-1)).toEqual({ type: 'done', stopReason: 'reverted' });
+    // No model call made it; the chat's history lost the reverted messages at once.
+    expect(modelCalls().at(-1)!.usage.completion_tokens).toBe(answer);
+    const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
+    expect(rows.map((row) => row.id)).not.toContain(s.change!.messageId);
+    expect(rows.map((row) => String(row.parts)).join('\n')).not.toContain(ASK.read);
+    await expectNextCall(r, s, answer);
+  },
+  LOADED,
+);
 
-it('the same revert made in the user’s own OpenCode: the running agent follows it', async () => {
-  for (const text of [ASK.read, ASK.after]) await ask(text);
-  const { r, s } = await revertSuggestion();
-  const answer = modelCalls().at(-1)!.usage.completion_tokens;
-  const user = await userOpencode();
-  const reverted = await fetch(`${user.origin}/session/${sessionId}/revert`, {
-    method: 'POST',
-    headers: user.headers,
-    body: JSON.stringify({ messageID: s.change!.messageId }),
-  });
-  expect(reverted.status).toBe(200);
-  expect(((await reverted.json()) as { revert?: { messageID: string } }).revert?.messageID).toBe(s.change!.messageId);
-  await stopUserOpencode();
-  await expectNextCall(r, s, answer);
-});
+it(
+  'the same revert made in the user’s own OpenCode: the running agent follows it',
+  async () => {
+    for (const text of [ASK.read, ASK.after]) await ask(text);
+    const { r, s } = await revertSuggestion();
+    const answer = modelCalls().at(-1)!.usage.completion_tokens;
+    const user = await userOpencode();
+    const reverted = await fetch(`${user.origin}/session/${sessionId}/revert`, {
+      method: 'POST',
+      headers: user.headers,
+      body: JSON.stringify({ messageID: s.change!.messageId }),
+    });
+    expect(reverted.status).toBe(200);
+    expect(((await reverted.json()) as { revert?: { messageID: string } }).revert?.messageID).toBe(s.change!.messageId);
+    await stopUserOpencode();
+    await expectNextCall(r, s, answer);
+  },
+  LOADED,
+);

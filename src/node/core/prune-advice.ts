@@ -15,12 +15,13 @@ import type { Counted, PruneCandidate, ReportInput, SuggestionDraft } from './ty
 /** The completed tool outputs in view, by message and part, with the runtime's measure of each. */
 export function pruneCandidates(counted: readonly Counted[]): PruneCandidate[] {
   return counted.flatMap(({ item }) => {
-    const at = /^messages_v2\/(.+?)\/parts\/(\d+)(#pruned)?$/.exec(item.sourceRef);
+    // The key names the form: `…/parts/N#pruned` once OpenCode cleared it (opencode/attribute.ts).
+    const at = /^messages_v2\/.+?\/parts\/(\d+)(#pruned)?$/.exec(item.key);
     if (!item.tool || !item.messageId || !at) return [];
     // The output alone: what the model did not write itself (its call's input).
     const tokens = Math.max(0, item.tokens - (item.produced ?? 0));
     return [
-      { messageId: item.messageId, part: Number(at[2]), tool: item.tool, tokens, pruned: !!at[3], key: item.key },
+      { messageId: item.messageId, part: Number(at[1]), tool: item.tool, tokens, pruned: !!at[2], key: item.key },
     ];
   });
 }
@@ -29,7 +30,9 @@ export function pruneForecast(input: ReportInput, counted: readonly Counted[]): 
   const next = input.next;
   if (!next?.pruneSelect || input.asOf) return [];
   const candidates = pruneCandidates(counted);
-  const on = input.workspace.agentConfig?.compactionPrune === true;
+  // On where the workspace's configuration says so, or where the session shows it pruned (a
+  // user's own configuration may turn it on where the report cannot read it).
+  const on = input.workspace.agentConfig?.compactionPrune === true || input.omissions.prunedOutputs.count > 0;
   const now = on ? next.pruneSelect(candidates, 0) : [];
   const later = now.length > 0 ? now : next.pruneSelect(candidates, 1);
   if (later.length === 0) return [];
