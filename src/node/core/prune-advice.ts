@@ -18,8 +18,10 @@ export function pruneCandidates(counted: readonly Counted[]): PruneCandidate[] {
     // The key names the form: `…/parts/N#pruned` once OpenCode cleared it (opencode/attribute.ts).
     const at = /^messages_v2\/.+?\/parts\/(\d+)(#pruned)?$/.exec(item.key);
     if (!item.tool || !item.messageId || !at) return [];
-    // The output alone: what the model did not write itself (its call's input).
-    const tokens = Math.max(0, item.tokens - (item.produced ?? 0));
+    // OpenCode's own measure, characters ÷ 4, of the output alone: the item's bytes in the share
+    // of its estimate the model did not write itself (its call's input).
+    const share = item.tokens > 0 ? Math.max(0, item.tokens - (item.produced ?? 0)) / item.tokens : 0;
+    const tokens = Math.round((item.bytes * share) / 4);
     return [
       { messageId: item.messageId, part: Number(at[1]), tool: item.tool, tokens, pruned: !!at[2], key: item.key },
     ];
@@ -38,11 +40,12 @@ export function pruneForecast(input: ReportInput, counted: readonly Counted[]): 
   if (later.length === 0) return [];
   const scaled = new Map(counted.map((c) => [c.item.key, c]));
   const placeholder = chars4Estimator.count(next.prunedText ?? '');
-  // What the next prompt loses per output: its figure in the total, in the share the output is of the item, less the placeholder.
+  // What the next prompt loses per output: its figure in the total less its call's input, less the placeholder.
   const loses = (o: PruneCandidate) => {
-    const c = scaled.get(o.key)!;
-    const whole = c.scaled ?? c.item.tokens;
-    return Math.max(0, Math.round((whole * o.tokens) / Math.max(1, c.item.tokens)) - placeholder);
+    const { item, scaled: figure } = scaled.get(o.key)!;
+    const whole = figure ?? item.tokens;
+    const output = item.tokens > 0 ? whole * (1 - (item.produced ?? 0) / item.tokens) : 0;
+    return Math.max(0, Math.round(output) - placeholder);
   };
   const tokens = sum(later.map(loses));
   const name = input.runtime.name;
