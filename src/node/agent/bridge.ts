@@ -29,7 +29,7 @@ import { AgentPool, AgentsBusy, type Turn } from './agent-pool';
 import { withoutSecrets } from './confinement';
 import { RuntimeRecorder } from './record-runtime';
 import { runRevert, takeForRevert, type AcceptedRevert, type RevertRequest } from './revert-run';
-import { writeSideOf } from './runtime-registry';
+import { OWN_MESSAGES, writeSideOf } from './runtime-registry';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
 import { TurnInProgress, TurnTimeout } from './turn-errors';
 import { TurnRun, type AcceptedTurn, type TurnRequest } from './turn-run';
@@ -174,7 +174,7 @@ export class AgentBridge {
     };
     workspace.turns.set(turn.sessionId, turn);
     try {
-      const kept = keptPrompt(request.workspaceId, request.sessionId ?? newSessionId(), request.text);
+      const kept = keptPrompt(OWN_MESSAGES, request.workspaceId, request.sessionId ?? newSessionId(), request.text);
       if (!request.command) await this.store.insertMessage(kept);
       return { request, kept, turn, turnId };
     } catch (error) {

@@ -13,7 +13,7 @@ import { opencodeEgress, prepareOpencode, SERVER_USER } from './configure';
 import { exportSession } from './export-session';
 import { recordOpencode } from './record';
 import { opencodeReverter } from './revert';
-import { messageRows, type SessionExport } from './session-export';
+import { checkSessionExport, latestTime, messageRows, type SessionExport } from './session-export';
 
 export const opencodeWriteSide: RuntimeWriteSide = {
   name: 'opencode',
@@ -48,4 +48,5 @@ export const opencodeWriteSide: RuntimeWriteSide = {
       record: (recording) => recordOpencode(recording, context.settings, exported, runExport),
     };
   },
+  exports: { check: checkSessionExport, latestTime, rows: messageRows },
 };
