@@ -10,7 +10,6 @@
  * A report as of an earlier call, or of a session with no live agent, offers no live change. Pure.
  */
 import { fmt, fmtBytes } from '../../shared/format';
-import { RUNTIME_TITLES } from '../../shared/runtimes';
 import type { Change, Frees, Suggestion } from '../../shared/wire';
 import type { Counted, Item, ReportInput, SuggestionDraft } from './types';
 import type { DuplicateMark } from './duplicates';
@@ -29,16 +28,14 @@ export const NEAR_COMPACTION_PERCENT = 80;
 
 /**
  * The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind.
- * A revert only on OpenCode: its ACP agent has none, its own server does (agent/opencode/revert.ts);
- * Claude Code's write side has no revert here, so its revert stays advice to make by hand.
+ * A revert is made through OpenCode's own server (its ACP agent has none: agent/opencode/revert.ts);
+ * a runtime whose advice lists a kind as `byHand.notLive` (Claude Code: compact, revert) gets no route.
  */
 export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = {
   compact: 'compact',
   new_session: 'new-session',
   revert: 'revert',
 };
-/** The runtimes (by their name in the report) whose live agent can revert here. */
-const REVERT_RUNTIMES: ReadonlySet<string> = new Set([RUNTIME_TITLES.opencode]);
 
 export interface SuggestFacts {
   input: ReportInput;
@@ -109,7 +106,7 @@ const isLive = (input: ReportInput): boolean =>
 function offered(change: Change, input: ReportInput): Change {
   const route = LIVE_ROUTES[change.kind];
   if (!isLive(input) || !route || !input.sessionId) return change;
-  if (change.kind === 'revert' && !REVERT_RUNTIMES.has(input.runtime.name)) return change;
+  if (input.runtime.advice?.byHand?.notLive.includes(change.kind)) return change;
   return {
     ...change,
     request: {
@@ -132,8 +129,9 @@ function offered(change: Change, input: ReportInput): Change {
 function readOnlyNote(change: Change, input: ReportInput): string {
   if (input.asOf)
     return `As of call ${fmt(input.asOf.call)}: this is what the change would have done then; the session has moved on since, so nothing here is offered to do now.`;
-  if (isLive(input)) return '';
-  return OWN_RUNTIME[change.kind] ?? '';
+  const byHand = input.runtime.advice?.byHand;
+  if (isLive(input)) return byHand?.notLive.includes(change.kind) ? (byHand.own[change.kind] ?? '') : '';
+  return byHand ? (byHand.own[change.kind] ?? '') : (OWN_RUNTIME[change.kind] ?? '');
 }
 
 /** For a session with no live agent here: how to make the change in one's own OpenCode. */

@@ -15,6 +15,7 @@ import {
 import { AppError } from '../errors';
 import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
+import { recordedTitle, TITLED_RUNTIMES } from '../session-title';
 import { newSessionId, userMessage } from '../user-message';
 import { OWN_MESSAGES } from '../agent/runtime-registry';
 import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
@@ -29,7 +30,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 /** Sessions named by title (and their context) in the workspace's list, most recent first. */
 export const NAMED_SESSIONS = 50;
-/** A session's title: its first user message, cut to this many characters. */
+/** A session's title (its runtime's own, else its first user message), cut to this many characters. */
 export const TITLE_CHARS = 60;
 /** Messages read to find the first user text (its first few; only their ids are listed first). */
 const TITLE_MESSAGES = 6;
@@ -39,21 +40,33 @@ const TITLE_MESSAGES = 6;
  * the server adds), on one line, cut to TITLE_CHARS. Null when none of its first messages says anything.
  */
 async function sessionTitle(
-  read: Pick<ReadSnapshot, 'messageStamps' | 'messages'>,
+  read: Pick<ReadSnapshot, 'messageStamps' | 'messages' | 'messageRuntimes' | 'sessionRuntime'>,
   workspaceId: string,
   sessionId: string,
 ): Promise<string | null> {
+  // The runtime's own name for it, where its store gives one (Claude Code's), comes first.
+  const runtimes = await read.messageRuntimes(workspaceId, sessionId);
+  if (runtimes.some((r) => (TITLED_RUNTIMES as readonly (string | null)[]).includes(r))) {
+    const named = recordedTitle(await read.sessionRuntime(workspaceId, sessionId));
+    if (named) return oneLine(named);
+  }
   const ids = (await read.messageStamps(workspaceId, sessionId)).slice(0, TITLE_MESSAGES).map((m) => m.id);
   for (const row of await read.messages(ids)) {
     const message = toChatMessage(row);
     if (message.problem || message.info.role !== 'user') continue;
     for (const part of message.parts) {
       if (part.type !== 'text' || part.synthetic === true || part.ignored === true) continue;
-      const text = typeof part.text === 'string' ? part.text.replace(/\s+/g, ' ').trim() : '';
-      if (text) return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1).trimEnd()}…` : text;
+      const text = typeof part.text === 'string' ? oneLine(part.text) : '';
+      if (text) return text;
     }
   }
   return null;
+}
+
+/** A title on one line, cut to TITLE_CHARS. */
+function oneLine(title: string): string {
+  const text = title.replace(/\s+/g, ' ').trim();
+  return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1).trimEnd()}…` : text;
 }
 
 /** The workspaces the signed-in user may see (the CLI finds its own from a folder with it). */
