@@ -47,7 +47,17 @@ export const agentNewSessionRequestSchema = z.object({
   sessionId: sessionIdSchema,
   text: agentPromptRequestSchema.shape.text,
 });
-export type AgentChangeRequest = { sessionId: string; text?: string };
+/**
+ * POST …/agent/revert `{sessionId, messageId}` reverts that session to before the message (the
+ * report's `change.messageId`): the history from it on is dropped, the files later turns changed
+ * restored. It answers in the same style, with no reply: `turn`, `saved`, `done` (stop reason
+ * `reverted`) or `error`.
+ */
+export const agentRevertRequestSchema = z.object({
+  sessionId: sessionIdSchema,
+  messageId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/)),
+});
+export type AgentChangeRequest = { sessionId: string; text?: string; messageId?: string };
 
 export const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 

@@ -340,6 +340,7 @@ export const SUGGESTION_KINDS = [
   'compact_now',
   'new_session',
   'revert_read',
+  'prune_forecast',
 ] as const;
 
 /**

@@ -6,8 +6,8 @@
  * the report gives it — a new session with its hand-off and a compaction through the agent routes
  * the report names, a message to the agent sent as given — and the next call the provider counts
  * is now − `frees.tokens`, within a quarter of the figure plus the turn's own growth. (The
- * configuration's change is proven in advice-works.test.ts; a revert, which has no live route as
- * OpenCode's ACP agent cannot revert, in advice-revert.test.ts through OpenCode's own serve API.)
+ * configuration's change is proven in advice-works.test.ts; a revert, through …/agent/revert, in
+ * advice-revert.test.ts, where a session has a large read to revert.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextReportSchema, type ContextReport, type Suggestion } from '../../src/shared/wire';

@@ -1,10 +1,11 @@
 /**
- * The report's revert, proven by making it (issue 37, point 7). OpenCode's ACP agent cannot revert,
- * so the product gives it as advice to make by hand: here the user's own OpenCode makes it — an
- * `opencode serve` on loopback over the agent's own state, its `POST /session/{id}/revert` with
- * the report's `messageId` — in a session of the pinned OpenCode on the scripted model where a
- * large read sits in an earlier turn. The next call the provider counts is now − `frees.tokens`, within a quarter of
- * the figure plus the turn's own growth (as advice-done.test.ts).
+ * The report's revert, proven by making it (issue 37, point 7), in a session of the pinned
+ * OpenCode on the scripted model where a large read sits in an earlier turn: pressed exactly as
+ * the report gives it (`change.request`, POST …/agent/revert, which reverts through OpenCode's
+ * own server run as the agent is), the next call the provider counts is now − `frees.tokens`,
+ * within a quarter of the figure plus the turn's own growth (as advice-done.test.ts). Then the
+ * same revert made in the user's own OpenCode — an `opencode serve` on loopback over the agent's
+ * state, its `POST /session/{id}/revert` — which the running ACP agent follows as well.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -12,18 +13,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
-import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
-import { startAgentHarness, type AgentHarness } from '../support/agent-harness';
+import { contextReportSchema, type ContextReport, type Suggestion } from '../../src/shared/wire';
+import { readTurn, startAgentHarness, type AgentHarness } from '../support/agent-harness';
 
 /** A log of about 11k tokens: the read the revert removes. */
 const BIG_LOG = 'big-build.log';
 const ASK = { hello: 'Which project is this?', read: 'Look through the build log', after: 'Sum it up in a line' };
+
+/** Four turns, a revert and the definitions recorded (an `opencode serve` each): minutes on two busy cores. */
+const LOADED = 480_000;
 
 let h: AgentHarness;
 let sessionId: string;
 let serve: ChildProcess | undefined;
 beforeAll(async () => {
   h = await startAgentHarness({
+    // Two cores shared by many test files: the agent may take longer than the default to start.
+    settings: { startTimeoutMs: 120_000 },
     prepare: (root) =>
       writeFileSync(
         join(root, BIG_LOG),
@@ -100,32 +106,81 @@ async function userOpencode(): Promise<{ origin: string; headers: Record<string,
   };
 }
 
-it('a revert to before the large read, made in the user’s own OpenCode: the next call is now − frees', async () => {
-  for (const text of [ASK.hello, ASK.read, ASK.after]) await ask(text);
+/** The first model call from request `after` on, as the provider counted it. */
+function firstCallAfter(after: number): number {
+  const call = h.requests.slice(after).find((r) => r.kind === 'step' || r.kind === 'fallback');
+  expect(call).toBeDefined();
+  return call!.usage.prompt_tokens;
+}
+
+/** The report's revert after the three turns: a read of the big log to drop, with what later work goes. */
+async function revertSuggestion(): Promise<{ r: ContextReport; s: Suggestion }> {
   const r = await report();
   const s = r.suggestions.find((x) => x.change?.kind === 'revert')!;
   expect(s).toBeDefined();
   expect(s.frees.tokens).toBeGreaterThan(0);
   expect(s.change!.text).toContain(BIG_LOG);
-  // No live route: the product cannot make it, the user does.
-  expect(s.change!.request).toBeUndefined();
-  const answer = modelCalls().at(-1)!.usage.completion_tokens;
+  expect(s.detail).toMatch(/tokens of later work/);
+  return { r, s };
+}
 
-  const user = await userOpencode();
-  const reverted = await fetch(`${user.origin}/session/${sessionId}/revert`, {
-    method: 'POST',
-    headers: user.headers,
-    body: JSON.stringify({ messageID: s.change!.messageId }),
-  });
-  expect(reverted.status).toBe(200);
-  expect(((await reverted.json()) as { revert?: { messageID: string } }).revert?.messageID).toBe(s.change!.messageId);
-  await stopUserOpencode();
-
-  const before = modelCalls().length;
+/** After the revert: the next call the provider counts is now − frees (plus the turn's own growth). */
+async function expectNextCall(r: ContextReport, s: Suggestion, answer: number) {
+  const before = h.requests.length;
   await ask(ASK.hello);
-  const counted = modelCalls()[before]!.usage.prompt_tokens;
   // The turn's own growth: the last answer and the new message (≈4 characters a token, with OpenCode's framing).
   const growth = answer + Math.ceil(ASK.hello.length / 4) + 100;
   const expected = r.actual!.contextUsed - s.frees.tokens;
-  expect(Math.abs(counted - expected)).toBeLessThanOrEqual(s.frees.tokens / 4 + growth);
-});
+  expect(Math.abs(firstCallAfter(before) - expected)).toBeLessThanOrEqual(s.frees.tokens / 4 + growth);
+}
+
+it(
+  'a revert through the agent route the report names: the next call is now − frees',
+  async () => {
+    for (const text of [ASK.hello, ASK.read, ASK.after]) await ask(text);
+    const { r, s } = await revertSuggestion();
+    const request = s.change!.request!;
+    expect(request).toEqual({
+      method: 'POST',
+      path: `/api/workspace/${DEMO_WORKSPACE_ID}/agent/revert`,
+      body: { sessionId, messageId: s.change!.messageId },
+    });
+    const answer = modelCalls().at(-1)!.usage.completion_tokens;
+    const turn = await readTurn(
+      await h.api(request.path.replace(`/api/workspace/${DEMO_WORKSPACE_ID}`, ''), {
+        method: 'POST',
+        body: JSON.stringify(request.body),
+      }),
+    );
+    expect(turn.status).toBe(200);
+    expect(turn.events[0]).toMatchObject({ type: 'turn', sessionId, newSession: false });
+    expect(turn.events.at(-1)).toEqual({ type: 'done', stopReason: 'reverted' });
+    // No model call made it; the chat's history lost the reverted messages at once.
+    expect(modelCalls().at(-1)!.usage.completion_tokens).toBe(answer);
+    const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
+    expect(rows.map((row) => row.id)).not.toContain(s.change!.messageId);
+    expect(rows.map((row) => String(row.parts)).join('\n')).not.toContain(ASK.read);
+    await expectNextCall(r, s, answer);
+  },
+  LOADED,
+);
+
+it(
+  'the same revert made in the user’s own OpenCode: the running agent follows it',
+  async () => {
+    for (const text of [ASK.read, ASK.after]) await ask(text);
+    const { r, s } = await revertSuggestion();
+    const answer = modelCalls().at(-1)!.usage.completion_tokens;
+    const user = await userOpencode();
+    const reverted = await fetch(`${user.origin}/session/${sessionId}/revert`, {
+      method: 'POST',
+      headers: user.headers,
+      body: JSON.stringify({ messageID: s.change!.messageId }),
+    });
+    expect(reverted.status).toBe(200);
+    expect(((await reverted.json()) as { revert?: { messageID: string } }).revert?.messageID).toBe(s.change!.messageId);
+    await stopUserOpencode();
+    await expectNextCall(r, s, answer);
+  },
+  LOADED,
+);

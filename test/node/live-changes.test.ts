@@ -1,6 +1,6 @@
 /**
  * A report's changes made on the live agent (contract §7 `change.request`): POST …/agent/compact
- * and …/agent/new-session over a real HTTP server, with the tiny ACP agent (fake-acp-agent.mjs
+ * and …/agent/new-session (and …/agent/revert's refusals) over a real HTTP server, with the tiny ACP agent (fake-acp-agent.mjs
  * answers `/compact` as OpenCode's ACP agent does). The compaction leaves no user row of
  * `/compact`; the hand-off opens a new session; both answer only a member, and only for a
  * session of the workspace, and refuse a cookie write from another site. OpenCode itself does
@@ -120,6 +120,7 @@ describe('the live changes', () => {
     for (const [route, body] of [
       ['compact', { sessionId: 'ses_theirs' }],
       ['new-session', { sessionId: 'ses_theirs', text: 'take it over' }],
+      ['revert', { sessionId: 'ses_theirs', messageId: 'msg_theirs' }],
     ] as const) {
       const stranger = await post(route, body, { Authorization: `Bearer ${OTHER_TOKEN}` });
       expect(stranger.status).toBe(404);
@@ -135,13 +136,29 @@ describe('the live changes', () => {
   it('refuses a cookie-signed change from another site (403), like every cookie write', async () => {
     const sessionId = await session();
     const rows = await fx.store.listMessages(WS, sessionId);
-    const response = await post(
-      'compact',
-      { sessionId },
-      { Cookie: `${TOKEN_COOKIE}=${TOKEN}`, Origin: 'https://evil.example' },
-    );
-    expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ error: { code: 'cross_origin_write' } });
+    for (const [route, body] of [
+      ['compact', { sessionId }],
+      ['revert', { sessionId, messageId: rows[0]!.id }],
+    ] as const) {
+      const response = await post(route, body, { Cookie: `${TOKEN_COOKIE}=${TOKEN}`, Origin: 'https://evil.example' });
+      expect(response.status).toBe(403);
+      expect(await response.json()).toMatchObject({ error: { code: 'cross_origin_write' } });
+    }
     expect(await fx.store.listMessages(WS, sessionId)).toEqual(rows);
+  });
+
+  it('a revert: a message the session lacks is 404; an agent command with no OpenCode server beside it, 409', async () => {
+    const sessionId = await session();
+    const rows = await fx.store.listMessages(WS, sessionId);
+    const missing = await post('revert', { sessionId, messageId: 'msg_not_here' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: 'no_message' } });
+    // The tiny ACP agent is not OpenCode's own `acp`: there is no OpenCode server to revert with.
+    const refused = await post('revert', { sessionId, messageId: rows[0]!.id });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'revert_unsupported' } });
+    expect(await fx.store.listMessages(WS, sessionId)).toEqual(rows);
+    // The session is free again: a turn runs in it.
+    expect(turnOf(await events(await post('prompt', { text: 'go on', sessionId }))).sessionId).toBe(sessionId);
   });
 });

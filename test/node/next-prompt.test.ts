@@ -13,7 +13,9 @@ import {
   afterRevert,
   earlierSummaries,
   preserveRecentTokens,
+  pruneSelect,
   selectTail,
+  type PruneOutput,
 } from '../../src/node/core/opencode/next-prompt';
 import { messagesOf } from '../support/recordings';
 
@@ -118,5 +120,57 @@ describe('revert and a new session', () => {
 
   it('a new session holds none of this session’s messages, only its hand-off', () => {
     expect(afterNewSession()).toEqual({ order: [], added: ['hand-off'] });
+  });
+});
+
+describe('OpenCode’s pruning (SessionCompaction.prune)', () => {
+  const user = (id: string): StoredMessage => ({ id, info: { role: 'user', summary: false, time: {} }, parts: [] });
+  const reply = (id: string, summary = false): StoredMessage => ({
+    id,
+    info: { role: 'assistant', summary, time: {} },
+    parts: [],
+  });
+  const out = (messageId: string, part: number, tokens: number, extra: Partial<PruneOutput> = {}): PruneOutput => ({
+    messageId,
+    part,
+    tool: 'read',
+    tokens,
+    pruned: false,
+    ...extra,
+  });
+  // Four turns: u1 a1, u2 a2, u3 a3, u4 a4 (ids rise with time, as OpenCode's do).
+  const turns = ['1', '2', '3', '4'].flatMap((n) => [user(`u${n}`), reply(`a${n}`)]);
+
+  it('keeps the latest two turns and the newest 40,000 tokens beyond them; clears the older, when over 20,000', () => {
+    const outputs = [
+      out('a1', 0, 25_000),
+      out('a2', 0, 30_000),
+      out('a2', 1, 15_000),
+      out('a3', 0, 50_000),
+      out('a4', 0, 50_000),
+    ];
+    // a3 and a4 are the latest two turns; a2's part 1 (15k) and part 0 (30k) fill 45k > 40k: part 0 and a1 go (55k).
+    expect(pruneSelect(turns, outputs, 0).map((o) => `${o.messageId}/${o.part}`)).toEqual(['a2/0', 'a1/0']);
+  });
+
+  it('clears nothing when what would go is 20,000 tokens or less', () => {
+    const outputs = [out('a1', 0, 20_000), out('a2', 0, 40_000)];
+    expect(pruneSelect(turns, outputs, 0)).toEqual([]);
+    expect(pruneSelect(turns, [out('a1', 0, 20_001), out('a2', 0, 40_000)], 0)).toHaveLength(1);
+  });
+
+  it('one turn ahead, the turn now second-latest leaves the protection of the latest two', () => {
+    const outputs = [out('a2', 0, 30_000), out('a3', 0, 70_000)];
+    expect(pruneSelect(turns, outputs, 0)).toEqual([]);
+    // As the next turn ends, a3 is outside its latest two turns: 70k, the newest 40k kept whole only as a whole output.
+    expect(pruneSelect(turns, outputs, 1).map((o) => o.messageId)).toEqual(['a3', 'a2']);
+  });
+
+  it('never counts or clears a skill’s output, and stops at an output pruned before and at a summary', () => {
+    const skill = out('a1', 1, 90_000, { tool: 'skill' });
+    expect(pruneSelect(turns, [skill, out('a1', 0, 50_000), out('a2', 0, 15_000)], 0).map((o) => o.part)).toEqual([0]);
+    expect(pruneSelect(turns, [out('a1', 0, 50_000), out('a2', 0, 45_000, { pruned: true })], 0)).toEqual([]);
+    const summarised = [...turns.slice(0, 3), reply('a2', true), ...turns.slice(4)];
+    expect(pruneSelect(summarised, [out('a1', 0, 50_000), out('a2', 1, 10_000)], 0)).toEqual([]);
   });
 });

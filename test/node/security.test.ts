@@ -51,6 +51,7 @@ const BODIES: Record<string, string> = {
   'POST /agent/cancel': JSON.stringify({ sessionId: 'ses_none' }),
   'POST /agent/compact': JSON.stringify({ sessionId: 'ses_none' }),
   'POST /agent/new-session': JSON.stringify({ sessionId: 'ses_none', text: 'a hand-off' }),
+  'POST /agent/revert': JSON.stringify({ sessionId: 'ses_none', messageId: 'msg_none' }),
 };
 /** A member's answer where it is not a success: the route's own, given past the access check. */
 const MEMBER_ANSWERS: Record<string, [status: number, code: string]> = {
@@ -58,6 +59,7 @@ const MEMBER_ANSWERS: Record<string, [status: number, code: string]> = {
   'POST /agent/cancel': [404, 'no_turn'],
   'POST /agent/compact': [409, 'agent_not_configured'],
   'POST /agent/new-session': [409, 'agent_not_configured'],
+  'POST /agent/revert': [409, 'agent_not_configured'],
 };
 
 async function concrete(path: string): Promise<string> {

@@ -106,4 +106,47 @@ describe('a change made on the live agent', () => {
     expect(within(region).queryByRole('group', { name: 'Make the change on the agent' })).toBeNull();
     expect(within(region).getAllByRole('group', { name: 'The change: Compact the session' }).length).toBeGreaterThan(0);
   });
+
+  it('a revert: pressed, calls its route, and says what the next call carries, as no call has counted it yet', async () => {
+    // The demo has no revert (its large read is in a compaction's kept tail): one made from the compaction's figures.
+    const withRevert = structuredClone(report);
+    const messageId = 'msg_read';
+    const revert = {
+      ...structuredClone(compact),
+      kind: 'revert_read' as const,
+      title: 'Revert to before Read evidence: slow-query.log',
+      change: {
+        kind: 'revert' as const,
+        messageId,
+        text: `Revert the session to before message ${messageId}.`,
+        request: {
+          method: 'POST' as const,
+          path: '/api/workspace/demo/agent/revert',
+          body: { sessionId: report.sessionId, messageId },
+        },
+      },
+    };
+    withRevert.suggestions.push(revert);
+    server.use(http.get('/api/workspace/demo/debug/context', () => HttpResponse.json(withRevert)));
+    let body: unknown;
+    server.use(
+      http.post('/api/workspace/demo/agent/revert', async ({ request }) => {
+        body = await request.json();
+        return sse(
+          { type: 'turn', turnId: 't2', sessionId: report.sessionId, newSession: false },
+          { type: 'saved', messages: 0 },
+          { type: 'done', stopReason: 'reverted' },
+        );
+      }),
+    );
+    const { entry, user } = await entryOf(revert.title);
+    await user.click(within(entry).getByRole('button', { name: 'Revert to before this message' }));
+    const live = within(entry).getByRole('group', { name: 'Make the change on the agent' });
+    await waitFor(() =>
+      expect(within(live).getByRole('status')).toHaveTextContent(
+        `Done: reverted. Its next call carries about ${fmt(contextNow(report)! - revert.frees.tokens)} tokens (before the change: ${fmt(contextNow(report)!)} tokens)`,
+      ),
+    );
+    expect(body).toEqual({ sessionId: report.sessionId, messageId });
+  });
 });

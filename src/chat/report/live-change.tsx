@@ -20,12 +20,21 @@ import type { ContextReport, Suggestion } from '../../shared/wire';
 const ACTIONS: Record<string, string> = {
   compact: 'Compact the session now',
   new_session: 'Start the new session with this hand-off',
+  revert: 'Revert to before this message',
 };
 
 type State =
   | { step: 'idle' }
   | { step: 'running' }
-  | { step: 'done'; before: number | null; now: number | null; sessionId: string | null; newSession: boolean }
+  | {
+      step: 'done';
+      before: number | null;
+      now: number | null;
+      sessionId: string | null;
+      newSession: boolean;
+      /** A revert makes no model call: `now` is what the next one will carry, not a count yet. */
+      expected?: boolean;
+    }
   | { step: 'failed'; message: string };
 
 /**
@@ -69,8 +78,15 @@ export function LiveChange({
         },
       });
       if (failure) throw new Error(failure);
-      const fresh = await getContextReport(report.workspaceId, turn.sessionId);
-      setState({ step: 'done', before: contextNow(report), now: contextNow(fresh), ...turn });
+      const before = contextNow(report);
+      if (kind === 'revert') {
+        // No call has counted the reverted session yet: the report's figure is what the next one carries.
+        const now = before === null ? null : before - suggestion.frees.tokens;
+        setState({ step: 'done', before, now, ...turn, expected: true });
+      } else {
+        const fresh = await getContextReport(report.workspaceId, turn.sessionId);
+        setState({ step: 'done', before, now: contextNow(fresh), ...turn });
+      }
       // The chat, the meter and the session list follow the session as it is now (this report
       // stays as it was: the result reads against it).
       for (const queryKey of [messageQueries.all(), usageQueries.all(), workspaceQueries.all(), agentQueries.all()])
@@ -121,6 +137,8 @@ function resultText(state: State): string {
     case 'failed':
       return `Not done: ${state.message}`;
     case 'done': {
+      if (state.expected)
+        return `Done: reverted. Its next call carries about ${state.now === null ? 'less' : `${fmt(state.now)} tokens`}${state.before === null ? '' : ` (before the change: ${fmt(state.before)} tokens)`}; the meter shows it once that call is made.`;
       const where = state.newSession ? `The new session ${state.sessionId ?? ''} holds` : 'The context now holds';
       const now = state.now === null ? 'no total yet' : `${fmt(state.now)} tokens`;
       const before = state.before === null ? '' : ` (before the change: ${fmt(state.before)} tokens)`;

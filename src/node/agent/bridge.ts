@@ -28,13 +28,19 @@ import { AgentLauncher } from './agent-launcher';
 import { AgentPool, AgentsBusy, type Turn } from './agent-pool';
 import { withoutSecrets } from './confinement';
 import { RuntimeRecorder } from './record-runtime';
+import { runRevert, takeForRevert, type AcceptedRevert, type RevertRequest } from './revert-run';
 import { OWN_MESSAGES, writeSideOf } from './runtime-registry';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
 import { TurnInProgress, TurnTimeout } from './turn-errors';
 import { TurnRun, type AcceptedTurn, type TurnRequest } from './turn-run';
 
 export { AgentsBusy, TurnInProgress, TurnTimeout };
-export type { AcceptedTurn, TurnRequest };
+export type { AcceptedRevert, AcceptedTurn, RevertRequest, TurnRequest };
+
+/** A revert this runtime cannot make here (the route answers 409 `revert_unsupported`). */
+export class RevertUnsupported extends Error {
+  readonly code = 'revert_unsupported';
+}
 export { displayTitle, toolDetails, workspacePath, STREAMED_INPUT_CHARS, STREAMED_OUTPUT_CHARS } from './turn-events';
 
 let turnCounter = 0;
@@ -192,6 +198,39 @@ export class AgentBridge {
       log: this.log,
     };
     await new TurnRun(needs, accepted, emit).run();
+  }
+
+  /**
+   * Takes a session for a report's revert (revert-run.ts) before anything is streamed: throws
+   * RevertUnsupported when the runtime cannot revert as configured, TurnInProgress when a turn
+   * runs in the session.
+   */
+  takeForRevert(request: RevertRequest): AcceptedRevert {
+    const { settings } = this;
+    if (!settings) throw new Error('no agent configured');
+    const runtime = writeSideOf(settings.runtime);
+    const revert = runtime.reverter?.(settings);
+    if (!revert)
+      throw new RevertUnsupported(
+        runtime.reverter
+          ? `this agent command is not ${runtime.title}'s own: there is no ${runtime.title} server beside it to revert with. Revert in the agent's own interface.`
+          : `${runtime.title} cannot revert a session here: revert in its own interface.`,
+      );
+    return takeForRevert(this.pool, request, revert, `turn_${Date.now().toString(36)}_${++turnCounter}`);
+  }
+
+  /** Makes a taken revert, streaming its events (never throws: a failure is an event). */
+  async revert(accepted: AcceptedRevert, emit: (event: AgentEvent) => void): Promise<void> {
+    const { settings, launcher } = this;
+    if (!settings || !launcher) throw new Error('no agent configured');
+    const recording = launcher.recordContext(accepted.workspace);
+    const context = {
+      settings,
+      workspace: { id: accepted.workspace.id, root: accepted.workspace.root },
+      launch: recording.launch,
+      isolatedNetwork: recording.isolatedNetwork,
+    };
+    await runRevert(accepted, { store: this.store, pool: this.pool, context, log: this.log }, emit);
   }
 
   /** The workspace's agent process, if one runs (operators and tests: its pid). */

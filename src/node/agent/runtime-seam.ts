@@ -135,6 +135,27 @@ export interface ReadBackContext {
   log: (line: string) => void;
 }
 
+/** What a runtime's revert may use: the session, the message it goes back to before, how to run a program as the agent. */
+export interface RevertContext {
+  settings: AgentSettings;
+  workspace: { id: string; root: string };
+  sessionId: string;
+  /** The first message dropped: the session goes back to just before it. */
+  messageId: string;
+  /** Runs a program as the workspace's agent (its sandbox, its storage), an inbound port when asked; `close` once it ended. */
+  launch: RecordContext['launch'];
+  /** Whether the agent runs in its own network namespace. */
+  isolatedNetwork: boolean;
+}
+
+/** A revert the runtime could not make, in one sentence (the route streams it as the error). */
+export class RevertFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RevertFailed';
+  }
+}
+
 /** A session as a runtime exports it (`opencode export`): its info, then its messages with their parts. */
 export interface ExportedSession {
   info: Record<string, unknown> & { id: string; directory?: string; title?: string };
@@ -177,6 +198,12 @@ export interface RuntimeWriteSide {
   ): { policy: EgressPolicy; warnings: string[] };
   /** A streamed call's tool by the name the model is sent, when the runtime's updates carry it (absent: a title of one word). */
   toolName?(update: { _meta?: Record<string, unknown> | null }): string | null;
+  /**
+   * How it reverts a session to before one of its messages (a report's revert), with the
+   * runtime's own API, the way its own interface would; null when it cannot as configured (a
+   * command that is not its own); absent: this runtime has no revert here.
+   */
+  reverter?(settings: AgentSettings): ((context: RevertContext) => Promise<void>) | null;
   /** After a turn: the session from the runtime's own store; null when it cannot be read (usage rows only; the kept prompt stands). */
   readBack(context: ReadBackContext): Promise<ReadBack | null>;
   /** Its sessions as it exports them, when it has an export of its own (the demo seeds OpenCode's recordings). */

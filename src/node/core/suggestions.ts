@@ -3,7 +3,8 @@
  * change takes out of the prompt the runtime would send next (`frees`; 0 for a change that
  * only prevents later growth, which goes to `avoids`), what it costs once and when it pays
  * back (price.ts). The changes that free what is already there — compact, a new session, a
- * revert (history-advice.ts) —, the configuration (unused-advice.ts), the same content read
+ * revert (history-advice.ts) —, when the runtime's own pruning clears old outputs
+ * (prune-advice.ts), the configuration (unused-advice.ts), the same content read
  * again and one large item (read-advice.ts), and two notices. Ordered by what they free, then
  * what they avoid, those that will not pay back last: `suggestions[0]` is the verdict's action.
  * A report as of an earlier call, or of a session with no live agent, offers no live change. Pure.
@@ -15,6 +16,7 @@ import type { DuplicateMark } from './duplicates';
 import { callsLeft } from './calls-left';
 import { percentOf, percentOfWindow } from './figures';
 import { historyChanges } from './history-advice';
+import { pruneForecast } from './prune-advice';
 import { priceOf, type PriceFacts } from './price';
 import { duplicateReads, largeItems } from './read-advice';
 import { unusedSkills, unusedTools } from './unused-advice';
@@ -26,10 +28,14 @@ export const NEAR_COMPACTION_PERCENT = 80;
 
 /**
  * The agent routes that make a change on the live agent (server/agent-routes.ts), by change kind.
- * No revert: OpenCode 1.18.33's ACP agent has no way to revert a session (its serve API's
- * revert is not reachable through ACP), so a revert stays advice to make by hand.
+ * A revert is made through OpenCode's own server (its ACP agent has none: agent/opencode/revert.ts);
+ * a runtime whose advice lists a kind as `byHand.notLive` (Claude Code: compact, revert) gets no route.
  */
-export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = { compact: 'compact', new_session: 'new-session' };
+export const LIVE_ROUTES: Partial<Record<Change['kind'], string>> = {
+  compact: 'compact',
+  new_session: 'new-session',
+  revert: 'revert',
+};
 
 export interface SuggestFacts {
   input: ReportInput;
@@ -42,6 +48,7 @@ export function suggest(facts: SuggestFacts): Suggestion[] {
   const { input, used } = facts;
   const drafts: SuggestionDraft[] = [
     ...historyChanges(facts),
+    ...pruneForecast(input, facts.counted),
     ...duplicateReads(facts),
     ...largeItems(facts),
     ...unusedTools(input),

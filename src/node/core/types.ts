@@ -44,6 +44,8 @@ export interface ModelLimits {
 /** What the workspace's opencode.json says about compaction and the models' limits. */
 export interface AgentConfig {
   compactionAuto?: boolean;
+  /** `compaction.prune`: OpenCode clears old tool outputs as turns end (off unless turned on). */
+  compactionPrune?: boolean;
   compactionReserved?: number;
   /** By "provider/model". */
   models: Record<string, ModelLimits>;
@@ -789,6 +791,26 @@ export interface NextPromptFacts {
    * template); null: nothing bounds it, and compacting now gets no figure.
    */
   summaryFallback?: { tokens: number; basis: string } | null;
+  /**
+   * The runtime's own pruning of old tool outputs (absent: it has none): the outputs it clears
+   * when it runs with `turnsAhead` more user turns than now, of the session's completed tool
+   * outputs (in view, by message and part) measured as it measures them.
+   */
+  pruneSelect?(outputs: readonly PruneCandidate[], turnsAhead: number): PruneCandidate[];
+  /** The runtime's placeholder for a cleared output, as the next call sends it. */
+  prunedText?: string;
+}
+
+/** A tool output the runtime's pruning weighs. */
+export interface PruneCandidate {
+  messageId: string;
+  part: number;
+  tool: string;
+  /** The runtime's own measure of it (OpenCode: chars/4 of the output). */
+  tokens: number;
+  pruned: boolean;
+  /** The item it is (its key), to read its figure back. */
+  key: string;
 }
 
 /** An item as the report counts it: its estimate and what it costs in the total. */

@@ -5,6 +5,7 @@
  *   POST …/agent/cancel    stops the turn in progress in a session
  *   POST …/agent/compact   a report's change: summarizes a session now (OpenCode's /compact)
  *   POST …/agent/new-session  a report's change: a new session started with the report's hand-off
+ *   POST …/agent/revert    a report's change: a session reverted to before a message (the runtime's own revert)
  * `/debug` never comes here: the chat's command registry runs it locally.
  */
 import { Hono, type Context } from 'hono';
@@ -15,9 +16,10 @@ import {
   agentCompactRequestSchema,
   agentNewSessionRequestSchema,
   agentPromptRequestSchema,
+  agentRevertRequestSchema,
   type AgentEvent,
 } from '../../shared/agent';
-import { AgentsBusy, TurnInProgress, type AgentBridge } from '../agent/bridge';
+import { AgentsBusy, RevertUnsupported, TurnInProgress, type AgentBridge } from '../agent/bridge';
 import { AppError } from '../errors';
 import { resolveSession } from '../sessions';
 import type { Store, WorkspaceRow } from '../storage/store';
@@ -70,6 +72,24 @@ export function agentRoutes(bridge: AgentBridge, store: Store): Hono<AppEnv> {
     return streamTurn(c, bridge, store, { text, from: sessionId });
   });
 
+  routes.post('/agent/revert', requireJson, limit, async (c) => {
+    const { sessionId, messageId } = await jsonBody(c, agentRevertRequestSchema);
+    const workspace = c.get('workspace');
+    await checkAgent(c, bridge, store, [sessionId]);
+    if (!(await store.listMessages(workspace.id, sessionId)).some((m) => m.id === messageId))
+      throw new AppError('not_found', 'no_message', `session ${sessionId} has no message ${messageId}`);
+    const request = { workspaceId: workspace.id, root: store.resolveRoot(workspace.root_path), sessionId, messageId };
+    let accepted;
+    try {
+      accepted = bridge.takeForRevert(request);
+    } catch (error) {
+      if (error instanceof TurnInProgress) throw new AppError('conflict', 'turn_in_progress', error.message);
+      if (error instanceof RevertUnsupported) throw new AppError('conflict', error.code, error.message);
+      throw error;
+    }
+    return streamEvents(c, (emit) => bridge.revert(accepted, emit));
+  });
+
   routes.post('/agent/cancel', requireJson, limit, async (c) => {
     const { sessionId } = await jsonBody(c, agentCancelRequestSchema);
     if (!(await bridge.cancel(c.get('workspace').id, sessionId))) {
@@ -93,15 +113,7 @@ async function streamTurn(
   asked: { text: string; sessionId?: string | undefined; from?: string; command?: boolean },
 ): Promise<Response> {
   const workspace = c.get('workspace');
-  if (!bridge.configured) {
-    throw new AppError('conflict', 'agent_not_configured', bridge.status(workspace.id).hint ?? 'No agent is attached');
-  }
-  const why = unavailable(workspace, store);
-  if (why) throw new AppError('conflict', 'agent_unavailable', why);
-  // A session of another workspace answers like one that does not exist.
-  for (const named of [asked.sessionId, asked.from]) {
-    if (named) await resolveSession(store, workspace.id, named, bridge.isLive);
-  }
+  await checkAgent(c, bridge, store, [asked.sessionId, asked.from]);
   const root = store.resolveRoot(workspace.root_path);
   const turn = {
     workspaceId: workspace.id,
@@ -123,13 +135,38 @@ async function streamTurn(
       throw new AppError('unavailable', error.code, error.message, { retryAfter: error.retryAfter });
     throw error;
   }
+  return streamEvents(c, (emit) => bridge.run(kept, emit));
+}
+
+/**
+ * What every agent route checks before anything happens: an agent attached, one allowed in this
+ * workspace, and the sessions named this workspace's (another's answers like one that does not exist).
+ */
+async function checkAgent(
+  c: Context<AppEnv>,
+  bridge: AgentBridge,
+  store: Store,
+  sessions: readonly (string | undefined)[],
+): Promise<void> {
+  const workspace = c.get('workspace');
+  if (!bridge.configured) {
+    throw new AppError('conflict', 'agent_not_configured', bridge.status(workspace.id).hint ?? 'No agent is attached');
+  }
+  const why = unavailable(workspace, store);
+  if (why) throw new AppError('conflict', 'agent_unavailable', why);
+  for (const named of sessions) {
+    if (named) await resolveSession(store, workspace.id, named, bridge.isLive);
+  }
+}
+
+/** Streams what `run` emits as Server-Sent Events, in order; a browser that left does not stop it. */
+function streamEvents(c: Context<AppEnv>, run: (emit: (event: AgentEvent) => void) => Promise<void>): Response {
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (stream) => {
     let open = true;
     stream.onAbort(() => {
       open = false;
     });
-    // Events are written in order; a browser that left does not stop the turn.
     let writing = Promise.resolve();
     const emit = (event: AgentEvent) => {
       if (!open) return;
@@ -139,7 +176,7 @@ async function streamTurn(
           open = false;
         });
     };
-    await bridge.run(kept, emit);
+    await run(emit);
     await writing;
   });
 }

@@ -2,7 +2,8 @@
  * OpenCode's write side (runtime-seam.ts): `opencode acp` as the workspace's agent, configured
  * by configure.ts, its sessions read back with its own export (`opencode export`, run as the
  * agent is) into rows in its own shapes (session-export.ts), its subagents and definitions
- * recorded after (record.ts). Its read side is core/opencode.
+ * recorded after (record.ts), a report's revert made through its own server (revert.ts). Its
+ * read side is core/opencode.
  */
 import { RUNTIME_TITLES } from '../../../shared/runtimes';
 import { promptText } from '../../user-message';
@@ -11,6 +12,7 @@ import type { RuntimeWriteSide } from '../runtime-seam';
 import { opencodeEgress, prepareOpencode, SERVER_USER } from './configure';
 import { exportSession } from './export-session';
 import { recordOpencode } from './record';
+import { opencodeReverter } from './revert';
 import { checkSessionExport, latestTime, messageRows, type SessionExport } from './session-export';
 
 export const opencodeWriteSide: RuntimeWriteSide = {
@@ -24,6 +26,7 @@ export const opencodeWriteSide: RuntimeWriteSide = {
   },
   prepare: prepareOpencode,
   egress: opencodeEgress,
+  reverter: opencodeReverter,
   async readBack(context) {
     const exporter = context.settings.exporter;
     if (!exporter) return null;

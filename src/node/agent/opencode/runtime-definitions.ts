@@ -9,9 +9,6 @@
  * bridge calls this after a session's first turn (and for each subagent's session), the
  * recorder for every recording; the report reads what was stored and never asks a runtime.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { platform } from 'node:os';
 import {
   DEFINITIONS_VERSION,
@@ -21,10 +18,8 @@ import {
   type OpenCodeDefinitions,
   type ToolDefinition,
 } from '../../../shared/opencode/definitions';
-import { listMcpTools, type Launcher, type McpConfig } from '../mcp-tools';
-
-/** OpenCode's server inside a sandbox with a network of its own: any port is free there. */
-const SERVE_PORT = 4096;
+import { listMcpTools, type McpConfig } from '../mcp-tools';
+import { startServer, type ServerOptions } from './opencode-server';
 
 /** One agent and model a session used: what its definitions are recorded for. */
 export interface RuntimeUse {
@@ -47,21 +42,11 @@ export interface RecordedDefinitions {
   definitions: OpenCodeDefinitions;
 }
 
-export interface DefinitionsOptions {
-  /** How a program runs as the agent does (the bridge: its sandbox; the recorder: as it is). */
-  launch: Launcher;
-  /**
-   * Whether `launch` gives the program a network of its own (the sandbox): its server then
-   * listens on a fixed port there and is asked through the socket the launch returns.
-   */
-  isolatedNetwork?: boolean;
-  /** OpenCode's server command (`opencode serve`): the port and host are added. */
-  serve: { command: string; args: readonly string[] };
+export interface DefinitionsOptions extends ServerOptions {
   /** Whether the agent's network reaches a URL: a remote MCP server it does not reach is not asked either. */
   reaches?: (url: string) => boolean;
   /** MCP servers the agent is given besides its configuration's (ACP `session/new`), by name. */
   extraMcp?: Readonly<Record<string, McpConfig>>;
-  startTimeoutMs?: number;
 }
 
 interface ServedAgent {
@@ -299,97 +284,4 @@ function failedDefinitions(use: RuntimeUse, failed: string): OpenCodeDefinitions
     problems: [],
     failed,
   };
-}
-
-/**
- * `opencode serve` on loopback — in its sandbox's own network, asked through the socket its launch
- * opened; unsandboxed, on a free port — with a password only this process and the bridge know;
- * `get` asks it, `stop` ends it.
- */
-async function startServer(options: DefinitionsOptions) {
-  const isolated = options.isolatedNetwork ?? false;
-  const port = isolated ? SERVE_PORT : 0;
-  const how = await options.launch(
-    {
-      command: options.serve.command,
-      args: [...options.serve.args, '--hostname', '127.0.0.1', '--port', String(port)],
-    },
-    isolated ? { inbound: port } : undefined,
-  );
-  const secret = how.secret ?? { username: 'opencode', password: randomBytes(18).toString('base64url') };
-  // The client OpenCode's ACP agent is: the tool list of an ACP session (no `question` tool).
-  // The user is named too: an operator's OPENCODE_SERVER_USERNAME would otherwise refuse our login.
-  const env = {
-    ...how.env,
-    OPENCODE_CLIENT: 'acp',
-    OPENCODE_SERVER_USERNAME: secret.username,
-    OPENCODE_SERVER_PASSWORD: secret.password,
-  };
-  const child = spawn(how.command, [...how.args], { cwd: how.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`it did not start within ${(options.startTimeoutMs ?? 30_000) / 1000} s`)),
-      options.startTimeoutMs ?? 30_000,
-    );
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('error', (error) => (clearTimeout(timer), reject(error)));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`it exited with ${code}: ${output.trim().split('\n').at(-1) ?? ''}`));
-    });
-  }).catch(async (error: unknown) => {
-    child.kill('SIGKILL');
-    await how.close?.();
-    throw error;
-  });
-  const authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
-  const target = how.inboundSocket ? { socketPath: how.inboundSocket } : { url: new URL(url) };
-  const get: Get = async <T>(path: string) =>
-    JSON.parse(await getText(target, path, { Authorization: authorization, Accept: 'application/json' })) as T;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await how.close?.();
-  };
-  return { get, stop };
-}
-
-/** A GET to OpenCode's server, over its socket or its loopback port, bounded in time. */
-function getText(
-  target: { socketPath: string } | { url: URL },
-  path: string,
-  headers: Record<string, string>,
-  timeoutMs = 15_000,
-): Promise<string> {
-  const where = 'socketPath' in target ? target : { host: target.url.hostname, port: target.url.port };
-  return new Promise((resolve, reject) => {
-    const req = request({ ...where, path, headers, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () =>
-        res.statusCode === 200
-          ? resolve(body)
-          : reject(new Error(`GET ${path.split('?')[0]} answered ${res.statusCode}`)),
-      );
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path.split('?')[0]} took longer than ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
 }

@@ -15,7 +15,7 @@ import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
 import { HistoryWindow, liveWindow, targetModel } from './request-view';
-import { afterCompaction, afterRevert, earlierSummaries, preserveRecentTokens } from './next-prompt';
+import { afterCompaction, afterRevert, earlierSummaries, preserveRecentTokens, pruneSelect } from './next-prompt';
 import { OPENCODE_TEXT } from '../../../shared/opencode/format';
 import { definitionChanges, opencodeRuntimeParts } from './runtime-parts';
 import { contextWindow } from './window';
@@ -93,6 +93,12 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
       summaries: earlierSummaries(messages),
       compactionRequestText: OPENCODE_TEXT.compactionRequest,
       preserveRecent: (usable) => preserveRecentTokens(usable),
+      // The prune walks every stored message (not the view), in their order: the rows' id order.
+      pruneSelect: (outputs, turnsAhead) => {
+        const chosen = new Set(pruneSelect(messages, outputs, turnsAhead));
+        return outputs.filter((o) => chosen.has(o));
+      },
+      prunedText: OPENCODE_TEXT.prunedOutput,
     };
   },
 

@@ -147,3 +147,62 @@ export function earlierSummaries(messages: readonly StoredMessage[]): number[] {
       : [],
   );
 }
+
+/**
+ * `SessionCompaction.prune` of OpenCode 1.18.33 (session/compaction.ts, read from the pinned
+ * binary): with `compaction.prune` on — it is off unless the configuration turns it on — OpenCode
+ * prunes as each turn ends (when its prompt loop exits, in the background). Walking the session's
+ * messages from the newest, it skips the latest two user turns, stops at a summary and at the
+ * first output pruned before, and, of the completed tool outputs it passes (never a `skill`'s),
+ * keeps the newest 40,000 tokens (chars/4) whole; what lies beyond is cleared to a placeholder,
+ * and only when that is more than 20,000 tokens.
+ */
+export const PRUNE_PROTECT = 40_000;
+export const PRUNE_MINIMUM = 20_000;
+export const PRUNE_PROTECTED_TOOLS: readonly string[] = ['skill'];
+
+/** A completed tool output of the session, as the prune weighs it. */
+export interface PruneOutput {
+  messageId: string;
+  /** Its part's place in the message (the prune walks parts from the last). */
+  part: number;
+  tool: string;
+  /** OpenCode's measure of it (chars/4 of the output). */
+  tokens: number;
+  /** Pruned already (`time.compacted`). */
+  pruned: boolean;
+}
+
+/**
+ * The outputs OpenCode's prune clears when it runs with `turnsAhead` more user turns in the
+ * session than now (0: the prune as the latest turn ended; 1: as the next one ends, its own
+ * outputs among the protected turns). Empty when it would clear nothing.
+ */
+export function pruneSelect(
+  messages: readonly StoredMessage[],
+  outputs: readonly PruneOutput[],
+  turnsAhead: number,
+): PruneOutput[] {
+  const byMessage = new Map<string, PruneOutput[]>();
+  for (const o of outputs) byMessage.set(o.messageId, [...(byMessage.get(o.messageId) ?? []), o]);
+  let users = turnsAhead;
+  let total = 0;
+  let cleared = 0;
+  const out: PruneOutput[] = [];
+  walk: for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.info.role === 'user') users++;
+    if (users < 2) continue;
+    if (message.info.role === 'assistant' && message.info.summary) break;
+    const parts = [...(byMessage.get(message.id) ?? [])].sort((a, b) => b.part - a.part);
+    for (const o of parts) {
+      if (PRUNE_PROTECTED_TOOLS.includes(o.tool)) continue;
+      if (o.pruned) break walk;
+      total += o.tokens;
+      if (total <= PRUNE_PROTECT) continue;
+      cleared += o.tokens;
+      out.push(o);
+    }
+  }
+  return cleared > PRUNE_MINIMUM ? out : [];
+}

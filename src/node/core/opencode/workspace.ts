@@ -37,6 +37,7 @@ export function agentConfig(configs: readonly ParsedConfig[]): AgentConfig {
     if (!isObject(parsed)) continue;
     if (isObject(parsed.compaction)) {
       if (typeof parsed.compaction.auto === 'boolean') config.compactionAuto = parsed.compaction.auto;
+      if (typeof parsed.compaction.prune === 'boolean') config.compactionPrune = parsed.compaction.prune;
       const reserved = number(parsed.compaction.reserved);
       if (reserved !== undefined) config.compactionReserved = reserved;
     }
