@@ -32,7 +32,7 @@ export function ToolCallRow({ call, as: Tag = 'div' }: { call: ToolCallView; as?
             {call.output !== null && (
               <>
                 <p className="tool-label">
-                  Output{call.pruned ? ' (OpenCode has since cleared it from the context)' : ''}
+                  Output{call.pruned ? ' (the agent’s runtime has since cleared it from the context)' : ''}
                 </p>
                 <pre tabIndex={0}>{call.output}</pre>
               </>

@@ -766,6 +766,13 @@ export const contextReportSchema = z.object({
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
   /**
+   * The agent runtime whose session this is (contract §10): `name` as its rows say it
+   * (messages_v2.runtime: 'opencode', 'claude-code'; a client shows one it does not know by
+   * `title`), `title` in words ("OpenCode", "Claude Code"). Absent from a server before it:
+   * OpenCode's.
+   */
+  runtime: z.optional(z.object({ name: z.string(), title: z.string() })),
+  /**
    * Where the session came from when it did not run through this server's agent: `files`, the
    * export files the report was made from (`debug context --export`); `kind` as the import
    * recorded it ('opencode_export', 'opencode'); `directory`, the folder the session ran in.
