@@ -1,5 +1,5 @@
 /**
- * One tool call, live or saved, the same way: OpenCode's tool name, what it did (paths relative
+ * One tool call, live or saved, the same way: the runtime's tool name, what it did (paths relative
  * to the workspace), its outcome — a refusal says who refused it — and, expanded, its input,
  * output and error.
  */
