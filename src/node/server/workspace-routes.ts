@@ -16,6 +16,7 @@ import { AppError } from '../errors';
 import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
 import { newSessionId, userMessage } from '../user-message';
+import { OWN_MESSAGES } from '../agent/runtime-registry';
 import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestTotal } from '../report/latest-total';
@@ -159,7 +160,7 @@ export function workspaceRoutes(
       const request = await jsonBody(c, appendMessageRequestSchema);
       if (request.sessionId) await claimSession(store, workspace.id, request.sessionId);
       const sessionId = request.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? newSessionId();
-      const row = userMessage(workspace.id, sessionId, request.text);
+      const row = userMessage(OWN_MESSAGES, workspace.id, sessionId, request.text);
       await store.insertMessage(row);
       const stored: ChatMessage = {
         id: row.id,

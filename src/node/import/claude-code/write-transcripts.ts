@@ -1,5 +1,5 @@
 /**
- * Claude Code transcripts into the database, by the import's rules (import-sessions.ts): every
+ * Claude Code transcripts into the database, by the import's rules (opencode/import-sessions.ts): every
  * session in one transaction, parents before their subagents; a row not stored is added, the
  * same row is unchanged, a changed one replaced unless the stored one is newer; rows the
  * transcript lacks are kept; its request shapes recorded as the session's runtime; its origin
@@ -7,7 +7,8 @@
  */
 import { AppError } from '../../errors';
 import type { Store } from '../../storage/store';
-import { same, type SessionResult } from '../import-sessions';
+import type { SessionResult } from '../import-side';
+import { same } from '../same-row';
 import { chooseWorkspace, ensureMember, type WorkspaceRequest } from '../workspace';
 import type { TranscriptSession } from '../../agent/claude-code/transcript';
 
