@@ -5,7 +5,6 @@
  * shows it and the live view steps aside. A turn that failed keeps its error in place.
  */
 import type { AgentEvent, TOOL_STATUSES } from '../shared/agent';
-import { parseInfo, parsePart } from '../shared/opencode/format';
 import type { ChatMessage } from '../shared/wire';
 
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
@@ -16,7 +15,7 @@ export interface LiveTool {
   kind?: string;
   status: ToolStatus;
   paths?: string[];
-  /** OpenCode's tool name, input, output and error, as far as the agent said. */
+  /** The runtime's tool name, input, output and error, as far as the agent said. */
   tool?: string;
   input?: Record<string, unknown>;
   output?: string;
@@ -196,14 +195,11 @@ export function coverage(
   return { persisted, userMessage };
 }
 
-const ignore = () => {};
-
+/** Whether a saved message is the user's, saying `text` (its runtime-neutral transcript: the user's own words only). */
 function isUserText(message: ChatMessage, text: string): boolean {
-  if (message.problem || parseInfo(message.info, ignore).role !== 'user') return false;
-  return message.parts.some((raw) => {
-    const part = parsePart(raw, ignore);
-    return part?.type === 'text' && !part.synthetic && part.text.trim() === text;
-  });
+  const transcript = message.transcript;
+  if (message.problem || transcript?.role !== 'user' || transcript.kind !== 'message') return false;
+  return transcript.parts.some((part) => part.type === 'text' && part.text.trim() === text);
 }
 
 /** The words for where a turn is, for the status line and the live message. */

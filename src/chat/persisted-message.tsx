@@ -1,50 +1,40 @@
 /**
- * A persisted OpenCode message, rendered for people: text (the agent's as Markdown), collapsed
- * reasoning, tool calls as compact rows, attachments as chips, the compaction summary marked.
- * Parts are read through the shared OpenCode format module, tolerantly: unknown shapes degrade
- * to nothing rather than breaking the list.
+ * A persisted message, rendered for people from its runtime-neutral transcript (shared/
+ * transcript.ts; the server maps each runtime's rows to it): text (the agent's as Markdown),
+ * collapsed reasoning, tool calls as compact rows, attachments as chips, the workspace context as
+ * a chip, a compaction and its summary marked, how a reply ended. The runtime's own shapes
+ * (`info`, `parts`) are never read here.
  */
 import { memo } from 'react';
-import {
-  isPruned,
-  isWorkspaceContext,
-  parseInfo,
-  parsePart,
-  parseWorkspaceContext,
-  type Part,
-  type ToolPart,
-} from '../shared/opencode/format';
 import { savedToolCall } from '../shared/tool-calls';
+import type { TranscriptPart, TranscriptTool } from '../shared/transcript';
 import type { ChatMessage } from '../shared/wire';
 import { LazyMarkdown } from './lazy-markdown';
 import { RelativeTime } from './relative-time';
 import { ToolCallRow } from './tool-call-row';
 import { useWorkspaceRoot } from './workspace-root';
 
-const ignore = () => {};
-
 /** Memoised: messages from the query cache keep their identity, so adding one re-renders one. */
 export const PersistedMessage = memo(function PersistedMessage({ message }: { message: ChatMessage }) {
-  if (message.problem) {
+  const transcript = message.transcript;
+  if (message.problem || !transcript) {
     return (
       <article className="message message-problem" aria-label="Unreadable message">
-        {message.problem}
+        {message.problem ?? 'This message cannot be shown.'}
       </article>
     );
   }
-  const info = parseInfo(message.info, ignore);
-  const parts = message.parts.map((raw) => ({ raw, part: parsePart(raw, ignore) }));
-  const compaction = parts.find((p) => p.part?.type === 'compaction')?.part;
-  if (compaction?.type === 'compaction') {
+  if (transcript.kind === 'hidden') return null;
+  if (transcript.kind === 'compaction') {
     return (
       <div className="compaction-marker" role="separator">
-        Conversation compacted{compaction.auto ? ' automatically' : ' on request'} — earlier messages are no longer in
+        Conversation compacted{transcript.auto ? ' automatically' : ' on request'} — earlier messages are no longer in
         the model context
       </div>
     );
   }
-  const role = info.role;
-  const summary = role === 'assistant' && info.summary;
+  const { role, outcome } = transcript;
+  const summary = transcript.kind === 'summary';
   const author = summary ? 'Compaction summary' : role === 'user' ? 'You' : 'Agent';
   return (
     <article className={`message message-${role}${summary ? ' message-summary' : ''}`} aria-label={author}>
@@ -52,26 +42,24 @@ export const PersistedMessage = memo(function PersistedMessage({ message }: { me
         <span className="message-author">{author}</span>
         <RelativeTime at={message.timeCreated} />
       </header>
-      {parts.map(({ raw, part }, index) =>
-        part ? (
-          <PartView key={typeof raw.id === 'string' ? raw.id : index} part={part} markdown={role === 'assistant'} />
-        ) : null,
-      )}
-      {role === 'assistant' && <Outcome error={message.info.error} />}
+      {transcript.parts.map((part, index) => (
+        <PartView
+          key={part.type === 'tool' && part.callId ? part.callId : index}
+          part={part}
+          markdown={role === 'assistant'}
+        />
+      ))}
+      {outcome?.kind === 'stopped' && <p className="live-phase">Stopped by you</p>}
+      {outcome?.kind === 'failed' && <p className="live-phase live-error">Failed: {outcome.message}</p>}
     </article>
   );
 });
 
-function PartView({ part, markdown }: { part: Part; markdown: boolean }) {
+function PartView({ part, markdown }: { part: TranscriptPart; markdown: boolean }) {
   switch (part.type) {
-    case 'text': {
-      if (!part.text || part.ignored) return null;
-      if (part.synthetic) return <SyntheticChip text={part.text} />;
-      if (!markdown) return <div className="message-text">{part.text}</div>;
-      return <LazyMarkdown text={part.text} />;
-    }
+    case 'text':
+      return markdown ? <LazyMarkdown text={part.text} /> : <div className="message-text">{part.text}</div>;
     case 'reasoning':
-      if (!part.text) return null;
       return (
         <details className="reasoning">
           <summary>Reasoning</summary>
@@ -80,55 +68,23 @@ function PartView({ part, markdown }: { part: Part; markdown: boolean }) {
       );
     case 'tool':
       return <ToolRow part={part} />;
-    case 'file': {
-      const name = part.filename ?? part.sourcePath ?? 'attachment';
+    case 'file':
       return (
         <span className="chip" title={part.mime}>
-          <span aria-hidden="true">📎</span> {name}
+          <span aria-hidden="true">📎</span> {part.name}
           <span className="chip-detail"> {part.mime}</span>
         </span>
       );
-    }
-    default:
-      return null;
+    case 'context':
+      return (
+        <span className="chip chip-context" title={part.sections.join(', ')}>
+          Workspace context · {part.sections.length} section{part.sections.length === 1 ? '' : 's'}
+        </span>
+      );
   }
 }
 
-function SyntheticChip({ text }: { text: string }) {
-  if (isWorkspaceContext(text)) {
-    const { sections } = parseWorkspaceContext(text);
-    return (
-      <span className="chip chip-context" title={sections.map((s) => s.label).join(', ')}>
-        Workspace context · {sections.length} section{sections.length === 1 ? '' : 's'}
-      </span>
-    );
-  }
-  // Attached-file reads and reminders are for the model; the file chip already shows the file.
-  return null;
-}
-
-/** How a saved reply ended, when not by itself: stopped, or failed (and why). */
-function Outcome({ error }: { error: unknown }) {
-  if (typeof error !== 'object' || error === null) return null;
-  const { name, data } = error as { name?: unknown; data?: { message?: unknown } };
-  if (name === 'MessageAbortedError') return <p className="live-phase">Stopped by you</p>;
-  const message = typeof data?.message === 'string' ? data.message : typeof name === 'string' ? name : 'an error';
-  return <p className="live-phase live-error">Failed: {message}</p>;
-}
-
-function ToolRow({ part }: { part: ToolPart }) {
+function ToolRow({ part }: { part: TranscriptTool }) {
   const root = useWorkspaceRoot();
-  const call = savedToolCall(
-    {
-      tool: part.tool,
-      status: part.status,
-      input: part.input,
-      output: part.output,
-      error: part.error,
-      title: part.title,
-      pruned: isPruned(part),
-    },
-    root,
-  );
-  return <ToolCallRow call={call} />;
+  return <ToolCallRow call={savedToolCall(part, root)} />;
 }

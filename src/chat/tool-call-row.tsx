@@ -1,5 +1,5 @@
 /**
- * One tool call, live or saved, the same way: OpenCode's tool name, what it did (paths relative
+ * One tool call, live or saved, the same way: the runtime's tool name, what it did (paths relative
  * to the workspace), its outcome — a refusal says who refused it — and, expanded, its input,
  * output and error.
  */
@@ -32,7 +32,7 @@ export function ToolCallRow({ call, as: Tag = 'div' }: { call: ToolCallView; as?
             {call.output !== null && (
               <>
                 <p className="tool-label">
-                  Output{call.pruned ? ' (OpenCode has since cleared it from the context)' : ''}
+                  Output{call.pruned ? ' (the agent’s runtime has since cleared it from the context)' : ''}
                 </p>
                 <pre tabIndex={0}>{call.output}</pre>
               </>

@@ -1,12 +1,14 @@
 /**
  * The live agent on the wire (issue 15): its status, a prompt, and the events of a turn as the
  * server streams them (Server-Sent Events: `data:` is one JSON event per message). The server
- * speaks ACP with the agent process and persists what it produced in OpenCode's own shapes;
- * the browser only ever sees these events and, after the turn, the persisted messages.
+ * speaks ACP with the agent process and persists what it produced in the runtime's own shapes;
+ * the browser only ever sees these events and, after the turn, the persisted messages as the
+ * runtime-neutral transcript (shared/transcript.ts): the live half and the saved half of it.
  *
  * Clients must ignore event types they do not know (a newer server may send more).
  */
 import * as z from 'zod/mini';
+import { toolCallFields } from './transcript';
 import { sessionIdSchema } from './wire';
 
 export const agentStatusSchema = z.object({
@@ -84,13 +86,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     status: z.enum(TOOL_STATUSES),
     /** Workspace files the call touches, when the agent says. */
     paths: z.optional(z.array(z.string())),
-    /** OpenCode's name for the tool ("bash", "read"), the same the saved call carries. */
-    tool: z.optional(z.string()),
-    /** The call's input as the agent gave it (absent when too large to stream). */
-    input: z.optional(z.record(z.string(), z.unknown())),
-    /** What it answered, cut to a few thousand characters; why it failed. */
-    output: z.optional(z.string()),
-    error: z.optional(z.string()),
+    /** The runtime's tool name, input, output and error: the fields the saved call has (shared/transcript.ts). */
+    ...toolCallFields,
   }),
   /** The agent asked permission for something; the server's policy answered. */
   z.object({ type: z.literal('permission'), title: z.string(), allowed: z.boolean() }),
@@ -101,7 +98,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     size: z.int(),
     cost: z.nullable(z.object({ amount: z.number(), currency: z.string() })),
   }),
-  /** The turn's messages are persisted (in OpenCode's own shapes): refetch the history. */
+  /** The turn's messages are persisted (in the runtime's own shapes): refetch the history. */
   z.object({ type: z.literal('saved'), messages: z.int() }),
   /** The turn ended: `end_turn`, `cancelled`, `max_tokens`, `refusal`, … */
   z.object({ type: z.literal('done'), stopReason: z.string() }),

@@ -7,7 +7,7 @@
  * Built on the shared figures (report-figures.ts) and advice words (advice-text.ts). Browser-safe
  * and pure.
  */
-import { cacheSavingsText, changeLead, suggestionFrees } from './advice-text';
+import { cacheSavingsText, CHANGE_HEADINGS, changeLead, suggestionFrees } from './advice-text';
 import { fmt, fmtBytes, fmtPct } from './format';
 import {
   biggestJumps,
@@ -34,8 +34,23 @@ const plural = (n: number, word: string) => `${fmt(n)} ${word}${n === 1 ? '' : '
 /** A change to make: what to do with it (`lead`) and its text as it is, to copy. */
 export interface ChangeText {
   kind: Change['kind'];
+  /** What the change is: "Claude Code configuration", "Ask the agent". */
+  heading: string;
   lead: string;
   text: string;
+}
+
+/** The runtime a report is about, in words ("OpenCode", "Claude Code"); a report that names none is OpenCode's (contract §10). */
+export const runtimeTitle = (report: Pick<ContextReport, 'runtime'>): string => report.runtime?.title ?? 'OpenCode';
+
+/**
+ * What a change is, as its heading says: a configuration change is the configuration of the
+ * report's runtime (`opencode_config` is the contract's kind for every runtime's: Claude Code's
+ * is its settings' JSON), the other kinds by their own words.
+ */
+export function changeHeading(change: Pick<Change, 'kind'>, runtime: string): string {
+  if (change.kind === 'opencode_config') return `${runtime} configuration`;
+  return CHANGE_HEADINGS[change.kind] ?? change.kind;
 }
 
 /** One suggestion in words: its title, what it frees (with its price), why, and its change. */
@@ -122,8 +137,8 @@ export interface ReportText {
   warnings: string[];
 }
 
-export function changeText(change: Change): ChangeText {
-  return { kind: change.kind, lead: changeLead(change), text: change.text };
+export function changeText(change: Change, runtime: string): ChangeText {
+  return { kind: change.kind, heading: changeHeading(change, runtime), lead: changeLead(change), text: change.text };
 }
 
 function suggestionText(report: ContextReport, s: ContextReport['suggestions'][number]): SuggestionText {
@@ -132,7 +147,7 @@ function suggestionText(report: ContextReport, s: ContextReport['suggestions'][n
     warning: s.severity === 'warning',
     frees: suggestionFrees(report, s.frees, s),
     detail: numbersInText(s.detail),
-    change: s.change ? changeText(s.change) : null,
+    change: s.change ? changeText(s.change, runtimeTitle(report)) : null,
   };
 }
 
@@ -148,7 +163,7 @@ function verdictText(report: ContextReport): ReportText['verdict'] {
       warning: false,
       frees: a.frees ?? '',
       detail: a.detail,
-      change: a.change ? changeText(a.change) : null,
+      change: a.change ? changeText(a.change, runtimeTitle(report)) : null,
     },
     facts: present([v.headroom, v.cache, v.cost]),
   };

@@ -1,10 +1,12 @@
 /**
- * A tool call as the chat shows it, live (from the agent's events) and saved (from OpenCode's
- * persisted part) alike: OpenCode's tool name ("bash", "grep", never ACP's kinds "execute",
- * "search"), one line of what it did, its outcome in words ("Refused by the server's policy: …"),
- * and its input, output and error for the expanded row — every path inside the workspace shown
- * relative to it. Browser-safe and pure.
+ * A tool call as the chat shows it, live (from the agent's events) and saved (from the runtime-
+ * neutral transcript, shared/transcript.ts) alike: the runtime's tool name ("bash", "Read", never
+ * ACP's kinds "execute", "search"), one line of what it did, its outcome in words ("Refused by the
+ * server's policy: …"), and its input, output and error for the expanded row — every path inside
+ * the workspace shown relative to it. Browser-safe and pure; the server's mappers use its
+ * summaries too.
  */
+import { previewText, TRANSCRIPT_TEXT_CHARS, type SavedToolStatus, type TranscriptTool } from './transcript';
 
 export type ToolOutcome = 'pending' | 'running' | 'done' | 'failed' | 'refused' | 'interrupted';
 
@@ -19,12 +21,12 @@ export interface ToolCallView {
   input: string | null;
   output: string | null;
   error: string | null;
-  /** OpenCode pruned the output: the model now sees a placeholder. */
+  /** The runtime pruned the output: the model now sees a placeholder. */
   pruned: boolean;
 }
 
 /** Output shown in an expanded row (the rest is cut, saying how much). */
-export const TOOL_TEXT_CHARS = 8000;
+export const TOOL_TEXT_CHARS = TRANSCRIPT_TEXT_CHARS;
 
 /** OpenCode's words for a permission the answerer refused, and for a rule that denies the call. */
 const REJECTED = 'The user rejected permission to use this specific tool call';
@@ -45,7 +47,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** One line of what a call did, from OpenCode's input for its tool. */
-export function toolSummary(name: string, input: Record<string, unknown>, root: string | undefined): string {
+export function toolSummary(name: string, input: Record<string, unknown>, root?: string): string {
   const path = str(input.filePath) ?? str(input.path);
   const rel = (text: string) => relativePaths(text, root);
   switch (name) {
@@ -83,89 +85,71 @@ export function toolSummary(name: string, input: Record<string, unknown>, root: 
   }
 }
 
-/** A failure in words: a refusal by the policy or by the workspace's rules, else the error itself. */
-function refusalOf(error: string | undefined): { outcomeText: string; refused: boolean } | null {
-  if (!error) return null;
-  if (error.startsWith(REJECTED)) return { outcomeText: 'Refused by the server’s policy', refused: true };
-  if (error.startsWith(DENIED)) return { outcomeText: 'Refused by the workspace’s rules', refused: true };
-  return null;
+/** OpenCode's refusals by their words: by the server's policy (the permission answered no), or by the workspace's rules. */
+export function refusalIn(error: string | undefined): 'policy' | 'rules' | undefined {
+  if (error?.startsWith(REJECTED)) return 'policy';
+  if (error?.startsWith(DENIED)) return 'rules';
+  return undefined;
 }
 
-function cut(text: string | undefined, root: string | undefined): string | null {
-  if (text === undefined || text === '') return null;
-  const shown = relativePaths(text, root);
-  return shown.length > TOOL_TEXT_CHARS
-    ? `${shown.slice(0, TOOL_TEXT_CHARS)}\n… ${(shown.length - TOOL_TEXT_CHARS).toLocaleString('en-US')} more characters`
-    : shown;
-}
+const REFUSALS = { policy: 'Refused by the server’s policy', rules: 'Refused by the workspace’s rules' } as const;
 
-function inputText(input: Record<string, unknown>, root: string | undefined): string | null {
+/** A call's input as text, cut: a shell command as itself, else JSON; null when it has none. */
+export function inputText(input: Record<string, unknown>): string | null {
   const entries = Object.entries(input).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return null;
   // A shell command reads best as itself.
-  if (entries.length <= 2 && typeof input.command === 'string') return relativePaths(input.command, root);
-  return cut(JSON.stringify(Object.fromEntries(entries), null, 2), root);
+  if (entries.length <= 2 && typeof input.command === 'string') return input.command;
+  return previewText(JSON.stringify(Object.fromEntries(entries), null, 2));
+}
+
+/** What the server sent is cut already (previewText): only the paths are made relative here. */
+function shown(text: string | null | undefined, root: string | undefined): string | null {
+  if (text === undefined || text === null || text === '') return null;
+  return relativePaths(text, root);
 }
 
 interface CallFacts {
   name: string;
-  input: Record<string, unknown>;
-  status: 'pending' | 'running' | 'completed' | 'error';
+  summary: string;
+  input: string | null;
+  status: SavedToolStatus;
+  refused?: 'policy' | 'rules' | undefined;
   output?: string | undefined;
   error?: string | undefined;
-  title?: string | undefined;
-  pruned?: boolean;
+  pruned?: boolean | undefined;
   /** The turn ended with the call unfinished (a saved pending or running call). */
   ended?: boolean;
 }
 
+function outcomeOf(facts: CallFacts): { outcome: ToolOutcome; outcomeText: string } {
+  if (facts.status === 'error' && facts.refused) return { outcome: 'refused', outcomeText: REFUSALS[facts.refused] };
+  if (facts.status === 'completed') return { outcome: 'done', outcomeText: 'done' };
+  if (facts.status === 'error') return { outcome: 'failed', outcomeText: 'failed' };
+  if (facts.ended) return { outcome: 'interrupted', outcomeText: 'interrupted' };
+  return facts.status === 'pending'
+    ? { outcome: 'pending', outcomeText: 'pending' }
+    : { outcome: 'running', outcomeText: 'in progress' };
+}
+
 function view(facts: CallFacts, root: string | undefined): ToolCallView {
-  const summary = toolSummary(facts.name, facts.input, root) || relativePaths(facts.title ?? '', root);
-  const refusal = facts.status === 'error' ? refusalOf(facts.error) : null;
-  let outcome: ToolOutcome;
-  let outcomeText: string;
-  if (refusal) {
-    outcome = 'refused';
-    outcomeText = refusal.outcomeText;
-  } else if (facts.status === 'completed') {
-    outcome = 'done';
-    outcomeText = 'done';
-  } else if (facts.status === 'error') {
-    outcome = 'failed';
-    outcomeText = 'failed';
-  } else if (facts.ended) {
-    outcome = 'interrupted';
-    outcomeText = 'interrupted';
-  } else {
-    outcome = facts.status === 'pending' ? 'pending' : 'running';
-    outcomeText = facts.status === 'pending' ? 'pending' : 'in progress';
-  }
+  const summary = relativePaths(facts.summary, root);
+  const { outcome, outcomeText } = outcomeOf(facts);
   return {
     name: facts.name,
     summary,
     outcome,
     outcomeText,
-    reason: refusal ? `${refusal.outcomeText}: ${summary || facts.name}` : null,
-    input: inputText(facts.input, root),
-    output: cut(facts.output, root),
-    error: cut(facts.error, root),
+    reason: outcome === 'refused' ? `${outcomeText}: ${summary || facts.name}` : null,
+    input: shown(facts.input, root),
+    output: shown(facts.output, root),
+    error: shown(facts.error, root),
     pruned: facts.pruned ?? false,
   };
 }
 
-/** A saved call: OpenCode's tool part. */
-export function savedToolCall(
-  part: {
-    tool: string;
-    status: CallFacts['status'];
-    input: Record<string, unknown>;
-    output?: string | undefined;
-    error?: string | undefined;
-    title?: string | undefined;
-    pruned?: boolean;
-  },
-  root: string | undefined,
-): ToolCallView {
+/** A saved call, as the runtime's mapper made it (shared/transcript.ts): the turn it was in has ended. */
+export function savedToolCall(part: TranscriptTool, root: string | undefined): ToolCallView {
   return view({ ...part, name: part.tool, ended: true }, root);
 }
 
@@ -190,5 +174,18 @@ export function liveToolCall(
   // Before its input arrives, a call is known by its title (OpenCode's: the tool's name) and paths.
   const title = call.title === name && call.paths?.length ? call.paths.join(', ') : call.title;
   const status = call.status === 'in_progress' ? 'running' : call.status === 'failed' ? 'error' : call.status;
-  return view({ name, input: call.input ?? {}, status, output: call.output, error: call.error, title }, root);
+  const input = call.input ?? {};
+  return view(
+    {
+      name,
+      summary: toolSummary(name, input) || title,
+      input: inputText(input),
+      status,
+      refused: status === 'error' ? refusalIn(call.error) : undefined,
+      // A streamed output is bounded well above what the row shows, so that it can say how much more there is.
+      output: call.output === undefined ? undefined : previewText(call.output),
+      error: call.error === undefined ? undefined : previewText(call.error),
+    },
+    root,
+  );
 }

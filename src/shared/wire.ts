@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 
 import { ESTIMATORS, type EstimatorId } from './estimators';
 import { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId } from './sources';
+import { transcriptMessageSchema } from './transcript';
 
 export { isSourceId, SOURCE_IDS, SOURCE_LABELS, type SourceId };
 
@@ -81,7 +82,11 @@ export const workspaceListSchema = z.object({
 });
 export type WorkspaceList = z.infer<typeof workspaceListSchema>;
 
-/** A persisted OpenCode message; info and parts are passed through as stored (parsed JSON). */
+/**
+ * A persisted message. `info` and `parts` are passed through as stored (parsed JSON), in the
+ * shapes of the runtime that wrote it (`runtime`); `transcript` is what the chat shows of it,
+ * the same for every runtime (shared/transcript.ts) — the browser reads only that.
+ */
 export const chatMessageSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
@@ -89,6 +94,10 @@ export const chatMessageSchema = z.object({
   timeUpdated: z.number(),
   info: z.record(z.string(), z.unknown()),
   parts: z.array(z.record(z.string(), z.unknown())),
+  /** The runtime whose shapes `info` and `parts` are in (messages_v2.runtime; absent: OpenCode's). */
+  runtime: z.optional(z.string()),
+  /** The message as the chat shows it, whatever the runtime; absent only when `problem` says why it cannot be shown. */
+  transcript: z.optional(transcriptMessageSchema),
   /** Set when the stored row could not be read; the message is shown as unreadable. */
   problem: z.optional(z.string()),
   /** What was left out or corrected to show the rest (a part nested too deep, a timestamp that is not a number). */
@@ -757,6 +766,13 @@ export const contextReportSchema = z.object({
   workspaceId: z.string(),
   sessionId: z.nullable(z.string()),
   generatedAt: z.string(),
+  /**
+   * The agent runtime whose session this is (contract §10): `name` as its rows say it
+   * (messages_v2.runtime: 'opencode', 'claude-code'; a client shows one it does not know by
+   * `title`), `title` in words ("OpenCode", "Claude Code"). Absent from a server before it:
+   * OpenCode's.
+   */
+  runtime: z.optional(z.object({ name: z.string(), title: z.string() })),
   /**
    * Where the session came from when it did not run through this server's agent: `files`, the
    * export files the report was made from (`debug context --export`); `kind` as the import

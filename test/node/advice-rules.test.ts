@@ -210,7 +210,7 @@ describe('the never-called tools, as a suggestion', () => {
   });
   const inputOf = (calls: number, parts: RuntimePart[]) =>
     ({
-      runtime: { name: 'OpenCode', label: '', words: {}, advice: OPENCODE_ADVICE },
+      runtime: { name: 'OpenCode', rows: 'opencode', label: '', words: {}, advice: OPENCODE_ADVICE },
       runtimeSplit: { parts, estimated: 0, measured: 0, recordedAt: 0, agent: 'build', model: null, notes: [] },
       agent: 'build',
       workspace: { agentConfig: { models: {}, mcpServers: [] } },

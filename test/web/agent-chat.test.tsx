@@ -82,6 +82,7 @@ const message = (sessionId: string, role: 'user' | 'assistant', text: string): C
     timeUpdated: stamp,
     info: { role, time: { created: stamp } },
     parts: [{ id: `prt_${stamp}`, type: 'text', text }],
+    transcript: { role, kind: 'message', parts: [{ type: 'text', text }] },
   };
 };
 

@@ -218,6 +218,7 @@ describe('ChatPanel', () => {
       timeUpdated: 1,
       info: { role: 'assistant', time: { created: 1 } },
       parts: [{ id: `${id}-p`, type: 'text', text }],
+      transcript: { role: 'assistant' as const, kind: 'message' as const, parts: [{ type: 'text' as const, text }] },
     });
     server.use(
       http.get('/api/workspace/demo/messages', () =>

@@ -17,6 +17,7 @@ const userMessage = (id: string, text: string, sessionId = 's1'): ChatMessage =>
   timeUpdated: 5,
   info: { role: 'user' },
   parts: [{ type: 'text', text }],
+  transcript: { role: 'user', kind: 'message', parts: [{ type: 'text', text }] },
 });
 
 describe('live turns', () => {

@@ -7,7 +7,8 @@
  * be folded where room is short (the verdict): shown on request, copied whole either way.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { changeLead, CHANGE_HEADINGS } from '../../shared/advice-text';
+import { changeLead } from '../../shared/advice-text';
+import { changeHeading } from '../../shared/report-text';
 import type { Change } from '../../shared/wire';
 
 type CopyState = 'idle' | 'copied' | 'selected';
@@ -27,11 +28,14 @@ const FOLD_LINES = 3;
 
 export function ChangeBlock({
   change,
+  runtime,
   onDraft,
   fold = false,
   live = null,
 }: {
   change: Change;
+  /** The report's runtime in words ("Claude Code"): a configuration change is its configuration. */
+  runtime: string;
   onDraft?: (text: string) => void;
   fold?: boolean;
   /** The button that makes the change on the live agent, on the actions' line (live-change.tsx). */
@@ -65,7 +69,7 @@ export function ChangeBlock({
     }
   };
 
-  const label = CHANGE_HEADINGS[change.kind] ?? change.kind;
+  const label = changeHeading(change, runtime);
   return (
     <div
       className={`change change-${change.kind}${state === 'selected' ? ' change-selected' : ''}`}

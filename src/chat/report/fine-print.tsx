@@ -6,7 +6,7 @@
  */
 import { fmt, fmtPct } from '../../shared/format';
 import { numbersInText, runtimeChangeText, runtimeFigures } from '../../shared/report-figures';
-import { reportText } from '../../shared/report-text';
+import { reportText, runtimeTitle } from '../../shared/report-text';
 import { totalSourceSentence } from '../../shared/total-source';
 import type { ContextReport } from '../../shared/wire';
 import type { ReportModel } from './report-model';
@@ -147,7 +147,7 @@ function WindowFact({ model }: { model: ReportModel }) {
       <dd>
         {fmt(window.contextSize)} tokens, {fmt(window.reservedOutput)} of them kept free for the reply
         {window.autoCompactAt !== null
-          ? `: OpenCode compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
+          ? `: ${runtimeTitle(report)} compacts at ${window.assumed ? '≈' : ''}${fmt(window.autoCompactAt)}`
           : ''}
         .{window.assumed ? ` ${ASSUMED}` : ''}
         {basis
@@ -169,8 +169,8 @@ function RuntimeOverheadFact({ report }: { report: ContextReport }) {
     <div>
       <dt>Runtime overhead</dt>
       <dd>
-        {fmt(c.runtimeOverhead)} tokens: OpenCode’s system prompt, environment and tool schemas, which the server cannot
-        see — measured as the first call’s prompt minus everything visible in it.
+        {fmt(c.runtimeOverhead)} tokens: {runtimeTitle(report)}’s system prompt, environment and tool schemas, which the
+        server cannot see — measured as the first call’s prompt minus everything visible in it.
         {runtimeChanges.length > 0 ? (
           <ul>
             {runtimeChanges.map((change) => (

@@ -7,6 +7,7 @@
  * Pure: no React, no DOM.
  */
 import { fmt, fmtPct } from '../../shared/format';
+import { runtimeTitle } from '../../shared/report-text';
 import {
   itemPercent,
   REMAINDER_PREFIX,
@@ -156,7 +157,7 @@ function windowOf(report: ContextReport): WindowModel | null {
 
 function boundariesOf(report: ContextReport, mode: ReportModel['mode']): string {
   const est = estimatorName(report);
-  const unseen = 'Not visible to the server: OpenCode’s system prompt and tool schemas';
+  const unseen = `Not visible to the server: ${runtimeTitle(report)}’s system prompt and tool schemas`;
   if (mode === 'estimate-only')
     return `Nothing measured yet (no model call) · Estimated (${est}): every figure · ${unseen}, not counted`;
   if (mode === 'scaled') {

@@ -4,6 +4,7 @@
  */
 import type { Ref } from 'react';
 import { fmt } from '../../shared/format';
+import { runtimeTitle } from '../../shared/report-text';
 import { totalSourceSentence, totalSourceShort } from '../../shared/total-source';
 import type { ContextReport } from '../../shared/wire';
 import { RelativeTime } from '../relative-time';
@@ -49,6 +50,7 @@ export function ReportSummary(props: ReportSummaryProps) {
         {/* In the sticky header, so nothing sticky ever covers it. */}
         <p className="report-made muted">
           Made <RelativeTime at={report.generatedAt} />
+          <span className="report-runtime"> · {runtimeTitle(report)}</span>
           {sessionTitle ? <span className="wide-only"> · {sessionTitle}</span> : null}
         </p>
       </div>

@@ -7,6 +7,7 @@
  */
 import { Fragment } from 'react';
 import { fmt, fmtBytes } from '../../shared/format';
+import { runtimeTitle } from '../../shared/report-text';
 import { costCells, costOutsideText, fmtCost, folderLines } from '../../shared/report-figures';
 import type { ReportItem } from '../../shared/wire';
 import type { ContentTarget } from './item-content-panel';
@@ -278,7 +279,8 @@ function SourceDetails({
         {row.runtimeTokens > 0 && (
           <>
             {' '}
-            · of which {fmt(row.runtimeTokens)} tokens are OpenCode’s own prompt and tools (measured; its parts below)
+            · of which {fmt(row.runtimeTokens)} tokens are {runtimeTitle(model.report)}’s own prompt and tools
+            (measured; its parts below)
           </>
         )}
       </p>

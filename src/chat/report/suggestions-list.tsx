@@ -6,6 +6,7 @@
  */
 import { suggestionFrees } from '../../shared/advice-text';
 import { numbersInText } from '../../shared/report-figures';
+import { runtimeTitle } from '../../shared/report-text';
 import type { ContextReport } from '../../shared/wire';
 import { ChangeBlock } from './change-block';
 import { LiveChange } from './live-change';
@@ -37,7 +38,7 @@ export function Suggestions({
               </span>
               <span className="suggestion-frees">{suggestionFrees(report, s.frees, s)}</span>
               <span className="suggestion-detail">{numbersInText(s.detail)}</span>
-              {s.change && <ChangeBlock change={s.change} onDraft={onDraft} />}
+              {s.change && <ChangeBlock change={s.change} runtime={runtimeTitle(report)} onDraft={onDraft} />}
               {s.change?.request && <LiveChange report={report} suggestion={s} />}
               {target && listed.has(target) && (
                 <span className="suggestion-actions">

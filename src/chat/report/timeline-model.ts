@@ -2,6 +2,7 @@
  * The timeline of model calls as stacked series, in the report's one order (largest source at
  * the bottom), and the jumps worth naming. Pure: the chart draws what this computes.
  */
+import { runtimeTitle } from '../../shared/report-text';
 import type { TimelinePoint } from '../../shared/wire';
 // One rule for the biggest jumps, in the web and the CLI.
 export { biggestJumps, type Jump } from '../../shared/report-figures';
@@ -39,7 +40,7 @@ export function timelineSeries(points: readonly TimelinePoint[], model: ReportMo
   if (runtimeKey === RUNTIME) keys.push(RUNTIME);
   const series = keys.map((key) => ({
     key,
-    label: key === RUNTIME ? 'OpenCode runtime (measured)' : model.labelOf(key),
+    label: key === RUNTIME ? `${runtimeTitle(model.report)} runtime (measured)` : model.labelOf(key),
     color: model.colorOf(key),
     values: points.map((p) => (p.bySource[key] ?? 0) + (key === runtimeKey ? p.runtimeOverhead : 0)),
   }));

@@ -8,6 +8,7 @@
 import { suggestionFrees } from '../../shared/advice-text';
 import { fmt, fmtPct } from '../../shared/format';
 import { actionSuggestion, agentCost, fmtCost, roomParts } from '../../shared/report-figures';
+import { runtimeTitle } from '../../shared/report-text';
 import { ChangeBlock } from './change-block';
 import { LiveChange } from './live-change';
 import { useReportName } from './report-name';
@@ -72,6 +73,7 @@ export function Verdict({
           {suggestion?.change && (
             <ChangeBlock
               change={suggestion.change}
+              runtime={runtimeTitle(report)}
               onDraft={onDraft}
               fold
               live={suggestion.change.request ? <LiveChange report={report} suggestion={suggestion} inline /> : null}

@@ -19,6 +19,7 @@ import {
 } from '../../shared/report-figures';
 import {
   reportText,
+  runtimeTitle,
   sourceItems,
   subagentText,
   type ChangeText,
@@ -110,7 +111,9 @@ const block = (lines: string[]): string[] => (lines.length ? [...lines, ''] : []
 
 /** Which report this is: the workspace and session, where it came from, the context's total. */
 function headerLines(report: ContextReport, text: ReportText, database: string | null): string[] {
-  const lines = [`Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'}`];
+  const lines = [
+    `Context report · workspace ${report.workspaceId} · session ${report.sessionId ?? '(none)'} · ${runtimeTitle(report)}`,
+  ];
   if (database) lines.push(`Database: ${database}`);
   const { origin, actual } = report;
   // The file the report came from: given to --export, or kept by the import (contract §8).
@@ -293,7 +296,7 @@ function methodLines(report: ContextReport): string[] {
   if (calibration?.mode === 'measured') {
     lines.push(
       `Measured: ${fmt(calibration.reference?.promptTokens ?? null)} tokens at model call ${calibration.reference?.call ?? '—'} of ${calibration.calls}` +
-        ` · OpenCode's own system prompt and tool schemas ${fmt(calibration.runtimeOverhead)} tokens` +
+        ` · ${runtimeTitle(report)}'s own system prompt and tool schemas ${fmt(calibration.runtimeOverhead)} tokens` +
         (calibration.unattributed.tokens === 0 ? '' : ` · unattributed ${fmt(calibration.unattributed.tokens)}`),
     );
   }

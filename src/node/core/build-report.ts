@@ -71,6 +71,7 @@ export function buildReport(input: ReportInput): ContextReport {
     workspaceId: input.workspaceId,
     sessionId: input.sessionId,
     generatedAt: input.generatedAt,
+    runtime: { name: input.runtime.rows, title: input.runtime.name },
     snapshotId: input.snapshotId,
     actual: usage && totalOnWire(usage),
     estimate: estimateOf(input, counted, used),

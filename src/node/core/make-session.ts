@@ -255,6 +255,7 @@ function describedMessages(
 /** The runtime as the report names it: its name, its item's label, its words, its advice. */
 const runtimeInputOf = (runtime: AgentRuntime): ReportInput['runtime'] => ({
   name: runtime.name,
+  rows: runtime.rows,
   label: runtime.runtimeItem.label,
   words: runtime.words,
   ...(runtime.advice ? { advice: runtime.advice } : {}),

@@ -9,6 +9,7 @@
  * OpenCode is the first implementation (core/opencode/); docs/architecture.md has the recipe for
  * another. Only core/opencode/** may import the OpenCode format module (lint).
  */
+import type { TranscriptMessage, TranscriptRow } from '../../shared/transcript';
 import type { ContextWindow } from '../../shared/wire';
 import type { ProviderFamily } from './providers';
 import type {
@@ -116,6 +117,13 @@ export interface AgentRuntime<H = unknown> {
   /** Its words in the report: what it leaves out and why, how it compacts. */
   readonly words: RuntimeWords;
   readonly layout: WorkspaceLayout;
+
+  /**
+   * The chat's transcript of its rows (shared/transcript.ts): one message a row, in the rows'
+   * order — a session's rows of this runtime together, since a call's answer may be in a later row.
+   * Absent: the chat shows its rows as messages it cannot show.
+   */
+  chatTranscript?(rows: readonly TranscriptRow[]): TranscriptMessage[];
 
   /** A row's header (warnings name the message). */
   header(row: ParsedRow, size: number, warn: (message: string) => void): Header<H>;

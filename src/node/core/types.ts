@@ -722,8 +722,11 @@ export interface ReportInput {
   generatedAt: string;
   snapshotId: string;
   estimator: { id: EstimatorId; method: string };
-  /** The agent runtime: its name, its own item's label, its words for what it leaves out, its advice. */
-  runtime: { name: string; label: string; words: RuntimeWords; advice?: RuntimeAdvice };
+  /**
+   * The agent runtime: its name in words and as its rows say it (`rows`), its own item's label,
+   * its words for what it leaves out, its advice.
+   */
+  runtime: { name: string; rows: string; label: string; words: RuntimeWords; advice?: RuntimeAdvice };
   /** The agent of the call the total describes (null: not recorded). */
   agent?: string | null;
   /** What the model quoted (`code spans`) in each message in view, in view order. */

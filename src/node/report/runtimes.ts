@@ -27,3 +27,9 @@ export function runtimeOfRows(names: readonly (string | null)[], sessionId: stri
       : `session ${sessionId}: its rows were written by more than one runtime (${named.join(', ')})`,
   );
 }
+
+/** The runtime whose name a row carries (null: none, OpenCode's); null for a name this program does not know. */
+export function runtimeNamed(name: string | null | undefined): AgentRuntime | null {
+  if (name === null || name === undefined) return DEFAULT_RUNTIME;
+  return RUNTIMES.find((r) => r.rows === name) ?? null;
+}

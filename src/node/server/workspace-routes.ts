@@ -25,6 +25,7 @@ import { totalOnWire } from '../usage';
 import type { AppEnv } from './access';
 import { requireJson } from './guards';
 import { jsonBody } from './json-body';
+import { withTranscripts } from './chat-transcript';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -149,9 +150,13 @@ export function workspaceRoutes(
   routes.get('/messages', async (c) => {
     const workspace = c.get('workspace');
     const sessionId = await resolveSession(store, workspace.id, c.req.query('session_id'), live);
+    const rows = sessionId === null ? [] : await store.listMessages(workspace.id, sessionId);
     const body: MessagesResponse = {
       sessionId,
-      messages: sessionId === null ? [] : (await store.listMessages(workspace.id, sessionId)).map(toChatMessage),
+      messages: withTranscripts(
+        rows.map(toChatMessage),
+        rows.map((row) => row.runtime),
+      ),
     };
     return c.json(body);
   });
@@ -172,7 +177,7 @@ export function workspaceRoutes(
       const sessionId = request.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? newSessionId();
       const row = userMessage(OWN_MESSAGES, workspace.id, sessionId, request.text);
       await store.insertMessage(row);
-      const message: ChatMessage = {
+      const stored: ChatMessage = {
         id: row.id,
         sessionId,
         timeCreated: row.timeCreated,
@@ -180,6 +185,7 @@ export function workspaceRoutes(
         info: row.info as Record<string, unknown>,
         parts: row.parts as Record<string, unknown>[],
       };
+      const [message] = withTranscripts([stored], [row.runtime]);
       return c.json({ message }, 201);
     },
   );

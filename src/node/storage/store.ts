@@ -31,6 +31,8 @@ export interface MessageRow {
   time_updated: number;
   info: unknown;
   parts: unknown;
+  /** The runtime that wrote it (messages_v2.runtime; null: none named, OpenCode's): listMessages reads it. */
+  runtime?: string | null;
 }
 
 export interface UsageRow {

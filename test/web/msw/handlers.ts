@@ -25,6 +25,7 @@ export const messageHandlers = [
           timeUpdated: now,
           info: { role: 'user', time: { created: now } },
           parts: [{ id: 'prt_new', type: 'text', text: body.text }],
+          transcript: { role: 'user', kind: 'message', parts: [{ type: 'text', text: body.text }] },
         },
       },
       { status: 201 },

@@ -10,6 +10,7 @@ import type { AgentRuntime } from '../runtime';
 import type { MessageMeta } from '../types';
 import { CLAUDE_CODE_ADVICE } from './advice';
 import { analyzeEntry } from './analyze';
+import { claudeCodeChatTranscript } from './chat-transcript';
 import { EntryWindow, liveWindow, modelCalls, promptOf, responseStarts, tokensOf } from './calls';
 import { entryHeader, type EntryHeader } from './entry';
 import { sessionFacts, type ClaudeCodeFacts } from './facts';
@@ -33,6 +34,7 @@ export const claudeCodeRuntime: AgentRuntime<EntryHeader> = {
   runtimeItem: { label: 'Claude Code system prompt and tool schemas', text: RUNTIME_TEXT },
   layout: CLAUDE_CODE_LAYOUT,
   words: CLAUDE_CODE_WORDS,
+  chatTranscript: claudeCodeChatTranscript,
 
   header: entryHeader,
   facts: sessionFacts,

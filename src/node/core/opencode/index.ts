@@ -11,6 +11,7 @@ import { OPENCODE_ADVICE } from './advice';
 import type { AgentRuntime } from '../runtime';
 import type { MessageMeta, SessionShape } from '../types';
 import { workspaceContributions } from './always-loaded';
+import { opencodeChatTranscript } from './chat-transcript';
 import { analyzeMessage, messageHeader, type OpenCodeHeader } from './analyze';
 import { recordedRoots } from './attribute';
 import { modelCalls, promptOf } from './calls';
@@ -34,6 +35,7 @@ export const opencodeRuntime: AgentRuntime<OpenCodeHeader> = {
   runtimeItem: { label: 'OpenCode system prompt and tool schemas, measured', text: RUNTIME_TEXT },
   layout: OPENCODE_LAYOUT,
   words: OPENCODE_WORDS,
+  chatTranscript: opencodeChatTranscript,
 
   header: messageHeader,
 

@@ -178,8 +178,11 @@ export class Queries {
     return row?.workspace_id ?? null;
   }
 
-  listMessages(db: Db, workspaceId: string, sessionId: string): Promise<MessageRow[]> {
+  async listMessages(db: Db, workspaceId: string, sessionId: string): Promise<MessageRow[]> {
+    // The chat maps each row by the runtime that wrote it (a database from before the column has none).
+    const runtime = await this.hasColumn(db, 'messages_v2', 'runtime');
     return this.selectMessages(db)
+      .$if(runtime, (q) => q.select('runtime'))
       .where('workspace_id', '=', workspaceId)
       .where('session_id', '=', sessionId)
       .orderBy('id')
