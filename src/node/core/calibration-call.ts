@@ -62,7 +62,7 @@ export function openCall(s: WalkState, call: ModelCall): Measuring {
   const events: TimelineEvent[] = [];
   if (compacted) events.push('compaction');
   if (s.prunedSinceCall) events.push('pruning');
-  const state = compacted ? { ...s, hidden: s.hidden.clear(), unexplained: 0 } : s;
+  const state = compacted ? { ...s, hidden: [], unexplained: 0 } : s;
   return {
     ...state,
     callNumber: s.callNumber + 1,
@@ -222,9 +222,9 @@ export function applyCallAccount(s: Measuring): Measuring {
   let next = account.dropReasoning ? dropReasoningAtTurn(s) : s;
   const { previous } = next;
   let { events } = next.current;
-  let hidden = account.keep ? next.hidden : next.hidden.clear();
+  let hidden = account.keep ? next.hidden : [];
   if (account.add && previous) {
-    hidden = hidden.push({ call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden });
+    hidden = [...hidden, { call: previous.number, messageId: previous.call.messageId, tokens: previous.hidden }];
     events = withEvent(events, 'hidden_reasoning');
   }
   next = { ...next, hidden };
@@ -351,7 +351,7 @@ export function keepSnapshot(s: Measuring, call: ModelCall): Measuring {
     cal: new Map(s.cal),
     basis: new Map(s.basis),
     overhead: s.overhead ?? 0,
-    hidden: s.hidden.toArray(),
+    hidden: [...s.hidden],
     unexplained: s.unexplained,
     ordered: orderedView(s).filter((i) => !uncounted(s, i.key)),
     history: history(s),

@@ -136,7 +136,8 @@ export interface WalkState {
   /** The runtime as measured per combination of agent, model and tools: met again, not measured again. */
   readonly overheads: IMap<string, number>;
   readonly runtimeChanges: List<RuntimeChange>;
-  readonly hidden: List<HiddenBlock>;
+  /** Hidden reasoning carried, per call that produced it (a plain array: summed at every call). */
+  readonly hidden: readonly HiddenBlock[];
   readonly unexplained: number;
   // What the walk shows besides the view: the policy's evidence, the timeline, the reference call.
   readonly fits: List<Fit>;
@@ -239,7 +240,7 @@ export function startWalk(context: WalkContext, rules: Partial<WalkRules> = {}):
     runtimeKey: null,
     overheads: IMap(),
     runtimeChanges: List(),
-    hidden: List(),
+    hidden: [],
     unexplained: 0,
     fits: List(),
     votes: List(),
@@ -344,3 +345,36 @@ export const billed = (s: WalkState, bill: Bill): List<Bill> => (s.billing ? s.b
 
 /** The state while a measured call is walked: what it decided so far. */
 export type Measuring = WalkState & { readonly current: CallInProgress };
+
+/**
+ * The state with its per-item collections transient (Immutable.js's `asMutable`: writes copy
+ * nothing already copied in this step, and never touch the given state's); inside one step only —
+ * `frozen` makes them persistent again, and no transient collection leaves the step.
+ */
+export function transient(s: WalkState): WalkState {
+  return {
+    ...s,
+    view: s.view.asMutable(),
+    cal: s.cal.asMutable(),
+    basis: s.basis.asMutable(),
+    reasoningInView: s.reasoningInView.asMutable(),
+    addedSinceCall: s.addedSinceCall.asMutable(),
+    inWindow: s.inWindow.asMutable(),
+    segmentsIn: s.segmentsIn.asMutable(),
+    bills: s.bills.asMutable(),
+  };
+}
+
+export function frozen(s: WalkState): WalkState {
+  return {
+    ...s,
+    view: s.view.asImmutable(),
+    cal: s.cal.asImmutable(),
+    basis: s.basis.asImmutable(),
+    reasoningInView: s.reasoningInView.asImmutable(),
+    addedSinceCall: s.addedSinceCall.asImmutable(),
+    inWindow: s.inWindow.asImmutable(),
+    segmentsIn: s.segmentsIn.asImmutable(),
+    bills: s.bills.asImmutable(),
+  };
+}

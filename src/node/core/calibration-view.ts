@@ -113,7 +113,8 @@ export function rebuildView(s: WalkState, index: number): WalkState {
   const order = s.context.window[index]?.order ?? s.order;
   const keep = new Set(order);
   let next: WalkState = { ...s, compactedSinceCall: true, order };
-  for (const message of s.inWindow) {
+  // A copy: inside a walk step the set is transient (calibration-state.ts), and changes below.
+  for (const message of [...s.inWindow]) {
     if (keep.has(message)) continue;
     next = { ...next, inWindow: next.inWindow.delete(message) };
     for (const item of s.context.input.items[message] ?? []) next = removeItem(next, item.key);

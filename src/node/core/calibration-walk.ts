@@ -9,7 +9,15 @@
  * state of calibration-state.ts; one walk per policy tried, sharing only the indexed input.
  */
 import { measureCall } from './calibration-call';
-import { billed, startWalk, type WalkContext, type WalkRules, type WalkState } from './calibration-state';
+import {
+  billed,
+  frozen,
+  startWalk,
+  transient,
+  type WalkContext,
+  type WalkRules,
+  type WalkState,
+} from './calibration-state';
 import { addItem, addSegments, applyPrunes, enterMessage } from './calibration-view';
 import type { ModelCall } from './types';
 
@@ -48,8 +56,16 @@ export function* walkEvents(messages: number, calls: readonly ModelCall[], until
   if (until === Number.POSITIVE_INFINITY) yield { kind: 'end' };
 }
 
-/** One step of the walk. */
+/**
+ * One step of the walk. Its many small updates (an item in, a cost set) are made on transient
+ * copies of the state's collections — Immutable.js's `withMutations`, the given state untouched
+ * —, and the state it returns is immutable again: a step of a thousand items allocates as one.
+ */
 export function walkStep(s: WalkState, event: WalkEvent): WalkState {
+  return frozen(stepOn(transient(s), event));
+}
+
+function stepOn(s: WalkState, event: WalkEvent): WalkState {
   switch (event.kind) {
     case 'message':
       return enterMessage(s, event.index);
