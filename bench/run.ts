@@ -177,9 +177,16 @@ async function maybePostgres(): Promise<PostgresServer | false> {
   return startPostgres();
 }
 
+/** The machine is shared: what else ran weighs on every wall time (the ratios in one run are what to read). */
+const loadAverage = () =>
+  `${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')} on ${cpus().length} cores`;
+
 /** Issue 33: who wrote the rows, and the CLI's start (`npm run bench -- --counts` runs this part alone). */
 async function countsSection(postgres: PostgresServer | false): Promise<void> {
   console.log('\n## The CLI on a workspace the product wrote, and on one another writer wrote\n');
+  console.log(`load average at the start: ${loadAverage()}\n`);
   for (const line of await benchWriters(
     SIZES.filter((s) => s >= 100_000),
     postgres,
@@ -191,11 +198,7 @@ async function countsSection(postgres: PostgresServer | false): Promise<void> {
 /** Issue 42.1: the CLI's start against its floors (`npm run bench -- --start` runs this part alone). */
 async function startSection(): Promise<void> {
   console.log('\n## The CLI starting (each target against its floor, same run)\n');
-  console.log(
-    `load average at the start: ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(', ')} on ${cpus().length} cores`,
-  );
+  console.log(`load average at the start: ${loadAverage()}`);
   console.log('');
   for (const line of await benchStart()) console.log(line);
 }

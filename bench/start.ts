@@ -5,60 +5,27 @@
  * off, measured beside them: the source walk the launcher no longer does, zod's locales the named
  * `z` import kept in the bundle, the first Intl number formatter, the table renderer `--json` no
  * longer loads, the whole environment schema the CLI no longer builds, the model catalog as an
- * object literal (each a bundle of its own, built as the build builds). Every command runs in turn with
+ * object literal, @noble's SHA-256 in JavaScript for the report's keys (each a bundle of its own, built as the build builds). Every command runs in turn with
  * the others (round robin), so a load that comes and goes weighs on all alike; medians.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 // @ts-expect-error plain JavaScript, no declarations
 import { largeJsonAsParse } from '../scripts/build-node.mjs';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../src/node/demo/builder';
+import { roundRobin, type Timing } from './processes';
 
 const PROJECT = join(import.meta.dirname, '..');
 const RUNS = 11;
-const CPU_AT_EXIT = pathToFileURL(join(PROJECT, 'bench/cpu-at-exit.mjs')).href;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const times = (x: number, base: number) => `${(x / base).toFixed(2)}×`;
 /** `wall ms (cpu ms CPU)` */
 const both = (t: Timing) => `${ms(t.wall)} ms (${ms(t.cpu)} ms CPU)`;
 const less = (a: Timing, b: Timing) => `${ms(a.wall - b.wall)} ms wall, ${ms(a.cpu - b.cpu)} ms CPU`;
-
-interface Timing {
-  /** Wall time, ms. */
-  wall: number;
-  /** CPU time (user + system, every thread), ms: what the process did, whatever else ran. */
-  cpu: number;
-}
-
-/** The median wall and CPU times of each command (node's arguments), run as fresh processes in turn. */
-function roundRobin(dir: string, commands: Record<string, string[]>, runs = RUNS): Record<string, Timing> {
-  const wall: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  const file = join(dir, 'cpu.txt');
-  for (let i = 0; i < runs; i++) {
-    for (const [name, args] of Object.entries(commands)) {
-      writeFileSync(file, '');
-      const started = performance.now();
-      const result = spawnSync(process.execPath, ['--import', CPU_AT_EXIT, ...args], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 28,
-        env: { ...process.env, BENCH_CPU_FILE: file },
-      });
-      wall[name]!.push(performance.now() - started);
-      if (result.status !== 0) throw new Error(`${name}: ${result.stderr}`);
-      cpu[name]!.push(Number(readFileSync(file, 'utf8').trim()));
-    }
-  }
-  return Object.fromEntries(
-    Object.keys(commands).map((name) => [name, { wall: median(wall[name]!), cpu: median(cpu[name]!) }]),
-  );
-}
 
 /** A module bundled alone as the build bundles it (esbuild, ES module for Node): its load time is what it adds to a run. */
 async function bundle(dir: string, name: string, entry: { file: string } | { code: string }, plugins: Plugin[] = []) {
@@ -82,6 +49,19 @@ async function bundle(dir: string, name: string, entry: { file: string } | { cod
   return outfile;
 }
 
+/**
+ * What the demo's report hashes (its memo keys, snapshot id and content keys: 19 texts, 122 KB
+ * in all, counted on this branch), with one key hash: @noble's in JavaScript or node:crypto's.
+ */
+const hashing = (file: string, name: string) => ({
+  code: `import { ${name} } from '${join(PROJECT, file)}';
+const text = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: 'msg_' + i, text: 'Read evidence/slow-query.log — 慢查询 ' + i })));
+let last = '';
+for (let i = 0; i < 19; i++) last = ${name}(text.slice(0, 6422) + i);
+console.log(last);
+`,
+});
+
 /** The bundles each step is measured with: before and after it, or what it no longer loads. */
 async function stepBundles(dir: string) {
   const use = 'z.object({ a: z.string() }).parse({ a: "x" });';
@@ -96,6 +76,8 @@ async function stepBundles(dir: string) {
     envCli: await bundle(dir, 'env-cli', { file: 'src/node/cli-env.ts' }),
     catalogLiteral: await bundle(dir, 'catalog-literal', catalog),
     catalogParse: await bundle(dir, 'catalog-parse', catalog, [largeJsonAsParse as Plugin]),
+    hashPure: await bundle(dir, 'hash-pure', hashing('src/node/core/hash.ts', 'pureKeyHash')),
+    hashNative: await bundle(dir, 'hash-native', hashing('src/node/report/native-hash.ts', 'nativeKeyHash')),
   };
 }
 
@@ -108,21 +90,27 @@ export async function benchStart(): Promise<string[]> {
     spawnSync(process.execPath, [cli, '--help']); // a build first if HEAD moved
     const steps = await stepBundles(dir);
     const walkFirst = `import('${join(PROJECT, 'scripts/build-node.mjs')}').then((b) => b.ensureBuilt('cli')).then((p) => import(p)).then((m) => m.run(['--help']))`;
-    const t = roundRobin(dir, {
-      node: ['-e', '0'],
-      help: [cli, '--help'],
-      helpAfterWalk: ['--input-type=module', '-e', walkFirst],
-      floor: [join(PROJECT, 'bench/floor-process.mjs'), db, DEMO_WORKSPACE_ID, root],
-      demo: [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'],
-      intl: ['-e', "new Intl.NumberFormat('en-US').format(1234)"],
-      zodNamed: [steps.zodNamed],
-      zodNamespace: [steps.zodNamespace],
-      table: [steps.table],
-      envWhole: [steps.envWhole],
-      envCli: [steps.envCli],
-      catalogLiteral: [steps.catalogLiteral],
-      catalogParse: [steps.catalogParse],
-    });
+    const t = roundRobin(
+      dir,
+      {
+        node: ['-e', '0'],
+        help: [cli, '--help'],
+        helpAfterWalk: ['--input-type=module', '-e', walkFirst],
+        floor: [join(PROJECT, 'bench/floor-process.mjs'), db, DEMO_WORKSPACE_ID, root],
+        demo: [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'],
+        intl: ['-e', "new Intl.NumberFormat('en-US').format(1234)"],
+        zodNamed: [steps.zodNamed],
+        zodNamespace: [steps.zodNamespace],
+        table: [steps.table],
+        envWhole: [steps.envWhole],
+        envCli: [steps.envCli],
+        catalogLiteral: [steps.catalogLiteral],
+        catalogParse: [steps.catalogParse],
+        hashPure: [steps.hashPure],
+        hashNative: [steps.hashNative],
+      },
+      RUNS,
+    );
     const met = (ok: boolean) => (ok ? '**met**' : '**not met**');
     const row = (target: string, what: Timing, floor: Timing, floorName: string, bound: number) =>
       `| ${target} | ${both(what)} | ${floorName} ${both(floor)} | ${times(what.wall, floor.wall)} (CPU ${times(what.cpu, floor.cpu)}) | wall ${met(what.wall <= bound * floor.wall)}, CPU ${met(what.cpu <= bound * floor.cpu)} |`;
@@ -146,6 +134,7 @@ export async function benchStart(): Promise<string[]> {
       `- the table renderer, which \`--json\` no longer loads: a bundle of render-table.ts alone loads in ${both(t.table!)} — ${less(t.table!, t.node!)} over Node's start`,
       `- the CLI's environment schema alone (cli-env.ts, six variables) instead of the whole one (env.ts): ${both(t.envCli!)} against ${both(t.envWhole!)} — ${less(t.envWhole!, t.envCli!)}`,
       `- the model catalog as \`JSON.parse\` of one string instead of an object literal: a bundle of model-catalog.ts loads in ${both(t.catalogParse!)} against ${both(t.catalogLiteral!)} — ${less(t.catalogLiteral!, t.catalogParse!)}`,
+      `- the key hash on node:crypto instead of @noble's SHA-256 in JavaScript (what the demo's report hashes: 19 texts, 122 KB): ${both(t.hashNative!)} against ${both(t.hashPure!)} — ${less(t.hashPure!, t.hashNative!)}`,
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,27 +3,27 @@
  * the local-only transcript and the agent's live turns, the turn's status line with Stop, and the
  * composer. Commands never reach the agent or appendMessagesToAPI.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isApiError } from '../api/http';
 import { messageQueries } from '../api/messages';
 import { usageQueries } from '../api/usage';
 import type { CommandRegistry } from '../commands';
-import type { Workspace } from '../shared/wire';
+import type { AgentStatus } from '../shared/agent';
+import type { MessagesResponse, SessionSummary, Workspace } from '../shared/wire';
 import { Composer, type ComposerHandle } from './composer';
 import { preloadMarkdown } from './lazy-markdown';
 import { noLiveAgentText } from './session-origin';
 import { SessionSwitcher } from './session-switcher';
 import { WorkspaceRoot } from './workspace-root';
 import { ContextMeter } from './context-meter';
-import { coverage } from './live-turns';
-import { LiveTurnView } from './live-turn-view';
-import { LocalMessageView, type TranscriptHandlers } from './local-message-view';
+import type { TranscriptHandlers } from './local-message-view';
 import { useTranscript, useTranscriptActions } from './local-messages-store';
-import { PersistedMessage } from './persisted-message';
+import { MessageList } from './message-list';
 import { TurnBar } from './turn-bar';
 import { useAgentTurns } from './use-agent-turns';
 import { useCommandRunner, type AgentInbox } from './use-command-runner';
+import { useTimeline } from './use-timeline';
 
 interface Props {
   workspace: Workspace;
@@ -49,33 +49,13 @@ export function ChatPanel({ workspace, registry }: Props) {
   const inbox = useMemo<AgentInbox>(() => ({ busy, prompt }), [busy, prompt]);
   const runner = useCommandRunner(workspace.id, sessionId, registry, inbox);
   const composer = useRef<ComposerHandle>(null);
-  const endRef = useRef<HTMLDivElement>(null);
   useMessagesFollowUsage(workspace.id, sessionId);
-
-  const entries = useMemo(() => {
-    const messages = history.data?.messages;
-    const persisted = (messages ?? []).map((m) => ({ at: m.timeCreated, persisted: m, local: null, live: null }));
-    const locals = local.map((m) => ({ at: m.createdAt, persisted: null, local: m, live: null }));
-    const live = agent.turns
-      .filter((turn) => turn.sessionId === sessionId)
-      .map((turn) => {
-        const { persisted, userMessage } = coverage(turn, messages, history.dataUpdatedAt);
-        // Never above the user's message the history already shows, whatever the clocks say; a
-        // failure the history cannot show comes after the turn's messages.
-        const at = Math.max(turn.startedAt, (userMessage?.timeCreated ?? 0) + 0.5, persisted ? (turn.endedAt ?? 0) : 0);
-        return { at, persisted: null, local: null, live: { turn, persisted, userInHistory: userMessage !== null } };
-      });
-    return [...persisted, ...locals, ...live].sort((a, b) => a.at - b.at);
-  }, [history.data, history.dataUpdatedAt, local, agent.turns, sessionId]);
-
-  useEffect(() => {
-    endRef.current?.scrollIntoView?.({ block: 'end' });
-  }, [entries.length]);
-  // A streaming reply is followed while the reader stays at the bottom, not once they scroll up.
-  const atBottom = useRef(true);
-  const followReply = useCallback(() => {
-    if (atBottom.current) endRef.current?.scrollIntoView?.({ block: 'end' });
-  }, []);
+  const entries = useTimeline(
+    { messages: history.data?.messages, updatedAt: history.dataUpdatedAt },
+    local,
+    agent.turns,
+    sessionId,
+  );
 
   const { rerun, submit } = runner;
   const handlers = useMemo<TranscriptHandlers>(
@@ -105,51 +85,15 @@ export function ChatPanel({ workspace, registry }: Props) {
           </div>
           <ContextMeter workspaceId={workspace.id} sessionId={sessionId} onOpen={() => void submit('/debug')} />
         </header>
-        {agent.status?.unavailable ? (
-          // Said before anything is typed: this workspace's folder came from a file, no agent runs here.
-          <p className="session-origin-note" role="note">
-            {agent.status.unavailable}
-          </p>
-        ) : (
-          origin && (
-            <p className="session-origin-note" role="note">
-              {noLiveAgentText(origin, agent.status?.configured === true)}
-            </p>
-          )
-        )}
-        <section
-          className="message-list"
-          aria-label="Messages"
-          onScroll={(event) => {
-            const list = event.currentTarget;
-            atBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
-          }}
-        >
-          {history.isPending && <p role="status">Loading messages…</p>}
-          {history.isError && !newSessionEmpty && (
-            <p role="alert">Messages could not be loaded: {history.error.message}</p>
-          )}
-          {history.isSuccess && history.data.messages.length === 0 && agent.turns.length === 0 && (
-            <p className="muted">No messages yet.</p>
-          )}
-          {entries.map((entry) =>
-            entry.persisted ? (
-              <PersistedMessage key={entry.persisted.id} message={entry.persisted} />
-            ) : entry.live ? (
-              <LiveTurnView
-                key={entry.live.turn.key}
-                turn={entry.live.turn}
-                persisted={entry.live.persisted}
-                userInHistory={entry.live.userInHistory}
-                onDismiss={agent.dismiss}
-                onResize={followReply}
-              />
-            ) : (
-              <LocalMessageView key={entry.local!.id} entry={entry.local!} handlers={handlers} />
-            ),
-          )}
-          <div ref={endRef} />
-        </section>
+        <SessionNote status={agent.status} origin={origin} />
+        <MessageList
+          entries={entries}
+          history={historyState(history)}
+          newSessionEmpty={newSessionEmpty}
+          hasTurns={agent.turns.length > 0}
+          onDismissTurn={agent.dismiss}
+          handlers={handlers}
+        />
         {agent.status?.configured && (
           <TurnBar
             latest={latestHere}
@@ -168,6 +112,35 @@ export function ChatPanel({ workspace, registry }: Props) {
         />
       </main>
     </WorkspaceRoot.Provider>
+  );
+}
+
+/** What the message list says of the history's query: loading, failed, or empty. */
+function historyState(history: UseQueryResult<MessagesResponse>) {
+  return {
+    isPending: history.isPending,
+    isError: history.isError,
+    error: history.error,
+    empty: history.isSuccess && history.data.messages.length === 0,
+  };
+}
+
+/**
+ * Said before anything is typed: no agent runs in this workspace (its folder came from a file),
+ * or the shown session was imported and the live agent does not continue it.
+ */
+function SessionNote({ status, origin }: { status: AgentStatus | undefined; origin: SessionSummary['origin'] }) {
+  if (status?.unavailable)
+    return (
+      <p className="session-origin-note" role="note">
+        {status.unavailable}
+      </p>
+    );
+  if (!origin) return null;
+  return (
+    <p className="session-origin-note" role="note">
+      {noLiveAgentText(origin, status?.configured === true)}
+    </p>
   );
 }
 

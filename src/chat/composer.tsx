@@ -7,6 +7,7 @@
 import { useId, useImperativeHandle, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { commandPrefix, type CommandRegistry } from '../commands';
 import { prefetchViews } from './command-views';
+import { useCommandCompletion, type CommandCompletion } from './use-command-completion';
 
 export interface ComposerHandle {
   /** Replaces the text with a draft and focuses the composer. */
@@ -25,13 +26,13 @@ interface ComposerProps {
 
 export function Composer({ registry, onSubmit, disabled = false, firstRunHint = false, ref }: ComposerProps) {
   const [text, setText] = useState('');
-  const [active, setActive] = useState(0);
-  const [dismissed, setDismissed] = useState<string | null>(null);
   const [drafted, setDrafted] = useState(false);
   const listId = useId();
   const hintId = useId();
   const tipId = useId();
   const input = useRef<HTMLTextAreaElement>(null);
+  const completion = useCommandCompletion(registry, text, setText);
+  const { open, matches, activeIndex } = completion;
 
   useImperativeHandle(ref, () => ({
     draft: (draft: string) => {
@@ -42,54 +43,18 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
     focus: () => input.current?.focus(),
   }));
 
-  const prefix = commandPrefix(text);
-  const matches = prefix === null ? [] : registry.match(prefix);
-  const open = matches.length > 0 && dismissed !== text;
-  const unmatched = prefix !== null && prefix !== '' && matches.length === 0;
-  const meant = unmatched ? registry.suggest(prefix) : undefined;
-  const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
-
-  const complete = (index: number) => {
-    const command = matches[index];
-    if (command) setText(`/${command.name} `);
-    setActive(0);
-    setDismissed(null);
-  };
-
   const send = async () => {
     if (text.trim() === '') return;
     const sent = text;
     setText('');
-    setDismissed(null);
+    completion.sent();
     setDrafted(false);
     const ok = await onSubmit(sent);
     if (!ok) setText((current) => current || sent);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (open) {
-      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-        event.preventDefault();
-        const step = event.key === 'ArrowDown' ? 1 : -1;
-        setActive((activeIndex + step + matches.length) % matches.length);
-        return;
-      }
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        setDismissed(text);
-        return;
-      }
-      if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && matches[activeIndex]?.name !== prefix)) {
-        event.preventDefault();
-        complete(activeIndex);
-        return;
-      }
-    }
-    if (event.key === 'Tab' && !event.shiftKey && meant) {
-      event.preventDefault();
-      setText(`/${meant.name} `);
-      return;
-    }
+    if (completion.handleKey(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void send();
@@ -104,26 +69,7 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
         void send();
       }}
     >
-      {open && (
-        <ul className="autocomplete" id={listId} role="listbox" aria-label="Commands">
-          {matches.map((command, index) => (
-            <li
-              key={command.name}
-              id={`${listId}-${command.name}`}
-              role="option"
-              aria-selected={index === activeIndex}
-              className={index === activeIndex ? 'active' : undefined}
-              onMouseDown={(event) => {
-                event.preventDefault();
-                complete(index);
-              }}
-            >
-              <span className="autocomplete-usage">{command.usage}</span>
-              <span className="autocomplete-description">{command.description}</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      {open && <CommandList id={listId} completion={completion} />}
       <div className="composer-row">
         <textarea
           ref={input}
@@ -133,7 +79,7 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
           aria-expanded={open}
           aria-controls={open ? listId : undefined}
           aria-activedescendant={open && matches[activeIndex] ? `${listId}-${matches[activeIndex].name}` : undefined}
-          aria-describedby={unmatched || drafted ? hintId : firstRunHint ? tipId : undefined}
+          aria-describedby={completion.unmatched || drafted ? hintId : firstRunHint ? tipId : undefined}
           placeholder="Message the workspace · / for commands"
           rows={2}
           value={text}
@@ -144,8 +90,7 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
             setText(event.target.value);
             const typed = commandPrefix(event.target.value);
             if (typed !== null) prefetchViews(typed);
-            setActive(0);
-            setDismissed(null);
+            completion.typed();
             if (event.target.value === '') setDrafted(false);
           }}
           onKeyDown={onKeyDown}
@@ -159,21 +104,54 @@ export function Composer({ registry, onSubmit, disabled = false, firstRunHint = 
           Tip: <code>/debug</code> shows what fills the agent’s context — only you see it.
         </p>
       )}
-      <p className="composer-hint" id={hintId} role="status">
-        {unmatched ? (
-          meant ? (
-            <>
-              No command /{prefix}. Did you mean <code>/{meant.name}</code>? Tab puts it in; /help lists the commands.
-            </>
-          ) : (
-            `No command starts with /${prefix}. /help lists the commands; start with // to send text that begins with a slash.`
-          )
-        ) : drafted ? (
-          'Draft from the report — edit it, then press Enter to send it to the workspace. Nothing was sent.'
-        ) : (
-          ''
-        )}
-      </p>
+      <ComposerHint id={hintId} completion={completion} drafted={drafted} />
     </form>
+  );
+}
+
+/** The matching commands, the active one marked; a press picks one (before the textarea loses focus). */
+function CommandList({ id, completion }: { id: string; completion: CommandCompletion }) {
+  const { matches, activeIndex, complete } = completion;
+  return (
+    <ul className="autocomplete" id={id} role="listbox" aria-label="Commands">
+      {matches.map((command, index) => (
+        <li
+          key={command.name}
+          id={`${id}-${command.name}`}
+          role="option"
+          aria-selected={index === activeIndex}
+          className={index === activeIndex ? 'active' : undefined}
+          onMouseDown={(event) => {
+            event.preventDefault();
+            complete(index);
+          }}
+        >
+          <span className="autocomplete-usage">{command.usage}</span>
+          <span className="autocomplete-description">{command.description}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Why the list closed (no such command, or a near miss), or that a draft is waiting; else empty. */
+function ComposerHint({ id, completion, drafted }: { id: string; completion: CommandCompletion; drafted: boolean }) {
+  const { unmatched, meant, prefix } = completion;
+  return (
+    <p className="composer-hint" id={id} role="status">
+      {unmatched ? (
+        meant ? (
+          <>
+            No command /{prefix}. Did you mean <code>/{meant.name}</code>? Tab puts it in; /help lists the commands.
+          </>
+        ) : (
+          `No command starts with /${prefix}. /help lists the commands; start with // to send text that begins with a slash.`
+        )
+      ) : drafted ? (
+        'Draft from the report — edit it, then press Enter to send it to the workspace. Nothing was sent.'
+      ) : (
+        ''
+      )}
+    </p>
   );
 }

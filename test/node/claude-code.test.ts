@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTranscript, type TranscriptSession } from '../../src/node/agent/claude-code/transcript';
 import { writeTranscripts } from '../../src/node/import/claude-code/write-transcripts';
-import { ExportInputError } from '../../src/node/import/read-export';
+import { ExportInputError } from '../../src/node/export-input-error';
 import { PROJECT_ROOT } from '../../src/node/project';
 import type { MessagesRequest } from '../../src/node/scripted-model/anthropic';
 import { SOURCE_IDS, contextReportSchema } from '../../src/shared/wire';

@@ -2,7 +2,8 @@
  * What the compiled CLI loads for the demo's report (issue 42.1): every module costs compiling at
  * every run, so the report path loads only what it uses. `--json` prints no table, so the table
  * renderer (cli-table3) stays unloaded; a command reads the CLI's variables, so the whole
- * environment's schema (src/node/env.ts: the server's and the live agent's) stays unloaded.
+ * environment's schema (src/node/env.ts: the server's and the live agent's) stays unloaded; a
+ * local SQLite report loads no other backend, server, agent, import or wire schema.
  * Each module the process loads is recorded by a module hook; the build keeps esbuild's
  * `// path` comment above each bundled file, which names what a chunk holds.
  */
@@ -68,7 +69,7 @@ async function loadedSources(...flags: string[]): Promise<string> {
 }
 
 describe("the demo's report from the compiled CLI", () => {
-  it('loads the table renderer only to print a table, and never the whole environment schema', async () => {
+  it('loads the table renderer only to print a table, never the whole environment schema nor what a local SQLite report does not use', async () => {
     const table = await loadedSources();
     expect(table).toMatch(/^\/\/ node_modules\/cli-table3\//m);
     expect(table).toMatch(/^\/\/ src\/node\/core\//m);
@@ -79,5 +80,15 @@ describe("the demo's report from the compiled CLI", () => {
     expect(json).not.toMatch(/^\/\/ src\/node\/cli\/render-table\.ts/m);
     expect(json).toMatch(/^\/\/ src\/node\/cli-env\.ts/m);
     expect(json).not.toMatch(/^\/\/ src\/node\/env\.ts/m);
+    // A local SQLite report: no other backend, no server, agent, import or wire schemas.
+    for (const unused of [
+      'src/node/storage/postgres/',
+      'src/node/server/',
+      'src/node/agent/',
+      'src/node/import/',
+      'src/shared/wire.ts',
+    ]) {
+      expect(json).not.toMatch(new RegExp(`^// ${unused.replaceAll('/', '\\/').replaceAll('.', '\\.')}`, 'm'));
+    }
   }, 300_000);
 });

@@ -9,6 +9,7 @@ import { messageRows } from '../../src/node/agent/opencode/session-export';
 import { opencodeRuntime } from '../../src/node/core/opencode';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import { OWN_MESSAGES } from '../../src/node/agent/runtime-registry';
 import { keptPrompt } from '../../src/node/user-message';
 import { contextReportSchema } from '../../src/shared/wire';
 import { addMessages, addUsage, createFixture, reportOf, text, WS, type Fixture } from '../support/fixtures';
@@ -24,7 +25,7 @@ describe("a session's rows say which runtime wrote them", () => {
   it('the bridge writes opencode: an export, and the prompt it keeps before the agent has it', () => {
     const recording = loadRecording('fresh');
     expect(new Set(messageRows(recording.export).map((r) => r.runtime))).toEqual(new Set(['opencode']));
-    expect(keptPrompt(WS, 'ses_x', 'hello').runtime).toBe('opencode');
+    expect(keptPrompt(OWN_MESSAGES, WS, 'ses_x', 'hello').runtime).toBe('opencode');
   });
 
   it('reads a session OpenCode wrote, and one whose rows name no runtime, alike', async () => {

@@ -28,7 +28,7 @@ import { AgentLauncher } from './agent-launcher';
 import { AgentPool, AgentsBusy, type Turn } from './agent-pool';
 import { withoutSecrets } from './confinement';
 import { RuntimeRecorder } from './record-runtime';
-import { writeSideOf } from './runtime-registry';
+import { OWN_MESSAGES, writeSideOf } from './runtime-registry';
 import { NO_AGENT_HINT, type AgentSettings } from './settings';
 import { TurnInProgress, TurnTimeout } from './turn-errors';
 import { TurnRun, type AcceptedTurn, type TurnRequest } from './turn-run';
@@ -168,7 +168,7 @@ export class AgentBridge {
     };
     workspace.turns.set(turn.sessionId, turn);
     try {
-      const kept = keptPrompt(request.workspaceId, request.sessionId ?? newSessionId(), request.text);
+      const kept = keptPrompt(OWN_MESSAGES, request.workspaceId, request.sessionId ?? newSessionId(), request.text);
       if (!request.command) await this.store.insertMessage(kept);
       return { request, kept, turn, turnId };
     } catch (error) {

@@ -135,6 +135,27 @@ export interface ReadBackContext {
   log: (line: string) => void;
 }
 
+/** A session as a runtime exports it (`opencode export`): its info, then its messages with their parts. */
+export interface ExportedSession {
+  info: Record<string, unknown> & { id: string; directory?: string; title?: string };
+  messages: ExportedSessionMessage[];
+}
+
+export interface ExportedSessionMessage {
+  info: Record<string, unknown> & { id: string; sessionID?: string };
+  parts: (Record<string, unknown> & { id?: string })[];
+}
+
+/** A runtime's own session exports (what the demo's recordings hold), read as the runtime reads them back. */
+export interface SessionExports {
+  /** The outer shape checked: throws one sentence when the value is not an export. */
+  check(value: unknown): ExportedSession;
+  /** The newest time the runtime recorded anywhere in a message (it changes whenever the message does). */
+  latestTime(message: ExportedSessionMessage): number;
+  /** Its messages as rows, in the runtime's own shapes, exactly as a turn's read-back makes them. */
+  rows(exported: ExportedSession): RuntimeRow[];
+}
+
 export interface RuntimeWriteSide {
   readonly name: RuntimeName;
   /** Its name in words ("OpenCode", "Claude Code"). */
@@ -158,4 +179,6 @@ export interface RuntimeWriteSide {
   toolName?(update: { _meta?: Record<string, unknown> | null }): string | null;
   /** After a turn: the session from the runtime's own store; null when it cannot be read (usage rows only; the kept prompt stands). */
   readBack(context: ReadBackContext): Promise<ReadBack | null>;
+  /** Its sessions as it exports them, when it has an export of its own (the demo seeds OpenCode's recordings). */
+  readonly exports?: SessionExports;
 }

@@ -23,8 +23,24 @@ export function contentHash(text: string): string {
   return `${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}`;
 }
 
+/** SHA-256 of a text's UTF-8, its first 128 bits in hex, in JavaScript: what the core has alone. */
+export const pureKeyHash = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)).subarray(0, 16));
+
+let sha256Key = pureKeyHash;
+
 /** SHA-256 of a text's UTF-8, its first 128 bits in hex: a key that does not collide. */
-export const keyHash = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)).subarray(0, 16));
+export const keyHash = (text: string): string => sha256Key(text);
+
+/**
+ * Makes keyHash use a native SHA-256 giving the same digest (the Node side installs node:crypto's:
+ * report/native-hash.ts). The core imports no Node built-in, and @noble's SHA-256 runs cold in
+ * a fresh CLI process — the memo key and the snapshot id hash the whole session input, several
+ * percent of the demo's report (docs/benchmarks.md, issue 42). test/node/key-hash.test.ts holds
+ * the two equal.
+ */
+export function useKeyHash(native: (text: string) => string): void {
+  sha256Key = native;
+}
 
 /**
  * A key for a whole value, from its structure: every field, at every depth, with its type, its

@@ -55,7 +55,11 @@ export function historyChanges(facts: HistoryFacts): SuggestionDraft[] {
 }
 
 /** The summary's size: the session's own earlier summaries (their mean), else the template's estimate. */
-function summaryEstimate(summaries: readonly number[]): { tokens: number; basis: string } {
+function summaryEstimate(
+  summaries: readonly number[],
+  fallback?: { tokens: number; basis: string },
+): { tokens: number; basis: string } {
+  if (summaries.length === 0 && fallback) return fallback;
   if (summaries.length === 0)
     return {
       tokens: SUMMARY_FALLBACK,
@@ -75,7 +79,9 @@ function compactNow(facts: HistoryFacts): SuggestionDraft | null {
   const preserve = next.preserveRecent(input.window?.usable ?? null);
   const view = next.afterCompaction(tokens.estimateOf, preserve);
   const kept = new Set(view.kept);
-  const summary = summaryEstimate(next.summaries);
+  // A runtime whose summary nothing bounds before its first one gets no figure until then.
+  if (next.summaries.length === 0 && next.summaryFallback === null) return null;
+  const summary = summaryEstimate(next.summaries, next.summaryFallback ?? undefined);
   const request = estimateChars(next.compactionRequestText);
   const frees = tokens.dropped(kept) - summary.tokens - request;
   if (frees <= 0) return null;
@@ -109,7 +115,7 @@ function newSession(facts: HistoryFacts): SuggestionDraft | null {
   const tokens = messageTokens(facts);
   const handOff = handOffText(input, counted);
   const handOffTokens = estimateChars(handOff);
-  const frees = tokens.dropped(new Set()) - handOffTokens;
+  const frees = tokens.dropped(new Set(input.next!.afterNewSession?.().kept ?? [])) - handOffTokens;
   if (frees <= 0) return null;
   return {
     kind: 'new_session',

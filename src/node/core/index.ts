@@ -27,6 +27,7 @@ export { pageText, previewText } from './content-pages';
 export { CallUnavailable, PageOutOfRange } from './errors';
 export { percentOfWindow, totalOnWire } from './figures';
 export { chars4Estimator } from './estimate';
+export { keyHash, pureKeyHash, useKeyHash } from './hash';
 export { ASSUMED_IMAGE, familyRules, type Encoding, type ProviderFamily } from './providers';
 export type { AgentRuntime, WorkspaceLayout } from './runtime';
 export type { DeclaredSource, Estimator, RecordedRuntime, UsageInput, WorkspaceSnapshot } from './types';

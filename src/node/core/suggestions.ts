@@ -99,6 +99,7 @@ const isLive = (input: ReportInput): boolean =>
 function offered(change: Change, input: ReportInput): Change {
   const route = LIVE_ROUTES[change.kind];
   if (!isLive(input) || !route || !input.sessionId) return change;
+  if (input.runtime.advice?.byHand?.notLive.includes(change.kind)) return change;
   return {
     ...change,
     request: {
@@ -121,8 +122,9 @@ function offered(change: Change, input: ReportInput): Change {
 function readOnlyNote(change: Change, input: ReportInput): string {
   if (input.asOf)
     return `As of call ${fmt(input.asOf.call)}: this is what the change would have done then; the session has moved on since, so nothing here is offered to do now.`;
-  if (isLive(input)) return '';
-  return OWN_RUNTIME[change.kind] ?? '';
+  const byHand = input.runtime.advice?.byHand;
+  if (isLive(input)) return byHand?.notLive.includes(change.kind) ? (byHand.own[change.kind] ?? '') : '';
+  return byHand ? (byHand.own[change.kind] ?? '') : (OWN_RUNTIME[change.kind] ?? '');
 }
 
 /** For a session with no live agent here: how to make the change in one's own OpenCode. */

@@ -705,6 +705,11 @@ export interface RuntimeAdvice {
   unusedSkill(what: { agent: string | null; skill: string }): ConfigChange;
   /** A file's lines as a read tool's output showed them to the model; null: not a read output. */
   fileLines(text: string): { lines: FileLine[]; total: number } | null;
+  /**
+   * History changes made by hand in the runtime's own interface: `notLive`, those its live agent
+   * is not asked for here; `own`, how to make each in its interface (absent: OpenCode's words).
+   */
+  readonly byHand?: { notLive: readonly string[]; own: Readonly<Record<string, string>> };
 }
 
 // ── The report's input ──────────────────────────────────────────────────────────────────────
@@ -773,6 +778,17 @@ export interface NextPromptFacts {
   compactionRequestText: string;
   /** `compaction.preserve_recent_tokens` for a usable window (the tail's budget). */
   preserveRecent(usable: number | null): number;
+  /**
+   * A new session: the messages whose items its first prompt carries again (Claude Code attaches
+   * its instructions and listings to every session's first prompt). Absent: none (OpenCode's
+   * new session is its own prompt and the hand-off).
+   */
+  afterNewSession?(): { kept: string[] };
+  /**
+   * The summary's size when the session has no earlier one to go by, and why (absent: OpenCode's
+   * template); null: nothing bounds it, and compacting now gets no figure.
+   */
+  summaryFallback?: { tokens: number; basis: string } | null;
 }
 
 /** An item as the report counts it: its estimate and what it costs in the total. */

@@ -11,18 +11,29 @@
 import { countSessions } from '../counting/count-sessions';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { checkSessionExport, latestTime, messageRows, type SessionExport } from '../agent/opencode/session-export';
+import { writeSideOf } from '../agent/runtime-registry';
+import type { ExportedSession, SessionExports } from '../agent/runtime-seam';
 import { sha256Hex } from '../auth';
 import { ensureFolder } from '../fs-safe';
 import { PROJECT_ROOT } from '../project';
 import { openSqlite } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
 import { acpUsageRow } from '../usage';
+import { DEMO_USER_ID, DEMO_WORKSPACE_ID } from './demo-ids';
 
-export const DEMO_WORKSPACE_ID = 'demo';
-export const DEMO_USER_ID = 'usr_demo';
+export { DEMO_USER_ID, DEMO_WORKSPACE_ID } from './demo-ids';
 export const DEMO_DIR = join(PROJECT_ROOT, 'demo');
 const WORKSPACE_CREATED_AT = Date.parse('2026-11-27T09:00:00Z');
+
+/**
+ * The recordings are OpenCode's sessions as its export printed them (npm run record:opencode):
+ * read, dated and made rows by its write side (agent/opencode), as a turn's read-back makes them.
+ */
+function recordedExports(): SessionExports {
+  const exports = writeSideOf('opencode').exports;
+  if (!exports) throw new Error('the demo is seeded from OpenCode exports: its write side reads none');
+  return exports;
+}
 
 /** The recorded sessions, oldest first, and when each one's last message should be. */
 const SESSIONS = [
@@ -35,7 +46,8 @@ export interface DemoRecording {
   acp: {
     usageUpdates: { at?: number; used: number; size: number; cost: { amount: number; currency: string } | null }[];
   };
-  export: SessionExport;
+  /** The session as OpenCode exported it. */
+  export: ExportedSession;
   /** OpenCode's definitions for the session, as the bridge records them (session_runtime). */
   runtime?: {
     sessionId: string;
@@ -83,7 +95,7 @@ export async function seedDemo(store: Store, token: string): Promise<SeedResult>
     for (const { recording, shift, endsAt } of demoRecordings(root)) {
       const sessionId = recording.export.info.id;
       sessions.push(sessionId);
-      for (const row of messageRows(recording.export)) {
+      for (const row of recordedExports().rows(recording.export)) {
         await tx.insertMessage({ ...row, workspaceId: DEMO_WORKSPACE_ID, sessionId });
       }
       for (const [index, update] of recording.acp.usageUpdates.entries()) {
@@ -145,6 +157,7 @@ function backdate(folder: string, at: number): void {
 export function demoRecordings(root: string): { recording: DemoRecording; shift: number; endsAt: number }[] {
   return SESSIONS.map(({ recording: name, endsAt }) => {
     const recording = loadRecording(name, root);
+    const { latestTime } = recordedExports();
     const shift = endsAt - Math.max(...recording.export.messages.map((m) => latestTime(m)));
     const exported = recording.export;
     return {
@@ -176,7 +189,7 @@ function loadRecording(name: string, root: string): DemoRecording {
   const moved = JSON.parse(
     text.replaceAll(inJson(recorded), inJson(root)).replaceAll(inJson(recorded.slice(1)), inJson(root.slice(1))),
   ) as DemoRecording;
-  checkSessionExport(moved.export);
+  recordedExports().check(moved.export);
   return moved;
 }
 

@@ -25,15 +25,38 @@ export const SEEDED_FINDING = 'cause found (missing index on `merchant_limits.me
 const SUBAGENT_TASK =
   'Subagent task: check that the index fix is the right one. Read sources/merchant_limits.sql and count the slow-log entries of digest 4f1c2a9e that scan merchant_limits; answer with the statement to run and what it changes.';
 
+/** OpenCode's `read` tool call on a file of the demo workspace. */
+type Read = (path: string, extra?: Record<string, unknown>) => { name: string; args: Record<string, unknown> };
+
+const text = (...lines: string[]): ScriptedStep => ({ text: lines.join('\n') });
+
 export function liveDemoScript(root: string): Script {
-  const read = (path: string, extra: Record<string, unknown> = {}) => ({
+  const read: Read = (path, extra = {}) => ({
     name: 'read',
     args: { filePath: `${root}/${path}`, ...extra },
   });
-  const text = (...lines: string[]): ScriptedStep => ({ text: lines.join('\n') });
+  return {
+    turns: [
+      // The subagent's own turn first: its task's words would match the others.
+      subagentTurn(root, read),
+      ...knownTurns(),
+      ...freshTurns(root, read),
+      subagentHandOff(),
+      clusterTurn(),
+      whatWeKnow(),
+      evidenceSummary(read),
+    ],
+    summary:
+      'Summary of the investigation so far: INC-4821, payment timeouts from 02:13 UTC on prod-pay-tidb-hz1; cause: the missing index on merchant_limits.merchant_id (a full scan per payment, a read hotspot on store 4); fix approved: add idx_merchant_id; no change was made to the cluster.',
+    title: 'INC-4821 live investigation',
+    fallback:
+      'Done for this turn. Ask what we know, about the slow queries, or to have a subagent double-check the fix.',
+  };
+}
 
-  /** Continuing the seeded investigation: everything below is in its context already. */
-  const known: ScriptedTurn[] = [
+/** Continuing the seeded investigation: everything below is in its context already. */
+function knownTurns(): ScriptedTurn[] {
+  return [
     {
       when: 'slow',
       knows: SEEDED_FINDING,
@@ -98,9 +121,11 @@ export function liveDemoScript(root: string): Script {
       ],
     },
   ];
+}
 
-  /** The subagent's session: the task's words start it; it reads in a context of its own. */
-  const subagentTurn: ScriptedTurn = {
+/** The subagent's session: the task's words start it; it reads in a context of its own. */
+function subagentTurn(root: string, read: Read): ScriptedTurn {
+  return {
     when: SUBAGENT_TASK.slice(0, 48),
     steps: [
       {
@@ -114,9 +139,11 @@ export function liveDemoScript(root: string): Script {
       ),
     ],
   };
+}
 
-  /** "What do we know?" (any other words), continuing it: last, since it matches every message. */
-  const whatWeKnow: ScriptedTurn = {
+/** "What do we know?" (any other words), continuing it: last, since it matches every message. */
+function whatWeKnow(): ScriptedTurn {
+  return {
     when: '',
     knows: SEEDED_FINDING,
     steps: [
@@ -132,9 +159,11 @@ export function liveDemoScript(root: string): Script {
       ),
     ],
   };
+}
 
-  /** A new session: the same words, starting from the evidence. */
-  const fresh: ScriptedTurn[] = [
+/** A new session: the same words, starting from the evidence. */
+function freshTurns(root: string, read: Read): ScriptedTurn[] {
+  return [
     {
       when: 'slow',
       steps: [
@@ -185,69 +214,65 @@ export function liveDemoScript(root: string): Script {
       ],
     },
   ];
+}
 
+/** A check handed to a subagent: its own session, its own report (and the way back). */
+function subagentHandOff(): ScriptedTurn {
   return {
-    turns: [
-      // The subagent's own turn first: its task's words would match the others.
-      subagentTurn,
-      ...known,
-      ...fresh,
+    when: 'subagent',
+    steps: [
       {
-        // A check handed to a subagent: its own session, its own report (and the way back).
-        when: 'subagent',
-        steps: [
+        reasoning: 'A second look at the fix, in a context of its own: a subagent.',
+        tools: [
           {
-            reasoning: 'A second look at the fix, in a context of its own: a subagent.',
-            tools: [
-              {
-                name: 'task',
-                args: { description: 'Check the index fix', prompt: SUBAGENT_TASK, subagent_type: 'general' },
-              },
-            ],
+            name: 'task',
+            args: { description: 'Check the index fix', prompt: SUBAGENT_TASK, subagent_type: 'general' },
           },
-          text(
-            'The subagent confirms the fix: `merchant_limits` has no index on `merchant_id` (its primary key is `id`), and 21 slow-log entries of digest `4f1c2a9e…e8d7` scan all 31,877 keys.',
-            '',
-            '`ALTER TABLE pay.merchant_limits ADD INDEX idx_merchant_id (merchant_id)` turns each lookup into a one-key read. `/debug` shows what the subagent’s own context held: its report is one click from the task’s row.',
-          ),
         ],
       },
-      {
-        when: 'cluster',
-        steps: [
-          {
-            reasoning: 'Cluster facts would help; the runbook forbids touching the cluster, so the shell asks first.',
-            tools: [{ name: 'bash', args: { command: 'tiup ctl:v7.5.1 pd store --pd http://pd-0:2379' } }],
-          },
-          text(
-            'I asked to query PD for the stores; the server refused (its policy answers permission requests). I will stay with the collected evidence.',
-          ),
-        ],
-      },
-      whatWeKnow,
-      {
-        when: '',
-        steps: [
-          {
-            reasoning: 'Start from the evidence summary: it says what was collected and where to look.',
-            tools: [read('evidence/evidence_summary_for_agent.txt')],
-          },
-          text(
-            'From the evidence summary (INC-4821, prod-pay-tidb-hz1):',
-            '',
-            '- **What broke:** payment API timeouts from about 02:13 UTC.',
-            '- **Where to look:** the slow log (`evidence/slow-query.log`) and the TiKV gRPC p99 (`evidence/metrics/tikv_grpc_p99.json`).',
-            '- **Next step:** ask me about the slow queries, or to load the diagnosis skill.',
-            '',
-            'Type `/debug` to see what this turn put in my context.',
-          ),
-        ],
-      },
+      text(
+        'The subagent confirms the fix: `merchant_limits` has no index on `merchant_id` (its primary key is `id`), and 21 slow-log entries of digest `4f1c2a9e…e8d7` scan all 31,877 keys.',
+        '',
+        '`ALTER TABLE pay.merchant_limits ADD INDEX idx_merchant_id (merchant_id)` turns each lookup into a one-key read. `/debug` shows what the subagent’s own context held: its report is one click from the task’s row.',
+      ),
     ],
-    summary:
-      'Summary of the investigation so far: INC-4821, payment timeouts from 02:13 UTC on prod-pay-tidb-hz1; cause: the missing index on merchant_limits.merchant_id (a full scan per payment, a read hotspot on store 4); fix approved: add idx_merchant_id; no change was made to the cluster.',
-    title: 'INC-4821 live investigation',
-    fallback:
-      'Done for this turn. Ask what we know, about the slow queries, or to have a subagent double-check the fix.',
+  };
+}
+
+/** A shell command the workspace's opencode.json makes OpenCode ask about (and the server refuses). */
+function clusterTurn(): ScriptedTurn {
+  return {
+    when: 'cluster',
+    steps: [
+      {
+        reasoning: 'Cluster facts would help; the runbook forbids touching the cluster, so the shell asks first.',
+        tools: [{ name: 'bash', args: { command: 'tiup ctl:v7.5.1 pd store --pd http://pd-0:2379' } }],
+      },
+      text(
+        'I asked to query PD for the stores; the server refused (its policy answers permission requests). I will stay with the collected evidence.',
+      ),
+    ],
+  };
+}
+
+/** A new session's anything else: start from the evidence summary. */
+function evidenceSummary(read: Read): ScriptedTurn {
+  return {
+    when: '',
+    steps: [
+      {
+        reasoning: 'Start from the evidence summary: it says what was collected and where to look.',
+        tools: [read('evidence/evidence_summary_for_agent.txt')],
+      },
+      text(
+        'From the evidence summary (INC-4821, prod-pay-tidb-hz1):',
+        '',
+        '- **What broke:** payment API timeouts from about 02:13 UTC.',
+        '- **Where to look:** the slow log (`evidence/slow-query.log`) and the TiKV gRPC p99 (`evidence/metrics/tikv_grpc_p99.json`).',
+        '- **Next step:** ask me about the slow queries, or to load the diagnosis skill.',
+        '',
+        'Type `/debug` to see what this turn put in my context.',
+      ),
+    ],
   };
 }

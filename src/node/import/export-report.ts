@@ -1,6 +1,7 @@
 /**
- * `investibook debug context --export FILE`: the report straight from an export (or a Claude Code
- * transcript), with no database of the user's. The file goes through the import itself into a
+ * `investibook debug context --export FILE`: the report straight from a runtime's file (an
+ * OpenCode export, a Claude Code transcript: the runtime that recognises it reads it,
+ * runtimes.ts), with no database of the user's. The file goes through the import itself into a
  * private SQLite database in memory (so the figures are the import's, by construction, and
  * nothing of the session is written to disk or left behind by a killed run); the report reads it
  * like any other.
@@ -13,24 +14,14 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Io } from '../program/io';
 import { openStoreSource, type ReportSource } from '../program/report-source';
-import { AppError, usageError } from '../errors';
+import { usageError } from '../errors';
 import { folderRefusal } from '../folder-rules';
-import type { Store } from '../storage/store';
 import { sweepStaleTemp } from '../temp-folders';
 import { IN_MEMORY, openSqlite } from '../storage/sqlite/sqlite-store';
-import { isTranscript, readTranscripts } from './claude-code/run';
-import { writeTranscripts } from './claude-code/write-transcripts';
-import { scanSources, writeSessions } from './import-sessions';
-import { checkFile, ExportInputError } from './read-export';
+import type { LoadedFile } from './import-side';
+import { checkFile } from './input-file';
+import { importSideOf } from './runtimes';
 import { folderHere, idFromFolder } from './workspace';
-
-/** What the file holds, read and ready to write: its folder and how to store it. */
-interface Loaded {
-  directory: string | undefined;
-  /** "export" or "transcript", in the words said about its folder. */
-  noun: string;
-  write(store: Store, workspaceId: string, root: string): Promise<void>;
-}
 
 export async function withExportSource<T>(
   files: readonly string[],
@@ -41,11 +32,12 @@ export async function withExportSource<T>(
   const file = files[0]!;
   const sourcesFile =
     options.sources === undefined ? undefined : readSources(resolve(io.cwd, options.sources), options.sources);
-  const all: Loaded[] = [];
+  const all: LoadedFile[] = [];
   for (const each of files) {
     const path = resolve(io.cwd, each);
     checkFile(path, each);
-    all.push(isTranscript(path) ? loadTranscript(path, each) : await loadExport(path, each));
+    // Read by the runtime that recognises it (runtimes.ts), whatever its name.
+    all.push(await importSideOf(path).load(path, each));
   }
   sweepStaleTemp();
   const loaded = all[0]!;
@@ -88,35 +80,8 @@ export async function withExportSource<T>(
   }
 }
 
-async function loadExport(path: string, file: string): Promise<Loaded> {
-  let scanned;
-  try {
-    scanned = await scanSources([{ path, name: file }]);
-  } catch (error) {
-    throw error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
-  }
-  return {
-    directory: scanned.map((s) => s.info.directory).find((d): d is string => typeof d === 'string' && d !== ''),
-    noun: 'export',
-    write: async (store, workspaceId, root) => {
-      await writeSessions(store, scanned, { workspaceId, root, kind: 'opencode_export', now: Date.now() });
-    },
-  };
-}
-
-function loadTranscript(path: string, file: string): Loaded {
-  const sessions = readTranscripts([{ path, name: file }]);
-  return {
-    directory: sessions[0]!.directory ?? undefined,
-    noun: 'transcript',
-    write: async (store, workspaceId, root) => {
-      await writeTranscripts(store, sessions, { workspaceId, root, kind: 'claude_code_transcript', now: Date.now() });
-    },
-  };
-}
-
 /** The file's own folder, when it is here and allowed; else null, and the report says why in one line. */
-function fileFolder({ directory, noun }: Loaded, io: Io): string | null {
+function fileFolder({ directory, noun }: LoadedFile, io: Io): string | null {
   const here = directory && isAbsolute(directory) ? folderHere(directory) : null;
   const why = here ? folderRefusal(here, []) : null;
   if (here && !why) return here;

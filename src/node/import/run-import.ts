@@ -3,158 +3,84 @@
  *
  *   investibook import FILE... [--workspace ID] [--root DIR] [--user ID] [--db PATH | --database-url URL]
  *   investibook import --from-opencode [DIR] [--session ID] [...]
+ *   investibook import --from-claude-code [DIR] [--session ID] [...]
  *
- * Files are checked whole before the database is opened (a bad file leaves it as it was, and a
- * database that did not exist is not created); then every session is written in one
- * transaction. `-` is standard input, kept in a private temporary file for the two passes.
+ * Runtime-neutral: each file goes to the runtime that recognises it (runtimes.ts), `--from-…` to
+ * the runtime it names; that runtime's import (import/<runtime>) checks every file whole before
+ * the database is opened and writes every session in one transaction. What is shared is here:
+ * the options' rules, standard input kept in a private temporary file for the two passes, the
+ * folder rule, the counts stored after and the words said.
  */
-import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { chooseDatabase } from '../program/database';
 import type { Io } from '../program/io';
 import type { CliEnv } from '../env';
-import { AppError, usageError } from '../errors';
+import { usageError } from '../errors';
 import { dataSecrets, folderRefusal } from '../folder-rules';
-import { ensureFolder } from '../fs-safe';
 import { sweepStaleTemp } from '../temp-folders';
 import { countSessions } from '../counting/count-sessions';
-import { isDatabaseUrl, openStore, redact } from '../storage/open';
+import { isDatabaseUrl } from '../storage/open';
 import type { Store } from '../storage/store';
-import { fromOpencode } from './from-opencode';
-import {
-  scanSources,
-  writeSessions,
-  type ImportSource,
-  type OriginKind,
-  type Progress,
-  type ScannedExport,
-  type SessionResult,
-} from './import-sessions';
-import { intoDatabase } from './new-database';
-import { checkFile, ExportInputError } from './read-export';
-import { importClaudeCode, isTranscript, type Writing } from './claude-code/run';
-import { folderHere, rootFor, type WorkspaceRequest } from './workspace';
+import type { ImportOptions, ImportRun, ImportSource, RuntimeImport, SessionResult, Writing } from './import-side';
+import { checkFile } from './input-file';
+import { IMPORT_SIDES, importSideOf } from './runtimes';
+import { folderHere, type WorkspaceRequest } from './workspace';
 
-export interface ImportOptions {
-  workspace?: string;
-  root?: string;
-  user?: string;
-  db?: string;
-  databaseUrl?: string;
-  fromOpencode?: string | boolean;
-  fromClaudeCode?: string | boolean;
-  session?: string;
-  opencode?: string;
-}
+export type { ImportOptions };
 
 export async function runImport(files: string[], options: ImportOptions, io: Io, env: CliEnv): Promise<void> {
   const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
-  if (options.fromClaudeCode !== undefined) {
-    if (options.fromOpencode !== undefined) throw usageError('give --from-opencode or --from-claude-code, not both');
-    if (files.length > 0) throw usageError('give FILE... or --from-claude-code [DIR], not both');
-    await importClaudeCode(null, options, io, env, writing(secrets));
+  const from = askedStore(files, options);
+  if (from) {
+    await inWork((work) => from.importFrom({ options, io, env, writing: writing(secrets), work }));
     return;
   }
-  if (options.fromOpencode === undefined && files.length === 0)
+  const root = options.root === undefined ? undefined : checkedFolder(resolve(io.cwd, options.root), secrets);
+  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
+  await inWork(async (work) => {
+    const run: ImportRun = { options, io, env, writing: writing(secrets), work };
+    const sources: ImportSource[] = [];
+    for (const file of files) sources.push(await sourceOf(file, io, work));
+    // Each file is told by its content, whatever its name; one runtime's files at a time.
+    const sides = new Set(sources.map((source) => importSideOf(source.path)));
+    if (sides.size > 1)
+      throw usageError(
+        `give ${IMPORT_SIDES.filter((side) => sides.has(side))
+          .map((side) => side.files)
+          .join(' and ')} in separate imports`,
+      );
+    await [...sides][0]!.importFiles(sources, request, run);
+  });
+}
+
+/** The runtime whose own store `--from-…` asks, when one is; the options' rules, in one usage error each. */
+function askedStore(files: readonly string[], options: ImportOptions): RuntimeImport | null {
+  const asked = IMPORT_SIDES.filter((side) => options[side.from.option] !== undefined);
+  if (asked.length > 1) throw usageError(`give ${asked.map((side) => side.from.flag).join(' or ')}, not both`);
+  const [from] = asked;
+  if (from && files.length > 0) throw usageError(`give FILE... or ${from.from.flag} [DIR], not both`);
+  if (from) return from;
+  if (files.length === 0)
     throw usageError(
       'import needs FILE... (what `opencode export SESSION_ID` printed; - for standard input) or --from-opencode [DIR]',
     );
-  if (options.fromOpencode !== undefined && files.length > 0)
-    throw usageError('give FILE... or --from-opencode [DIR], not both');
-  if (options.session && options.fromOpencode === undefined)
+  if (options.session)
     throw usageError('--session only makes sense with --from-opencode (a file names its own session)');
-  const checkedRoot = (path: string) => checkedFolder(path, secrets);
-  const root = options.root === undefined ? undefined : checkedRoot(resolve(io.cwd, options.root));
-  const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
-  sweepStaleTemp();
-  const work = mkdtempSync(join(tmpdir(), 'investibook-import-'));
-  try {
-    if (options.fromOpencode !== undefined) {
-      const dir = resolve(io.cwd, typeof options.fromOpencode === 'string' ? options.fromOpencode : '.');
-      const found = await fromOpencode({
-        dir: checkedRoot(dir),
-        session: options.session,
-        binary: options.opencode ?? env.INVESTIBOOK_OPENCODE ?? 'opencode',
-        env: io.env,
-        work,
-        log: (line) => io.err(`${line}\n`),
-      });
-      await importSources(found, { ...request, root: request.root ?? checkedRoot(dir) }, 'opencode', options, io, env);
-      return;
-    }
-    const sources: ImportSource[] = [];
-    for (const file of files) sources.push(await sourceOf(file, io, work));
-    // Claude Code transcripts are told by their content (JSON lines), whatever their names.
-    const transcripts = sources.filter((s) => isTranscript(s.path));
-    if (transcripts.length > 0) {
-      if (transcripts.length < sources.length)
-        throw usageError('give OpenCode exports and Claude Code transcripts in separate imports');
-      await importClaudeCode(sources, options, io, env, writing(secrets));
-      return;
-    }
-    await importSources(sources, request, 'opencode_export', options, io, env);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  return null;
 }
 
-async function importSources(
-  sources: ImportSource[],
-  request: WorkspaceRequest,
-  kind: OriginKind,
-  options: ImportOptions,
-  io: Io,
-  env: CliEnv,
-): Promise<void> {
-  const progress = io.errIsTTY ? progressLine(io) : undefined;
-  let scanned: ScannedExport[];
+/** A private folder for what the import keeps meanwhile (standard input, OpenCode's copy), removed after. */
+async function inWork(work: (folder: string) => Promise<void>): Promise<void> {
+  sweepStaleTemp();
+  const folder = mkdtempSync(join(tmpdir(), 'investibook-import-'));
   try {
-    scanned = await scanSources(sources, progress?.update);
-  } catch (error) {
-    throw asInputError(error);
+    await work(folder);
   } finally {
-    progress?.clear();
+    rmSync(folder, { recursive: true, force: true });
   }
-  const { location } = chooseDatabase(options, env, io.cwd);
-  const sqlite = !isDatabaseUrl(location);
-  const lone = sqlite ? undefined : scanned.find((s) => s.loneSurrogate);
-  if (lone)
-    throw new AppError(
-      'invalid',
-      'bad_export',
-      `${lone.source.name}: ${lone.loneSurrogate} has a text with a lone UTF-16 surrogate (a \\ud800-style escape without its pair), which PostgreSQL cannot store as JSON: nothing was imported`,
-    );
-  // A database that is not there yet has no workspace: every session needs a folder first (an
-  // allowed one), so that a refusal leaves no database behind.
-  if (sqlite && !existsSync(location)) {
-    for (const s of scanned) rootFor({ sessionId: s.info.id, parentId: null, directory: directoryOf(s) }, request);
-  }
-  if (sqlite) ensureFolder(dirname(location));
-  const results = await intoDatabase(location, sqlite, async (at) => {
-    const store = await openStore({ location: at });
-    try {
-      let written: SessionResult[];
-      try {
-        written = await writeSessions(store, scanned, {
-          ...request,
-          kind,
-          now: Date.now(),
-          ...(progress ? { progress: progress.update } : {}),
-        });
-      } catch (error) {
-        throw asInputError(error);
-      } finally {
-        progress?.clear();
-      }
-      await countWritten(store, written, io);
-      return written;
-    } finally {
-      await store.close();
-    }
-  });
-  report(results, sqlite ? location : redact(location), io);
 }
 
 /**
@@ -174,9 +100,6 @@ async function countWritten(store: Store, results: readonly SessionResult[], io:
 }
 
 const NO_AGENT = 'no live agent starts there until you give it: investibook import FILE --workspace ID --root DIR';
-
-const directoryOf = (s: ScannedExport): string | null =>
-  typeof s.info.directory === 'string' && s.info.directory ? s.info.directory : null;
 
 function report(results: readonly SessionResult[], database: string, io: Io): void {
   const made = new Set<string>();
@@ -238,43 +161,10 @@ async function sourceOf(file: string, io: Io, work: string): Promise<ImportSourc
   return { path, name: file };
 }
 
-/** What the Claude Code import shares with this one: the counts stored after, the words said, the folder rule. */
+/** What every runtime's import shares: the counts stored after, the words said, the folder rule. */
 const writing = (secrets: readonly string[]): Writing => ({
   countWritten: (store: Store, results: readonly SessionResult[], io: Io) => countWritten(store, results, io),
   report: (results: readonly SessionResult[], database: string, io: Io) => report(results, database, io),
   checkedRoot: (path: string) => checkedFolder(path, secrets),
   secrets,
 });
-
-function asInputError(error: unknown): unknown {
-  return error instanceof ExportInputError ? new AppError('invalid', 'bad_export', error.message) : error;
-}
-
-/**
- * One line on a terminal's stderr, rewritten in place at most a few times a second — and at once when the
- * phase or the file changes, so a quick file still says it was written.
- */
-function progressLine(io: Io): { update: Progress; clear: () => void } {
-  let last = 0;
-  let lastStep = '';
-  let shown = false;
-  const sizes = new Map<string, number>();
-  const mb = (n: number) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
-  return {
-    update: (phase, source, bytes) => {
-      const now = Date.now();
-      const step = `${phase}\0${source.path}`;
-      if (step === lastStep && now - last < 250) return;
-      last = now;
-      lastStep = step;
-      let size = sizes.get(source.path);
-      if (size === undefined) sizes.set(source.path, (size = statSync(source.path).size));
-      io.status?.(`${phase === 'checking' ? 'Checking' : 'Writing'} ${source.name}: ${mb(bytes)} of ${mb(size)}`);
-      shown = true;
-    },
-    clear: () => {
-      if (shown) io.status?.(null);
-      shown = false;
-    },
-  };
-}

@@ -8,7 +8,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { DEMO_USER_ID } from '../demo/builder';
+import { DEMO_USER_ID } from '../demo/demo-ids';
 import { AppError } from '../errors';
 import { folderRefusal } from '../folder-rules';
 import type { Store, WorkspaceRow } from '../storage/store';

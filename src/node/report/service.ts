@@ -27,6 +27,7 @@ import {
   type SessionInput,
   type SessionRows,
   type StoredRow,
+  useKeyHash,
 } from '../core';
 import { AppError, notFound } from '../errors';
 import { resolveSession } from '../sessions';
@@ -39,6 +40,10 @@ import { ReportCache, stampOf } from './report-cache';
 import { DEFAULT_RUNTIME, runtimeOfRows } from './runtimes';
 import { countsVersion, storedFirst, StoredCounts, withStoredCounts } from './stored-counts';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
+import { nativeKeyHash } from './native-hash';
+
+// Every memo key, the snapshot id and each text's content key, natively (report/native-hash.ts).
+useKeyHash(nativeKeyHash);
 
 export interface ReportRequest {
   workspaceId: string;

@@ -174,6 +174,8 @@ export function addMessagesApi(app: Hono, options: AnthropicOptions): void {
       output_tokens: output,
     };
     options.onRequest?.({ seq: number, kind: reply.kind, body, chat, usage });
+    // A slow answer, as the OpenAI side gives it: a turn the tests stop or crash mid-call.
+    if (step?.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));
     if (step?.fail) return c.json({ type: 'error', error: { type: 'api_error', message: step.fail.message } }, 500);
     const content: Json[] = [
       ...(text ? [{ type: 'text', text }] : []),

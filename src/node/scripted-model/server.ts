@@ -14,7 +14,6 @@
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { createHash } from 'node:crypto';
 import type { ProviderFamily } from '../core';
 import type { Encoding } from '../report/estimator';
@@ -32,6 +31,7 @@ import {
 } from './prompt-tokens';
 import { answer, hiddenInRequest, type Answer, type Roles, type Script } from './script';
 import { addMessagesApi, type RecordedMessagesRequest } from './anthropic';
+import { completionBody, streamCompletion, toolCallsOf } from './chat-completions';
 
 export interface RecordedRequest {
   /** 1-based, in arrival order. */
@@ -92,10 +92,6 @@ const CACHE_MINIMUM = 1024;
 export function scriptedModelApp(options: ScriptedModelOptions): Hono {
   const app = new Hono();
   const family = options.family ?? {};
-  const rules = familyCounting(family, options.encoding);
-  let seq = 0;
-  // The previous request of each conversation, for the cached prefix.
-  const previous = new Map<string, ChatRequest>();
 
   app.get('/v1/models', (c) =>
     c.json({
@@ -113,6 +109,16 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
     cached: (before, now) => cachedTokens(before, now, anthropicRules),
     ...(options.onMessagesRequest ? { onRequest: options.onMessagesRequest } : {}),
   });
+  addChatCompletionsApi(app, options, family);
+  return app;
+}
+
+/** OpenAI's chat completions: each request answered from the script, counted as the family counts, recorded. */
+function addChatCompletionsApi(app: Hono, options: ScriptedModelOptions, family: ScriptedFamily): void {
+  const rules = familyCounting(family, options.encoding);
+  let seq = 0;
+  // The previous request of each conversation, for the cached prefix.
+  const previous = new Map<string, ChatRequest>();
 
   app.post('/v1/chat/completions', async (c) => {
     const body = (await c.req.json()) as ChatRequest;
@@ -120,100 +126,66 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
     const key = conversationKey(body);
     const step = reply.kind === 'step' ? reply.step : null;
     const hiddenKept = family.hiddenReasoning ? hiddenInRequest(options.script, body, family.hiddenReasoning) : 0;
-    const media = body.messages.reduce(
-      (n, m) => n + messagePieces(m).reduce((k, p) => k + (p.kind === 'media' ? pieceTokens(p, rules) : 0), 0),
-      0,
-    );
-    const charged = { hidden: hiddenKept, media };
-    const usageFor = (text: string, reasoning = ''): ReportedUsage => {
-      const prompt = promptTokens(body, rules) + hiddenKept;
-      const cached = cachedTokens(previous.get(key), body, rules);
-      const hidden = step?.hidden ?? 0;
-      const thought = (reasoning ? rules.count(reasoning) : 0) + hidden;
-      const completion = Math.max(1, rules.count(text) + thought);
-      return {
-        prompt_tokens: prompt,
-        completion_tokens: completion,
-        total_tokens: prompt + completion,
-        prompt_tokens_details: { cached_tokens: cached },
-        ...(thought > 0 && family.reportsReasoningTokens !== false
-          ? { completion_tokens_details: { reasoning_tokens: thought } }
-          : {}),
-      };
-    };
+    const charged = { hidden: hiddenKept, media: mediaTokens(body, rules) };
+    // The cached prefix is measured when the usage is made: after any scripted delay, as sent.
+    const usageFor = (text: string, reasoning = ''): ReportedUsage =>
+      reportedUsage(family, rules, {
+        prompt: promptTokens(body, rules) + hiddenKept,
+        cached: cachedTokens(previous.get(key), body, rules),
+        completion: text,
+        reasoning,
+        hidden: step?.hidden ?? 0,
+      });
     if (step?.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));
     if (step?.fail) {
       options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage: usageFor(''), charged });
       return c.json({ error: { message: step.fail.message, type: 'scripted_error' } }, step.fail.status as 500);
     }
     const text = step ? (step.text ?? '') : (reply as { text: string }).text;
-    const toolCalls = (step?.tools ?? []).map((tool, index) => ({
-      index,
-      id: `call_${createHash('sha256')
-        .update(`${seq + 1}:${index}:${tool.name}`)
-        .digest('hex')
-        .slice(0, 16)}`,
-      type: 'function' as const,
-      function: { name: tool.name, arguments: JSON.stringify(tool.args) },
-    }));
+    const toolCalls = toolCallsOf(step?.tools ?? [], seq + 1);
     const usage = usageFor(`${text}${toolCalls.map((t) => t.function.arguments).join('')}`, step?.reasoning ?? '');
     options.onRequest?.({ seq: ++seq, kind: reply.kind, body, usage, charged });
     if (reply.kind !== 'title') previous.set(key, body);
-    const id = `chatcmpl-scripted-${seq}`;
-    const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
-
-    if (!body.stream) {
-      return c.json({
-        id,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: text || null,
-              ...(step?.reasoning ? { reasoning_content: step.reasoning } : {}),
-              ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _, ...call }) => call) } : {}),
-            },
-            finish_reason: finish,
-          },
-        ],
-        usage,
-      });
-    }
-    return streamSSE(c, async (sse) => {
-      const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-        sse.writeSSE({
-          data: JSON.stringify({
-            id,
-            object: 'chat.completion.chunk',
-            created: Math.floor(Date.now() / 1000),
-            model: body.model,
-            choices: [{ index: 0, delta, finish_reason: finishReason }],
-          }),
-        });
-      await chunk({ role: 'assistant', content: '' });
-      if (step?.reasoning) await chunk({ reasoning_content: step.reasoning });
-      // Text in a few pieces, so a client sees it stream.
-      for (const piece of text.match(/[\s\S]{1,80}/g) ?? []) await chunk({ content: piece });
-      for (const call of toolCalls) await chunk({ tool_calls: [call] });
-      await chunk({}, finish);
-      await sse.writeSSE({
-        data: JSON.stringify({
-          id,
-          object: 'chat.completion.chunk',
-          created: 0,
-          model: body.model,
-          choices: [],
-          usage,
-        }),
-      });
-      await sse.writeSSE({ data: '[DONE]' });
-    });
+    const completion = {
+      id: `chatcmpl-scripted-${seq}`,
+      model: body.model,
+      text,
+      reasoning: step?.reasoning,
+      toolCalls,
+      usage,
+    };
+    return body.stream ? streamCompletion(c, completion) : c.json(completionBody(completion));
   });
-  return app;
+}
+
+/** Images and other media in the prompt, charged by the family's vision rule. */
+function mediaTokens(body: ChatRequest, rules: CountingRules): number {
+  return body.messages.reduce(
+    (n, m) => n + messagePieces(m).reduce((k, p) => k + (p.kind === 'media' ? pieceTokens(p, rules) : 0), 0),
+    0,
+  );
+}
+
+/**
+ * Usage as OpenAI reports it: hidden reasoning spent counts in the completion, and as reasoning
+ * tokens unless the family reports it only inside the output (Anthropic).
+ */
+function reportedUsage(
+  family: ScriptedFamily,
+  rules: CountingRules,
+  counts: { prompt: number; cached: number; completion: string; reasoning: string; hidden: number },
+): ReportedUsage {
+  const thought = (counts.reasoning ? rules.count(counts.reasoning) : 0) + counts.hidden;
+  const completion = Math.max(1, rules.count(counts.completion) + thought);
+  return {
+    prompt_tokens: counts.prompt,
+    completion_tokens: completion,
+    total_tokens: counts.prompt + completion,
+    prompt_tokens_details: { cached_tokens: counts.cached },
+    ...(thought > 0 && family.reportsReasoningTokens !== false
+      ? { completion_tokens_details: { reasoning_tokens: thought } }
+      : {}),
+  };
 }
 
 /** Requests of one conversation share their system prompt and first user message. */

@@ -3,7 +3,7 @@
  * web app, and the one place that turns errors into statuses (`onError`).
  */
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
@@ -41,57 +41,14 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { store } = options;
-  const logger = options.logger ?? silentLogger;
   const app = new Hono<AppEnv>();
 
   // Every answer carries its request's id (X-Request-Id: a proxy's when well-formed, else a new
   // UUID), and so does every line logged while answering it.
   app.use('*', requestId());
-  app.use('*', async (c, next) => {
-    const log = logger.child({ requestId: c.get('requestId') });
-    c.set('log', log);
-    const started = performance.now();
-    await next();
-    // The path only: a query string may hold a sign-in token (docs/security.md).
-    log.debug(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
-      'request',
-    );
-  });
-  app.use(
-    '*',
-    secureHeaders({
-      referrerPolicy: 'no-referrer',
-      // Served over plain HTTP on loopback: HSTS would only confuse a later https service there.
-      strictTransportSecurity: false,
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        baseUri: ["'none'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    }),
-  );
-
-  // For load balancers: reachable under any Host name (they probe by address), says nothing
-  // but whether the database takes writes and the report database answers — and, when not,
-  // why, in one code (database_timeout, database_read_only, disk_full…). Each check is bounded:
-  // the stores bound their own calls, and a check that still has no answer is a timeout.
-  app.get('/healthz', async (c) => {
-    try {
-      await Promise.all([bounded(store.checkWritable()), bounded(options.reportStore.ping())]);
-      return c.json({ status: 'ok', database: store.backend }, 200, { 'Cache-Control': 'no-store' });
-    } catch (error) {
-      c.get('log').warn({ err: error }, 'health check failed');
-      const reason = error instanceof StoreUnavailable ? error.code : 'database_unavailable';
-      return c.json({ status: 'unavailable', reason }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
-    }
-  });
+  app.use('*', requestLog(options.logger ?? silentLogger));
+  app.use('*', securityHeaders());
+  app.get('/healthz', healthCheck(store, options.reportStore));
   app.use('*', allowedHosts(options.allowedHosts ?? []));
   // No API answer is ever cached, a streamed turn's included (its helper says no-cache).
   app.use('/api/*', async (c, next) => {
@@ -114,6 +71,67 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     primary: store,
   });
   options.onReportService?.(service);
+  app.route('/api', apiRoutes(store, agent, service));
+  app.use('*', signInByLink(store));
+  serveWebApp(app, options.webRoot ?? null);
+  return app;
+}
+
+/** Logs each answered request (debug) through a child logger that carries the request's id. */
+function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const log = logger.child({ requestId: c.get('requestId') });
+    c.set('log', log);
+    const started = performance.now();
+    await next();
+    // The path only: a query string may hold a sign-in token (docs/security.md).
+    log.debug(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
+  };
+}
+
+function securityHeaders(): MiddlewareHandler<AppEnv> {
+  return secureHeaders({
+    referrerPolicy: 'no-referrer',
+    // Served over plain HTTP on loopback: HSTS would only confuse a later https service there.
+    strictTransportSecurity: false,
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      baseUri: ["'none'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      objectSrc: ["'none'"],
+    },
+  });
+}
+
+/**
+ * For load balancers: reachable under any Host name (they probe by address), says nothing
+ * but whether the database takes writes and the report database answers — and, when not,
+ * why, in one code (database_timeout, database_read_only, disk_full…). Each check is bounded:
+ * the stores bound their own calls, and a check that still has no answer is a timeout.
+ */
+function healthCheck(store: Store, reportStore: Store): Handler<AppEnv> {
+  return async (c) => {
+    try {
+      await Promise.all([bounded(store.checkWritable()), bounded(reportStore.ping())]);
+      return c.json({ status: 'ok', database: store.backend }, 200, { 'Cache-Control': 'no-store' });
+    } catch (error) {
+      c.get('log').warn({ err: error }, 'health check failed');
+      const reason = error instanceof StoreUnavailable ? error.code : 'database_unavailable';
+      return c.json({ status: 'unavailable', reason }, 503, { 'Cache-Control': 'no-store', 'Retry-After': '1' });
+    }
+  };
+}
+
+/** The API under /api: every route behind the user check, a workspace's behind its access check. */
+function apiRoutes(store: Store, agent: AgentBridge, service: ReportService): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   // A path the API has, asked with a method it does not take: 405 with the methods it does take
   // (HEAD wherever GET is). Hono's middleware reads them from the routes below.
@@ -133,11 +151,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   api.route('/workspace/:id', agentRoutes(agent, store));
   // Answered, not thrown: the method check above looks only at answers without an error.
   api.all('*', (c) => answer(c, new AppError('not_found', 'not_found', 'No such API route')));
-  app.route('/api', api);
+  return api;
+}
 
-  // Sign-in: `?token=` on any page sets the cookie, then the token leaves the URL. A link for
-  // another user than the one signed in here asks first instead of switching silently.
-  app.use('*', async (c, next) => {
+/**
+ * Sign-in: `?token=` on any page sets the cookie, then the token leaves the URL. A link for
+ * another user than the one signed in here asks first instead of switching silently.
+ */
+function signInByLink(store: Store): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     const token = c.req.query('token');
     if (token === undefined || c.req.method !== 'GET') return next();
     const url = new URL(c.req.url);
@@ -159,9 +181,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
     }
     return c.redirect(target, 302);
-  });
+  };
+}
 
-  const webRoot = options.webRoot ?? null;
+/** The built web app: its assets, and index.html for every other path (the app routes itself). */
+function serveWebApp(app: Hono<AppEnv>, webRoot: string | null): void {
   if (webRoot && existsSync(join(webRoot, 'index.html'))) {
     const index = readFileSync(join(webRoot, 'index.html'), 'utf8');
     app.use('/assets/*', serveStatic({ root: relative(process.cwd(), webRoot) || '.' }));
@@ -170,7 +194,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   } else {
     app.get('/', (c) => c.text('investibook API is running; the web app is not built (npm run build).'));
   }
-  return app;
 }
 
 /** The one shape of an error answer (contract §6, plus the request's id), with its status and headers. */

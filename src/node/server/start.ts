@@ -61,43 +61,11 @@ export async function start(options: StartOptions) {
   const database = sqlite ? resolve(options.database) : options.database;
   const dataDir = dataDirFor(database, options.dataDir);
   sweepStaleTemp();
-  const isNew = sqlite && !existsSync(database);
-  if (sqlite) ensureFolder(dirname(database));
-  if (sqlite && !isNew) warnIfShared(database, log);
-  let token = options.token;
+  const { store, reportStore, token } = await openStores(options, { sqlite, database, dataDir, log });
 
-  const store = await openStore({ location: database, dataDir });
-  let reportStore: Store | null = null;
-  try {
-    if (isNew || (!sqlite && (await store.listWorkspaces()).length === 0)) {
-      token ??= generateToken();
-      try {
-        await seedDemo(store, token);
-        rememberToken(dataDir, database, token);
-        log(`Created the demo database at ${sqlite ? database : redact(database)}`);
-      } catch (error) {
-        // Several instances starting on one empty database: one seeds, the others find it seeded.
-        if ((await store.listWorkspaces()).length === 0) throw error;
-        if (!options.token) token = undefined;
-      }
-    }
-    token = await ensureDemoToken(store, dataDir, database, token);
-    if (options.build !== false) await buildWebIfStale(log);
-    reportStore = await openStore({ location: options.reportDatabase ?? database, readOnly: true, dataDir });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-
-  // The agent never sees the database or the sign-in token, whatever its sandbox binds; its
-  // working folder never holds them, nor the database's folder or the data folder (folder-rules.ts).
-  const secrets = [
-    ...dataSecrets(sqlite ? database : null, dataDir),
-    ...(sqlite ? [`${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
-    ...(options.reportDatabase && !isDatabaseUrl(options.reportDatabase) ? [resolve(options.reportDatabase)] : []),
-    tokenFile(dataDir, database),
-  ];
-  const agentSettings = options.agent ? { ...options.agent, hidden: [...options.agent.hidden, ...secrets] } : null;
+  const agentSettings = options.agent
+    ? { ...options.agent, hidden: [...options.agent.hidden, ...agentSecrets(options, { sqlite, database, dataDir })] }
+    : null;
   // The agent's lines are the process's, not a request's: a turn outlives the request that started it.
   const agentLog = logger.child({ component: 'agent' });
   const agent = new AgentBridge(agentSettings, store, (line) => agentLog.warn(line));
@@ -115,14 +83,11 @@ export async function start(options: StartOptions) {
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port });
   const closeStores = async () => {
     await agent.close();
-    await reportStore?.close();
+    await reportStore.close();
     await store.close();
   };
   try {
-    await new Promise<void>((ok, fail) => {
-      server.once('listening', ok);
-      server.once('error', fail);
-    });
+    await listening(server);
   } catch (error) {
     await closeStores();
     throw error;
@@ -154,6 +119,71 @@ export async function start(options: StartOptions) {
       await closeStores().catch(() => {});
     },
   };
+}
+
+interface Location {
+  sqlite: boolean;
+  /** The resolved SQLite file, or the database URL. */
+  database: string;
+  dataDir: string;
+}
+
+/**
+ * Opens the store, seeds the demo when the database is new, settles the demo's sign-in token,
+ * builds the web app when stale and opens the read-only report store. On any failure the store
+ * is closed again before the error goes on.
+ */
+async function openStores(
+  options: StartOptions,
+  { sqlite, database, dataDir, log }: Location & { log: (line: string) => void },
+): Promise<{ store: Store; reportStore: Store; token: string | undefined }> {
+  const isNew = sqlite && !existsSync(database);
+  if (sqlite) ensureFolder(dirname(database));
+  if (sqlite && !isNew) warnIfShared(database, log);
+  let token = options.token;
+
+  const store = await openStore({ location: database, dataDir });
+  try {
+    if (isNew || (!sqlite && (await store.listWorkspaces()).length === 0)) {
+      token ??= generateToken();
+      try {
+        await seedDemo(store, token);
+        rememberToken(dataDir, database, token);
+        log(`Created the demo database at ${sqlite ? database : redact(database)}`);
+      } catch (error) {
+        // Several instances starting on one empty database: one seeds, the others find it seeded.
+        if ((await store.listWorkspaces()).length === 0) throw error;
+        if (!options.token) token = undefined;
+      }
+    }
+    token = await ensureDemoToken(store, dataDir, database, token);
+    if (options.build !== false) await buildWebIfStale(log);
+    const reportStore = await openStore({ location: options.reportDatabase ?? database, readOnly: true, dataDir });
+    return { store, reportStore, token };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * The agent never sees the database or the sign-in token, whatever its sandbox binds; its
+ * working folder never holds them, nor the database's folder or the data folder (folder-rules.ts).
+ */
+function agentSecrets(options: StartOptions, { sqlite, database, dataDir }: Location): string[] {
+  return [
+    ...dataSecrets(sqlite ? database : null, dataDir),
+    ...(sqlite ? [`${database}-wal`, `${database}-shm`, `${database}-journal`] : []),
+    ...(options.reportDatabase && !isDatabaseUrl(options.reportDatabase) ? [resolve(options.reportDatabase)] : []),
+    tokenFile(dataDir, database),
+  ];
+}
+
+function listening(server: ReturnType<typeof serve>): Promise<void> {
+  return new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
 }
 
 /**

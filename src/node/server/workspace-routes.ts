@@ -15,8 +15,10 @@ import {
 import { AppError } from '../errors';
 import { claimSession, resolveSession } from '../sessions';
 import { columnText } from '../storage/column-text';
+import { recordedTitle, TITLED_RUNTIMES } from '../session-title';
 import { newSessionId, userMessage } from '../user-message';
-import type { MessageRow, ReadSnapshot, Store } from '../storage/store';
+import { OWN_MESSAGES } from '../agent/runtime-registry';
+import type { MessageRow, ReadSnapshot, SessionOriginRow, Store, WorkspaceRow } from '../storage/store';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../shared/json-depth';
 import { latestTotal } from '../report/latest-total';
 import { totalOnWire } from '../usage';
@@ -28,7 +30,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 /** Sessions named by title (and their context) in the workspace's list, most recent first. */
 export const NAMED_SESSIONS = 50;
-/** A session's title: its first user message, cut to this many characters. */
+/** A session's title (its runtime's own, else its first user message), cut to this many characters. */
 export const TITLE_CHARS = 60;
 /** Messages read to find the first user text (its first few; only their ids are listed first). */
 const TITLE_MESSAGES = 6;
@@ -38,21 +40,33 @@ const TITLE_MESSAGES = 6;
  * the server adds), on one line, cut to TITLE_CHARS. Null when none of its first messages says anything.
  */
 async function sessionTitle(
-  read: Pick<ReadSnapshot, 'messageStamps' | 'messages'>,
+  read: Pick<ReadSnapshot, 'messageStamps' | 'messages' | 'messageRuntimes' | 'sessionRuntime'>,
   workspaceId: string,
   sessionId: string,
 ): Promise<string | null> {
+  // The runtime's own name for it, where its store gives one (Claude Code's), comes first.
+  const runtimes = await read.messageRuntimes(workspaceId, sessionId);
+  if (runtimes.some((r) => (TITLED_RUNTIMES as readonly (string | null)[]).includes(r))) {
+    const named = recordedTitle(await read.sessionRuntime(workspaceId, sessionId));
+    if (named) return oneLine(named);
+  }
   const ids = (await read.messageStamps(workspaceId, sessionId)).slice(0, TITLE_MESSAGES).map((m) => m.id);
   for (const row of await read.messages(ids)) {
     const message = toChatMessage(row);
     if (message.problem || message.info.role !== 'user') continue;
     for (const part of message.parts) {
       if (part.type !== 'text' || part.synthetic === true || part.ignored === true) continue;
-      const text = typeof part.text === 'string' ? part.text.replace(/\s+/g, ' ').trim() : '';
-      if (text) return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1).trimEnd()}…` : text;
+      const text = typeof part.text === 'string' ? oneLine(part.text) : '';
+      if (text) return text;
     }
   }
   return null;
+}
+
+/** A title on one line, cut to TITLE_CHARS. */
+function oneLine(title: string): string {
+  const text = title.replace(/\s+/g, ' ').trim();
+  return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1).trimEnd()}…` : text;
 }
 
 /** The workspaces the signed-in user may see (the CLI finds its own from a folder with it). */
@@ -68,6 +82,58 @@ export function workspacesRoute(store: Store): Hono<AppEnv> {
   return routes;
 }
 
+/** The workspace and its sessions, most recent first, read from one snapshot. */
+async function describeWorkspace(store: Store, read: ReadSnapshot, workspace: WorkspaceRow): Promise<Workspace> {
+  const sessions = await read.listSessions(workspace.id);
+  // A subagent's session: the bridge records the session whose task call made it.
+  const parents = new Map((await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]));
+  const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
+  const summaries = await Promise.all(
+    sessions.map(async (s, index) => {
+      const origin = origins.get(s.session_id);
+      const summary = {
+        id: s.session_id,
+        messageCount: s.message_count,
+        lastActiveAt: s.last_active,
+        ...(origin ? { origin: originOnWire(origin) } : {}),
+      };
+      // The switcher names the most recent sessions; older ones are listed by time alone.
+      if (index >= NAMED_SESSIONS) return summary;
+      const [title, usage] = await Promise.all([
+        sessionTitle(read, workspace.id, s.session_id),
+        latestTotal(read, workspace.id, s.session_id),
+      ]);
+      const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
+      return {
+        ...summary,
+        title,
+        contextUsed: usage?.contextUsed ?? null,
+        contextSize: usage?.contextSize ?? null,
+        ...(parent ? { parentSessionId: parent } : {}),
+      };
+    }),
+  );
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    defaultSessionId: sessions[0]?.session_id ?? null,
+    sessions: summaries,
+    root: store.resolveRoot(workspace.root_path),
+  };
+}
+
+/** Where an imported session came from, as the session list says it. */
+function originOnWire(origin: SessionOriginRow) {
+  return {
+    kind: origin.kind,
+    importedAt: Number(origin.imported_at),
+    updatedAt: Number(origin.updated_at),
+    title: origin.title,
+    parentSessionId: origin.parent_session_id,
+    ...(origin.source_file ? { file: origin.source_file } : {}),
+  };
+}
+
 export function workspaceRoutes(
   store: Store,
   live: (workspaceId: string, sessionId: string) => boolean = () => false,
@@ -76,57 +142,7 @@ export function workspaceRoutes(
 
   routes.get('/', async (c) => {
     const workspace = c.get('workspace');
-    const body: Workspace = await store.snapshot(async (read) => {
-      const sessions = await read.listSessions(workspace.id);
-      // A subagent's session: the bridge records the session whose task call made it.
-      const parents = new Map(
-        (await read.sessionParents(workspace.id)).map((p) => [p.session_id, p.parent_session_id]),
-      );
-      const origins = new Map((await read.sessionOrigins(workspace.id)).map((o) => [o.session_id, o]));
-      const summaries = await Promise.all(
-        sessions.map(async (s, index) => {
-          const origin = origins.get(s.session_id);
-          const summary = {
-            id: s.session_id,
-            messageCount: s.message_count,
-            lastActiveAt: s.last_active,
-            ...(origin
-              ? {
-                  origin: {
-                    kind: origin.kind,
-                    importedAt: Number(origin.imported_at),
-                    updatedAt: Number(origin.updated_at),
-                    title: origin.title,
-                    parentSessionId: origin.parent_session_id,
-                    ...(origin.source_file ? { file: origin.source_file } : {}),
-                  },
-                }
-              : {}),
-          };
-          // The switcher names the most recent sessions; older ones are listed by time alone.
-          if (index >= NAMED_SESSIONS) return summary;
-          const [title, usage] = await Promise.all([
-            sessionTitle(read, workspace.id, s.session_id),
-            latestTotal(read, workspace.id, s.session_id),
-          ]);
-          const parent = parents.get(s.session_id) ?? origin?.parent_session_id ?? null;
-          return {
-            ...summary,
-            title,
-            contextUsed: usage?.contextUsed ?? null,
-            contextSize: usage?.contextSize ?? null,
-            ...(parent ? { parentSessionId: parent } : {}),
-          };
-        }),
-      );
-      return {
-        id: workspace.id,
-        name: workspace.name,
-        defaultSessionId: sessions[0]?.session_id ?? null,
-        sessions: summaries,
-        root: store.resolveRoot(workspace.root_path),
-      };
-    });
+    const body: Workspace = await store.snapshot((read) => describeWorkspace(store, read, workspace));
     return c.json(body);
   });
 
@@ -154,7 +170,7 @@ export function workspaceRoutes(
       const request = await jsonBody(c, appendMessageRequestSchema);
       if (request.sessionId) await claimSession(store, workspace.id, request.sessionId);
       const sessionId = request.sessionId ?? (await resolveSession(store, workspace.id, undefined)) ?? newSessionId();
-      const row = userMessage(workspace.id, sessionId, request.text);
+      const row = userMessage(OWN_MESSAGES, workspace.id, sessionId, request.text);
       await store.insertMessage(row);
       const message: ChatMessage = {
         id: row.id,

@@ -48,7 +48,7 @@ export function typedPrompts(rows: readonly Row[]): string[] {
   });
 }
 
-/** The subagents' rows and every session's request shapes, stored; the sessions to count. */
+/** The subagents' rows and every session's runtime records (request shapes, title), stored; the sessions to count. */
 export async function keepRest(
   store: Store,
   workspaceId: string,
@@ -57,7 +57,7 @@ export async function keepRest(
   await store.transaction(async (tx) => {
     for (const session of sessions) {
       if (session.parentId !== null) for (const row of session.rows) await tx.upsertMessage({ ...row, workspaceId });
-      for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
+      for (const record of session.records) await tx.putSessionRuntime({ ...record, workspaceId });
     }
   });
   return { sessions: sessions.map((s) => s.sessionId) };

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { CLAUDE_CODE_ROWS, REQUEST_SHAPE, subagentSessionId } from '../../core';
 import type { NewMessage, NewSessionRuntime } from '../../storage/store';
 import { ExportInputError } from '../../export-input-error';
+import { titleRecord } from '../../session-title';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -28,7 +29,10 @@ export interface TranscriptSession {
   directory: string | null;
   version: string | null;
   rows: (Omit<NewMessage, 'workspaceId' | 'info' | 'parts'> & { info: Json; parts: Json[] })[];
-  shapes: Omit<NewSessionRuntime, 'workspaceId'>[];
+  /** The session's runtime records: every request shape, and the title Claude Code gives it (session-title.ts). */
+  records: Omit<NewSessionRuntime, 'workspaceId'>[];
+  /** The session's name as Claude Code's own session list gives it (claudeCodeTitle); null: none. */
+  title: string | null;
 }
 
 /** Whether a file's text is a Claude Code transcript: its first line an entry with a type and a session id. */
@@ -113,6 +117,7 @@ export function readTranscript(source: { path: string; name: string }): Transcri
   const sessionId = agent ? subagentSessionId(main!, agent) : main!;
   const conversation = entries.filter((e) => str(e.uuid));
   if (conversation.length === 0) throw new ExportInputError(`${name} holds no conversation entries (none has a uuid)`);
+  const title = claudeCodeTitle(entries);
   const other = conversation.find((e) => str(e.sessionId) && e.sessionId !== main);
   if (other)
     throw new ExportInputError(
@@ -125,14 +130,70 @@ export function readTranscript(source: { path: string; name: string }): Transcri
     directory: str(conversation.find((e) => str(e.cwd))?.cwd),
     version: str(conversation.find((e) => str(e.version))?.version),
     rows: conversation.map((e) => rowOf(e, sessionId)),
-    shapes: entries
-      .filter((e) => e.type === 'api-request-shape' && isObject(e.shape))
-      .map((e) => ({
-        sessionId,
-        runtimeKey: `claude-code:${str(e.shapeHash) ?? String(e.__line)}`,
-        parentSessionId: agent ? main : null,
-        recordedAt: Date.parse(str(e.timestamp) ?? '') || 0,
-        definitions: { kind: REQUEST_SHAPE, version: str(e.version), shape: e.shape },
-      })),
+    records: [
+      ...entries
+        .filter((e) => e.type === 'api-request-shape' && isObject(e.shape))
+        .map((e) => ({
+          sessionId,
+          runtimeKey: `claude-code:${str(e.shapeHash) ?? String(e.__line)}`,
+          parentSessionId: agent ? main : null,
+          recordedAt: Date.parse(str(e.timestamp) ?? '') || 0,
+          definitions: { kind: REQUEST_SHAPE, version: str(e.version), shape: e.shape },
+        })),
+      ...(title && !agent
+        ? [{ sessionId, parentSessionId: null, recordedAt: latestTime(conversation), ...titleRecord(title) }]
+        : []),
+    ],
+    title: agent ? null : title,
   };
+}
+
+const latestTime = (entries: readonly Json[]): number =>
+  Math.max(0, ...entries.map((e) => Date.parse(str(e.timestamp) ?? '') || 0));
+
+/** The last non-empty string of `field` on the entries of `type` (Claude Code's "last wins"). */
+const lastOf = (entries: readonly Json[], type: string, field: string): string | null =>
+  entries
+    .filter((e) => e.type === type)
+    .map((e) => str(e[field]))
+    .reduce<string | null>((found, value) => value ?? found, null);
+
+/** A local command's own lines (`<command-name>`, `<local-command-stdout>`, …): never a prompt. */
+const COMMAND_TAG = /^<(command-name|command-message|command-args|local-command-[a-z]+)>/;
+
+/**
+ * The session's first prompt as Claude Code's session list reads it: the first user entry that
+ * is neither its own note (`isMeta`), a compaction's summary nor a tool's result, its first text
+ * on one line that is not a local command's, cut at 200 characters.
+ */
+function firstPrompt(entries: readonly Json[]): string | null {
+  for (const entry of entries) {
+    if (entry.type !== 'user' || entry.isMeta === true || entry.isCompactSummary === true) continue;
+    const content = isObject(entry.message) ? entry.message.content : undefined;
+    const blocks =
+      typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    if (blocks.some((b) => isObject(b) && b.type === 'tool_result')) continue;
+    for (const block of blocks) {
+      const text = isObject(block) && block.type === 'text' ? (str(block.text)?.replace(/\s+/g, ' ').trim() ?? '') : '';
+      if (text && !COMMAND_TAG.test(text)) return text.length > 200 ? `${text.slice(0, 200).trim()}…` : text;
+    }
+  }
+  return null;
+}
+
+/**
+ * A session's title as Claude Code's own session list (the Agent SDK's `listSessions`
+ * `summary`, its `/resume` picker) names it: the latest title the user gave (`custom-title`,
+ * /rename), else the latest generated one (`ai-title`), else the latest prompt it noted
+ * (`last-prompt`), else the latest `summary` line, else the first prompt. Nothing invented:
+ * every one is a line Claude Code wrote.
+ */
+export function claudeCodeTitle(entries: readonly Json[]): string | null {
+  return (
+    lastOf(entries, 'custom-title', 'customTitle') ??
+    lastOf(entries, 'ai-title', 'aiTitle') ??
+    lastOf(entries, 'last-prompt', 'lastPrompt') ??
+    lastOf(entries, 'summary', 'summary') ??
+    firstPrompt(entries)
+  );
 }

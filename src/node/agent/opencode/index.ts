@@ -11,7 +11,7 @@ import type { RuntimeWriteSide } from '../runtime-seam';
 import { opencodeEgress, prepareOpencode, SERVER_USER } from './configure';
 import { exportSession } from './export-session';
 import { recordOpencode } from './record';
-import { messageRows, type SessionExport } from './session-export';
+import { checkSessionExport, latestTime, messageRows, type SessionExport } from './session-export';
 
 export const opencodeWriteSide: RuntimeWriteSide = {
   name: 'opencode',
@@ -45,4 +45,5 @@ export const opencodeWriteSide: RuntimeWriteSide = {
       record: (recording) => recordOpencode(recording, context.settings, exported, runExport),
     };
   },
+  exports: { check: checkSessionExport, latestTime, rows: messageRows },
 };

@@ -70,6 +70,18 @@ export const CLAUDE_CODE_ADVICE: RuntimeAdvice = {
     };
   },
 
+  // Claude Code's own commands for the history changes (2.1.318: /compact, /clear, /rewind).
+  byHand: {
+    notLive: ['compact', 'revert'],
+    own: {
+      compact:
+        "Not made from here (Claude Code's summary is estimated, not proven): in Claude Code, open this session and type /compact.",
+      new_session: 'No live agent here: in Claude Code, type /clear and send the hand-off as the first message.',
+      revert:
+        'Not made from here: in Claude Code, open this session and type /rewind (or press Esc twice), then pick the message to go back to before.',
+    },
+  },
+
   fileLines(text: string): { lines: FileLine[]; total: number } | null {
     const lines: FileLine[] = [];
     for (const line of text.split('\n')) {

@@ -48,6 +48,10 @@ export interface EntryHeader {
   compactBoundary: boolean;
   /** A compact boundary's entries kept from before it (`compactMetadata.preservedMessages.uuids`). */
   preserved?: string[];
+  /** A compact boundary's `compactMetadata.postTokens`: Claude Code's count of the history it left after it. */
+  postTokens?: number;
+  /** An attachment entry's kind (`attachment.type`: instructions, skill_listing, file, …). */
+  attachment?: string;
   /** The assistant entry's tool calls, by tool_use id. */
   toolUses?: Record<string, ToolUse>;
   /** A human prompt (not a tool result, not a meta entry): a new user turn. */
@@ -89,6 +93,9 @@ export function entryHeader(row: ParsedRow, size: number, warn: (message: string
   const compactBoundary = type === 'system' && info.subtype === 'compact_boundary';
   const kept = isObject(info.compactMetadata) ? info.compactMetadata.preservedMessages : undefined;
   const preserved = compactBoundary && isObject(kept) && Array.isArray(kept.uuids) ? kept.uuids.filter(str) : [];
+  const postTokens =
+    compactBoundary && isObject(info.compactMetadata) ? num(info.compactMetadata.postTokens) : undefined;
+  const attachment = type === 'attachment' && isObject(info.attachment) ? str(info.attachment.type) : undefined;
   return {
     id: row.id,
     size,
@@ -105,6 +112,8 @@ export function entryHeader(row: ParsedRow, size: number, warn: (message: string
       ...(str(info.uuid) ? { uuid: str(info.uuid) } : {}),
       compactBoundary,
       ...(preserved.length > 0 ? { preserved: preserved as string[] } : {}),
+      ...(postTokens !== undefined ? { postTokens } : {}),
+      ...(attachment ? { attachment } : {}),
       ...(Object.keys(toolUses).length > 0 ? { toolUses } : {}),
       userTurn:
         type === 'user' &&

@@ -14,6 +14,7 @@ import { EntryWindow, liveWindow, modelCalls, promptOf, responseStarts, tokensOf
 import { entryHeader, type EntryHeader } from './entry';
 import { sessionFacts, type ClaudeCodeFacts } from './facts';
 import { claudeCodeRuntimeParts } from './runtime-parts';
+import { claudeCodeNextPrompt } from './next-prompt';
 import { CLAUDE_CODE_LAYOUT } from './workspace';
 import { CLAUDE_CODE_WORDS } from './words';
 
@@ -53,6 +54,7 @@ export const claudeCodeRuntime: AgentRuntime<EntryHeader> = {
     return null;
   },
 
+  nextPrompt: (headers) => claudeCodeNextPrompt(entries(headers)),
   analyze: (row, context) => analyzeEntry(row, { ...context, facts: context.facts as ClaudeCodeFacts }),
   // CLAUDE.md and the skill listing reach the model as attachments the transcript records.
   alwaysLoaded: () => [],

@@ -14,9 +14,8 @@ import { AppError, usageError } from '../../errors';
 import { ensureFolder } from '../../fs-safe';
 import { isDatabaseUrl, openStore, redact } from '../../storage/open';
 import { intoDatabase } from '../new-database';
-import { ExportInputError } from '../read-export';
-import type { SessionResult } from '../import-sessions';
-import type { Store } from '../../storage/store';
+import { ExportInputError } from '../../export-input-error';
+import type { Writing } from '../import-side';
 import { rootFor, type WorkspaceRequest } from '../workspace';
 import { looksLikeTranscript, readTranscript, type TranscriptSession } from '../../agent/claude-code/transcript';
 import { writeTranscripts, type TranscriptOrigin } from './write-transcripts';
@@ -30,15 +29,6 @@ export interface ClaudeCodeImportOptions {
   databaseUrl?: string;
   fromClaudeCode?: string | boolean;
   session?: string;
-}
-
-/** What the import command lends: the counts stored after a write, its report, its folder check. */
-export interface Writing {
-  countWritten(store: Store, results: readonly SessionResult[], io: Io): Promise<void>;
-  report(results: readonly SessionResult[], database: string, io: Io): void;
-  checkedRoot(path: string): string;
-  /** What no workspace folder may hold (folder-rules.ts): a transcript's own folder is held to it too. */
-  secrets: readonly string[];
 }
 
 /** Whether a file is a Claude Code transcript (by its first line). */

@@ -1,13 +1,14 @@
 /**
- * Claude Code transcripts into the database, by the import's rules (import-sessions.ts): every
+ * Claude Code transcripts into the database, by the import's rules (opencode/import-sessions.ts): every
  * session in one transaction, parents before their subagents; a row not stored is added, the
  * same row is unchanged, a changed one replaced unless the stored one is newer; rows the
- * transcript lacks are kept; its request shapes recorded as the session's runtime; its origin
+ * transcript lacks are kept; its request shapes and title recorded as the session's runtime; its origin
  * noted ('claude_code_transcript', or 'claude_code' for --from-claude-code).
  */
 import { AppError } from '../../errors';
 import type { Store } from '../../storage/store';
-import { same, type SessionResult } from '../import-sessions';
+import type { SessionResult } from '../import-side';
+import { same } from '../same-row';
 import { chooseWorkspace, ensureMember, type WorkspaceRequest } from '../workspace';
 import type { TranscriptSession } from '../../agent/claude-code/transcript';
 
@@ -31,14 +32,14 @@ export async function writeTranscripts(
       const workspaceId = place.workspace.id;
       if (!place.created) await ensureMember(tx, workspaceId, options.user);
       const counts = await writeRows(tx, session, workspaceId);
-      for (const shape of session.shapes) await tx.putSessionRuntime({ ...shape, workspaceId });
+      for (const record of session.records) await tx.putSessionRuntime({ ...record, workspaceId });
       if (counts.added + counts.replaced > 0 || !(await tx.sessionOrigins(workspaceId, session.sessionId)).length)
         await tx.putSessionOrigin({
           workspace_id: workspaceId,
           session_id: session.sessionId,
           kind: options.kind,
           parent_session_id: session.parentId,
-          title: null,
+          title: session.title,
           directory: session.directory,
           agent_version: session.version,
           imported_at: options.now,

@@ -3,7 +3,7 @@
  * JSON columns (`info`, `parts`) are written as JSON text and read as whatever the database
  * holds (text normally; another writer's BLOB or number on SQLite), hence `unknown`.
  */
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { TableName } from '../schema';
 import type { SessionOriginRow, TokenCountRow } from '../store';
 
@@ -50,3 +50,5 @@ export interface Database {
 // The typed tables are the tables of schema.ts, no more and no fewer.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const TABLES_MATCH: Same<keyof Database, TableName> = true;
+
+export type Db = Kysely<Database>;

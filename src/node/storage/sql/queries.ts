@@ -1,26 +1,26 @@
 /**
- * Every query the program makes, written once over Kysely for every SQL backend. What must
- * differ between databases comes from the dialect (dialect.ts); what a query means is here.
+ * Every query the program makes, written once over Kysely for every SQL backend: the reads here,
+ * the writes and whole-table copies in their collaborators. What must differ between databases
+ * comes from the dialect (dialect.ts); what a query means is here.
  */
-import { sql, type Kysely } from 'kysely';
-import { TABLES, type Table, type TableName } from '../schema';
+import { sql } from 'kysely';
+import type { TableName } from '../schema';
 import type {
   MessageRow,
   MessageStamp,
-  NewMessage,
-  NewSessionRuntime,
-  NewUsage,
   SessionOriginRow,
   SessionRow,
   SessionRuntimeRow,
-  TokenCountRow,
   UsageRow,
   WorkspaceRow,
 } from '../store';
-import type { Database } from './database';
+import type { Db } from './database';
+import { SchemaProbe } from './schema-probe';
+import { TableQueries } from './table-queries';
+import { WriteQueries } from './write-queries';
 import type { SqlDialect } from './dialect';
 
-export type Db = Kysely<Database>;
+export type { Db };
 
 const USAGE_COLUMNS = [
   'id',
@@ -34,13 +34,20 @@ const USAGE_COLUMNS = [
   'created_at',
 ] as const;
 
-/** Token counts written per statement. */
-const TOKEN_COUNT_BATCH = 500;
-
+/**
+ * The reads, with the writes (write-queries.ts) and whole-table copies (table-queries.ts) beside
+ * them as collaborators that share the dialect and what is known of the schema.
+ */
 export class Queries {
-  constructor(readonly dialect: SqlDialect) {}
+  private readonly schema: SchemaProbe;
+  readonly writes: WriteQueries;
+  readonly tables: TableQueries;
 
-  // --- reads -------------------------------------------------------------------------------
+  constructor(readonly dialect: SqlDialect) {
+    this.schema = new SchemaProbe(dialect);
+    this.writes = new WriteQueries(dialect);
+    this.tables = new TableQueries(dialect, this.schema);
+  }
 
   /** The cheapest round trip (health checks). */
   async ping(db: Db): Promise<void> {
@@ -240,25 +247,14 @@ export class Queries {
     return out;
   }
 
-  /** Tables a database made by another writer, or not migrated yet, may lack: known once there. */
-  private readonly present = new Set<TableName>();
-
-  async hasTable(db: Db, table: TableName): Promise<boolean> {
-    if (this.present.has(table)) return true;
-    const { rows } = await this.dialect.tableExists(table).execute(db);
-    if (rows.length > 0) this.present.add(table);
-    return rows.length > 0;
+  /** Whether the database has a table (asked once while it has not). */
+  hasTable(db: Db, table: TableName): Promise<boolean> {
+    return this.schema.hasTable(db, table);
   }
 
-  /** Columns a later migration added, which such a database may lack likewise: known once there. */
-  private readonly columnsPresent = new Set<string>();
-
-  async hasColumn(db: Db, table: TableName, column: string): Promise<boolean> {
-    const key = `${table}.${column}`;
-    if (this.columnsPresent.has(key)) return true;
-    const { rows } = await this.dialect.columnExists(table, column).execute(db);
-    if (rows.length > 0) this.columnsPresent.add(key);
-    return rows.length > 0;
+  /** Whether the database has a column a later migration added (asked once while it has not). */
+  hasColumn(db: Db, table: TableName, column: string): Promise<boolean> {
+    return this.schema.hasColumn(db, table, column);
   }
 
   async sessionRuntime(db: Db, workspaceId: string, sessionId: string): Promise<SessionRuntimeRow[]> {
@@ -332,197 +328,5 @@ export class Queries {
         jsonText('info').as('info'),
         jsonText('parts').as('parts'),
       ]);
-  }
-
-  // --- writes ------------------------------------------------------------------------------
-
-  /**
-   * An upsert replaces a message of the same workspace and session only: an id can never move
-   * a message from another session or workspace (it is left as it is).
-   */
-  async writeMessage(db: Db, m: NewMessage, replace: boolean): Promise<void> {
-    const { jsonValue } = this.dialect;
-    await db
-      .insertInto('messages_v2')
-      .values({
-        id: m.id,
-        workspace_id: m.workspaceId,
-        session_id: m.sessionId,
-        time_created: m.timeCreated,
-        time_updated: m.timeUpdated,
-        info: jsonValue(JSON.stringify(m.info)),
-        parts: jsonValue(JSON.stringify(m.parts)),
-        runtime: m.runtime ?? null,
-      })
-      .$if(replace, (q) =>
-        q.onConflict((conflict) =>
-          conflict
-            .column('id')
-            .doUpdateSet((eb) => ({
-              time_created: eb.ref('excluded.time_created'),
-              time_updated: eb.ref('excluded.time_updated'),
-              info: eb.ref('excluded.info'),
-              parts: eb.ref('excluded.parts'),
-              runtime: eb.ref('excluded.runtime'),
-            }))
-            .whereRef('messages_v2.workspace_id', '=', 'excluded.workspace_id')
-            .whereRef('messages_v2.session_id', '=', 'excluded.session_id'),
-        ),
-      )
-      .execute();
-  }
-
-  async deleteMessage(db: Db, workspaceId: string, sessionId: string, id: string): Promise<void> {
-    await db
-      .deleteFrom('messages_v2')
-      .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .where('session_id', '=', sessionId)
-      .execute();
-  }
-
-  async insertUsage(db: Db, u: NewUsage): Promise<void> {
-    await db
-      .insertInto('interaction_token_usage')
-      .values({
-        workspace_id: u.workspaceId,
-        session_id: u.sessionId,
-        source: u.source,
-        context_used: u.contextUsed,
-        context_size: u.contextSize,
-        cost_amount: u.costAmount,
-        cost_currency: u.costCurrency,
-        created_at: u.createdAt,
-      })
-      .execute();
-  }
-
-  async putSessionRuntime(db: Db, r: NewSessionRuntime): Promise<void> {
-    const definitions = this.dialect.jsonValue(JSON.stringify(r.definitions));
-    await db
-      .insertInto('session_runtime')
-      .values({
-        workspace_id: r.workspaceId,
-        session_id: r.sessionId,
-        runtime_key: r.runtimeKey,
-        parent_session_id: r.parentSessionId,
-        recorded_at: r.recordedAt,
-        definitions,
-      })
-      .onConflict((conflict) =>
-        conflict.columns(['workspace_id', 'session_id', 'runtime_key']).doUpdateSet((eb) => ({
-          parent_session_id: eb.ref('excluded.parent_session_id'),
-          recorded_at: eb.ref('excluded.recorded_at'),
-          definitions: eb.ref('excluded.definitions'),
-        })),
-      )
-      .execute();
-  }
-
-  async putTokenCounts(db: Db, rows: readonly TokenCountRow[]): Promise<void> {
-    // Six parameters a row: well under every backend's limit per statement.
-    for (let i = 0; i < rows.length; i += TOKEN_COUNT_BATCH) {
-      await db
-        .insertInto('token_counts')
-        .values(rows.slice(i, i + TOKEN_COUNT_BATCH))
-        .onConflict((conflict) => conflict.doNothing())
-        .execute();
-    }
-  }
-
-  async putSessionOrigin(db: Db, r: SessionOriginRow): Promise<void> {
-    await db
-      .insertInto('session_origins')
-      .values(r)
-      .onConflict((conflict) =>
-        conflict.columns(['workspace_id', 'session_id']).doUpdateSet((eb) => ({
-          kind: eb.ref('excluded.kind'),
-          parent_session_id: eb.ref('excluded.parent_session_id'),
-          title: eb.ref('excluded.title'),
-          directory: eb.ref('excluded.directory'),
-          agent_version: eb.ref('excluded.agent_version'),
-          updated_at: eb.ref('excluded.updated_at'),
-          source_file: eb.ref('excluded.source_file'),
-        })),
-      )
-      .execute();
-  }
-
-  async insertUser(db: Db, id: string, name: string): Promise<void> {
-    await db.insertInto('users').values({ id, name }).execute();
-  }
-
-  async insertTokenHash(db: Db, tokenSha256: string, userId: string): Promise<void> {
-    await db.insertInto('api_tokens').values({ token_sha256: tokenSha256, user_id: userId }).execute();
-  }
-
-  async insertWorkspace(db: Db, row: WorkspaceRow): Promise<void> {
-    await db
-      .insertInto('workspaces')
-      .values({
-        id: row.id,
-        name: row.name,
-        root_path: row.root_path,
-        created_at: row.created_at,
-        root_origin: row.root_origin ?? null,
-      })
-      .execute();
-  }
-
-  async setRootOrigin(db: Db, workspaceId: string, origin: string | null): Promise<void> {
-    await db.updateTable('workspaces').set({ root_origin: origin }).where('id', '=', workspaceId).execute();
-  }
-
-  async addMember(db: Db, workspaceId: string, userId: string): Promise<void> {
-    await db.insertInto('workspace_members').values({ workspace_id: workspaceId, user_id: userId }).execute();
-  }
-
-  // --- whole tables (digests, db copy) -------------------------------------------------------
-
-  /** Every table's rows as the driver reads them, each table's sorted. */
-  async contentRows(db: Db): Promise<string[]> {
-    const out: string[] = [];
-    for (const name of Object.keys(TABLES) as TableName[]) {
-      if (!(await this.hasTable(db, name))) continue;
-      const rows = await db.selectFrom(name).selectAll().execute();
-      out.push(`# ${name}`, ...rows.map((row) => JSON.stringify(row)).sort());
-    }
-    return out;
-  }
-
-  /** A batch of a table's rows after a primary key (keyset order), JSON columns as text. */
-  async tableBatch(db: Db, table: TableName, after: readonly unknown[] | null, limit: number) {
-    const { columns: all, primaryKey } = TABLES[table] as Table;
-    const { jsonText } = this.dialect;
-    // A database of another writer may lack a nullable column a later migration added.
-    const columns: Table['columns'] = [];
-    for (const c of all) if (!c.nullable || (await this.hasColumn(db, table, c.name))) columns.push(c);
-    const select = columns.map((c) => (c.type === 'json' ? jsonText(c.name).as(c.name) : sql.ref(c.name)));
-    const key = sql.join(primaryKey.map((k) => sql.ref(k)));
-    return sql<Record<string, unknown>>`select ${sql.join(select)} from ${sql.table(table)}
-      ${after ? sql`where (${key}) > (${sql.join(after.map((v) => sql.val(v)))})` : sql``}
-      order by ${key} limit ${limit}`
-      .execute(db)
-      .then((result) => result.rows);
-  }
-
-  /** Rows of a table, column for column, ids included: a few statements of many rows. */
-  async insertRows(db: Db, table: TableName, rows: readonly Record<string, unknown>[]): Promise<void> {
-    const { columns } = TABLES[table] as Table;
-    const perStatement = Math.max(1, Math.floor(this.dialect.paramsPerStatement / columns.length));
-    const value = (row: Record<string, unknown>) =>
-      Object.fromEntries(
-        columns.map((c) => [c.name, c.type === 'json' ? this.dialect.copiedJson(row[c.name]) : (row[c.name] ?? null)]),
-      );
-    for (let start = 0; start < rows.length; start += perStatement) {
-      const chunk = rows.slice(start, start + perStatement).map(value);
-      // The table and its columns come from schema.ts; the values are whatever the other database held.
-      await db
-        .insertInto(table)
-        .values(chunk as never)
-        .execute();
-    }
-    const serial = columns.find((c) => c.serial);
-    if (serial && rows.length > 0) await this.dialect.afterCopy(db, table, serial.name);
   }
 }

@@ -185,28 +185,28 @@ export abstract class SqlStore extends SqlReads implements Store {
 
   async insertMessage(message: NewMessage): Promise<void> {
     this.storable('the message', message.id, message.workspaceId, message.sessionId);
-    await this.run.write(() => this.queries.writeMessage(this.target, message, false));
+    await this.run.write(() => this.queries.writes.writeMessage(this.target, message, false));
   }
 
   async upsertMessage(message: NewMessage): Promise<void> {
     this.storable('the message', message.id, message.workspaceId, message.sessionId);
-    await this.run.write(() => this.queries.writeMessage(this.target, message, true));
+    await this.run.write(() => this.queries.writes.writeMessage(this.target, message, true));
   }
 
   async deleteMessage(workspaceId: string, sessionId: string, id: string): Promise<void> {
     // An id the database cannot hold names no message: nothing to delete.
     if (this.namesNothing(workspaceId, sessionId, id)) return;
-    await this.run.write(() => this.queries.deleteMessage(this.target, workspaceId, sessionId, id));
+    await this.run.write(() => this.queries.writes.deleteMessage(this.target, workspaceId, sessionId, id));
   }
 
   async insertUsage(usage: NewUsage): Promise<void> {
     this.storable('the usage row', usage.workspaceId, usage.sessionId, usage.source, usage.costCurrency);
-    await this.run.write(() => this.queries.insertUsage(this.target, usage));
+    await this.run.write(() => this.queries.writes.insertUsage(this.target, usage));
   }
 
   async putSessionRuntime(row: NewSessionRuntime): Promise<void> {
     this.storable('the session runtime', row.workspaceId, row.sessionId, row.runtimeKey, row.parentSessionId);
-    await this.run.write(() => this.queries.putSessionRuntime(this.target, row));
+    await this.run.write(() => this.queries.writes.putSessionRuntime(this.target, row));
   }
 
   async putSessionOrigin(row: SessionOriginRow): Promise<void> {
@@ -221,43 +221,43 @@ export abstract class SqlStore extends SqlReads implements Store {
       row.agent_version,
       row.source_file,
     );
-    await this.run.write(() => this.queries.putSessionOrigin(this.target, row));
+    await this.run.write(() => this.queries.writes.putSessionOrigin(this.target, row));
   }
 
   async putTokenCounts(rows: readonly TokenCountRow[]): Promise<void> {
     for (const row of rows) this.storable('the token count', row.workspace_id, row.session_id);
     if (rows.length === 0) return;
-    await this.run.write(() => this.queries.putTokenCounts(this.target, rows));
+    await this.run.write(() => this.queries.writes.putTokenCounts(this.target, rows));
   }
 
   async insertUser(id: string, name: string): Promise<void> {
     this.storable('the user', id, name);
-    await this.run.write(() => this.queries.insertUser(this.target, id, name));
+    await this.run.write(() => this.queries.writes.insertUser(this.target, id, name));
   }
 
   async insertTokenHash(tokenSha256: string, userId: string): Promise<void> {
     this.storable('the token', tokenSha256, userId);
-    await this.run.write(() => this.queries.insertTokenHash(this.target, tokenSha256, userId));
+    await this.run.write(() => this.queries.writes.insertTokenHash(this.target, tokenSha256, userId));
   }
 
   async insertWorkspace(row: WorkspaceRow): Promise<void> {
     this.storable('the workspace', row.id, row.name, row.root_path);
-    await this.run.write(() => this.queries.insertWorkspace(this.target, row));
+    await this.run.write(() => this.queries.writes.insertWorkspace(this.target, row));
   }
 
   async setRootOrigin(workspaceId: string, origin: string | null): Promise<void> {
-    await this.run.write(() => this.queries.setRootOrigin(this.target, workspaceId, origin));
+    await this.run.write(() => this.queries.writes.setRootOrigin(this.target, workspaceId, origin));
   }
 
   async addMember(workspaceId: string, userId: string): Promise<void> {
     this.storable('the membership', workspaceId, userId);
-    await this.run.write(() => this.queries.addMember(this.target, workspaceId, userId));
+    await this.run.write(() => this.queries.writes.addMember(this.target, workspaceId, userId));
   }
 
   // --- whole tables ------------------------------------------------------------------------
 
   contentRows(): Promise<string[]> {
-    return this.run.read(() => this.queries.contentRows(this.target));
+    return this.run.read(() => this.queries.tables.contentRows(this.target));
   }
 
   async *tableRows(table: TableName, batchSize = 1000): AsyncIterable<Record<string, unknown>[]> {
@@ -268,7 +268,7 @@ export abstract class SqlStore extends SqlReads implements Store {
     for (;;) {
       const from = after;
       const rows: Record<string, unknown>[] = await this.run.read(() =>
-        this.queries.tableBatch(this.target, table, from, batchSize),
+        this.queries.tables.tableBatch(this.target, table, from, batchSize),
       );
       if (rows.length === 0) return;
       const last = rows[rows.length - 1]!;
@@ -285,7 +285,7 @@ export abstract class SqlStore extends SqlReads implements Store {
     }
     await this.transaction(async (tx) => {
       const inner = tx as SqlStore;
-      await inner.run.write(() => inner.queries.insertRows(inner.target, table, rows));
+      await inner.run.write(() => inner.queries.tables.insertRows(inner.target, table, rows));
     });
   }
 

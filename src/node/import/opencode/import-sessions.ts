@@ -12,20 +12,15 @@
  * time is later: an older, shorter export imported after a longer one never takes anything
  * back). Messages the export lacks are kept.
  */
-import type { ExportedMessage, SessionExport } from '../agent/opencode/session-export';
-import { messageRows } from '../agent/opencode/session-export';
-import { childSessions } from '../agent/opencode/session-runtime';
-import { AppError } from '../errors';
-import { columnText } from '../storage/column-text';
-import type { MessageRow, NewMessage, Store } from '../storage/store';
+import type { ExportedMessage, SessionExport } from '../../agent/opencode/session-export';
+import { messageRows } from '../../agent/opencode/session-export';
+import { childSessions } from '../../agent/opencode/session-runtime';
+import { AppError } from '../../errors';
+import type { Store } from '../../storage/store';
+import type { ImportSource, Progress, SessionResult } from '../import-side';
+import { same } from '../same-row';
+import { chooseWorkspace, ensureMember, type WorkspaceRequest } from '../workspace';
 import { readExports, type ExportEvent } from './read-export';
-import { chooseWorkspace, ensureMember, type WorkspaceRequest } from './workspace';
-
-export interface ImportSource {
-  path: string;
-  /** For people: the file name, or "standard input". */
-  name: string;
-}
 
 export type OriginKind = 'opencode_export' | 'opencode';
 
@@ -38,29 +33,6 @@ export interface ScannedExport {
   children: string[];
   /** Where it has a text with a lone UTF-16 surrogate, which PostgreSQL cannot store (read-export.ts). */
   loneSurrogate: string | null;
-}
-
-export interface SessionResult {
-  sessionId: string;
-  workspaceId: string;
-  source: string;
-  /** The workspace was created by this import. */
-  createdWorkspace: boolean;
-  member: string | null;
-  /** The workspace's folder, and whether it came from the export (then no live agent starts there). */
-  folder: string;
-  folderFromExport: boolean;
-  /** --workspace with --root gave the workspace its folder: an agent may start there now. */
-  folderGiven: boolean;
-  added: number;
-  replaced: number;
-  unchanged: number;
-  /** Messages the database holds in a later state than the export. */
-  newerKept: number;
-}
-
-export interface Progress {
-  (phase: 'checking' | 'writing', source: ImportSource, bytes: number): void;
 }
 
 /** The first pass: every export of every file, checked whole; nothing is written. */
@@ -305,44 +277,4 @@ class SessionWriter {
       newerKept: this.newerKept,
     };
   }
-}
-
-/**
- * Whether a stored row already holds this message: the same times and the same JSON (compared
- * as values — PostgreSQL's JSONB gives back its own key order and spacing, and keeps U+0000 as
- * U+FFFD).
- */
-export function same(
-  stored: MessageRow,
-  next: Pick<NewMessage, 'timeCreated' | 'timeUpdated' | 'info' | 'parts'>,
-): boolean {
-  if (Number(stored.time_created) !== next.timeCreated || Number(stored.time_updated) !== next.timeUpdated)
-    return false;
-  const sameColumn = (column: unknown, value: unknown) => {
-    const text = columnText(column).text;
-    // As written (SQLite keeps the text), else as values (JSONB).
-    return text === JSON.stringify(value) || canonical(parse(text)) === canonical(value);
-  };
-  return sameColumn(stored.info, next.info) && sameColumn(stored.parts, next.parts);
-}
-
-function parse(text: string | null): unknown {
-  try {
-    return JSON.parse(text ?? 'null');
-  } catch {
-    return undefined;
-  }
-}
-
-/** JSON with sorted keys and NUL as U+FFFD: equal for equal values whatever the database did. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : typeof v === 'string'
-        ? v.replaceAll('\u0000', '\ufffd')
-        : v,
-  );
 }

@@ -9,15 +9,15 @@
  * JSON of another shape, a file that ends in the middle (truncated). Message and part contents
  * are never judged here: unknown part types from another OpenCode version are kept as they are.
  */
-import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
-import { isObject } from '../../shared/opencode/format';
-import type { ExportedMessage, SessionExport } from '../agent/opencode/session-export';
-import { usageError } from '../errors';
-import { ExportInputError } from '../export-input-error';
+import { isObject } from '../../../shared/opencode/format';
+import type { ExportedMessage, SessionExport } from '../../agent/opencode/session-export';
+import { ExportInputError } from '../../export-input-error';
+import { unreadable } from '../input-file';
 
 /** The input is not an OpenCode export (or not all of one): the CLI answers exit 2. */
 export { ExportInputError };
@@ -104,30 +104,6 @@ async function* textOf(path: string, options: ReadOptions): AsyncGenerator<strin
   if (rest) yield rest;
 }
 
-/** Why a file could not be read, in words, naming it. */
-/**
- * A missing file, a folder, a FIFO: said in one line before anything is read (a usage error, exit 2).
- * `name` is the file as the user gave it.
- */
-export function checkFile(path: string, name: string): void {
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch (error) {
-    throw usageError(unreadable(name, error));
-  }
-  if (stats.isDirectory()) throw usageError(`${name} is a folder, not a file`);
-  if (!stats.isFile()) throw usageError(`${name} is not a file`);
-}
-
-function unreadable(name: string, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT') return `${name}: no such file`;
-  if (code === 'EISDIR') return `${name} is a folder, not a file`;
-  if (code === 'EACCES' || code === 'EPERM') return `${name} cannot be read: permission denied`;
-  return `${name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
-}
-
 /** Text without a BOM and the line OpenCode printed before the JSON. */
 async function* withoutPreamble(chunks: AsyncGenerator<string>): AsyncGenerator<string> {
   let head = '';
@@ -156,115 +132,153 @@ const kindOf = (token: Token): string =>
           ? 'null'
           : 'true or false';
 
+/** Where a file's tokens are as they are read: between exports, inside one, inside its messages. */
+class ExportTokens {
+  index = -1;
+  /** 0 between exports, 1 inside one, 2 inside its messages. */
+  private depth = 0;
+  private key: string | null = null;
+  private skipping = 0;
+  private assembling: { asm: Assembler; what: 'info' | 'message' } | null = null;
+  private info: SessionExport['info'] | null = null;
+  private position = 0;
+  private sawMessages = false;
+  private nesting = 0;
+  /** Where the first text with a lone UTF-16 surrogate is (JSON's `\\ud800` escape alone), if any. */
+  private lone: string | null = null;
+  /** The events made since they were last taken. */
+  readonly out: ExportEvent[] = [];
+
+  constructor(private readonly notExport: (why: string) => ExportInputError) {}
+
+  /** Whether the file stopped in the middle of an export. */
+  get midway(): boolean {
+    return this.depth > 0 || this.assembling !== null || this.skipping > 0;
+  }
+
+  consume(token: Token): void {
+    this.watch(token);
+    if (this.assembling) this.assemble(this.assembling, token);
+    else if (this.skipping > 0) this.skip(token);
+    else if (this.depth === 0) this.begin(token);
+    else if (this.depth === 1) this.inExport(token);
+    else this.inMessages(token);
+  }
+
+  /** Every token, whatever it belongs to: how deep it nests, and texts with a lone surrogate. */
+  private watch(token: Token): void {
+    if (token.name === 'startObject' || token.name === 'startArray') {
+      // Deeper than any export nests: every later step (JSON.stringify, the database's own JSON
+      // parser) would recurse that deep, and stacks end.
+      if (++this.nesting > MAX_NESTING)
+        throw this.notExport(
+          `${this.assembling?.what === 'message' ? `message ${this.position + 1}` : 'it'} nests deeper than ${MAX_NESTING} levels`,
+        );
+    } else if (token.name === 'endObject' || token.name === 'endArray') this.nesting--;
+    else if (
+      (token.name === 'stringValue' || token.name === 'keyValue') &&
+      !this.lone &&
+      LONE_SURROGATE.test(token.value)
+    )
+      this.lone = `export ${this.index + 1}, ${this.assembling?.what === 'message' ? `message ${this.position + 1}` : 'its info'}`;
+  }
+
+  /** An export's info or one of its messages, assembled whole, then checked. */
+  private assemble(assembling: { asm: Assembler; what: 'info' | 'message' }, token: Token): void {
+    assembling.asm.consume(token);
+    if (!assembling.asm.done) return;
+    const value = assembling.asm.current;
+    if (assembling.what === 'info') {
+      if (!isObject(value) || typeof value.id !== 'string' || value.id === '')
+        throw this.notExport(`export ${this.index + 1} has no session id (info.id)`);
+      this.info = value as SessionExport['info'];
+      this.out.push({ kind: 'info', index: this.index, info: this.info });
+    } else {
+      const message = checkMessage(value, this.position, this.info, this.notExport);
+      this.out.push({ kind: 'message', index: this.index, position: this.position, message });
+      this.position++;
+    }
+    this.assembling = null;
+  }
+
+  /** A value under a key an export does not have: passed over whole. */
+  private skip(token: Token): void {
+    if (token.name === 'startObject' || token.name === 'startArray') this.skipping++;
+    else if (token.name === 'endObject' || token.name === 'endArray') this.skipping--;
+  }
+
+  /** Between exports: the next one starts. */
+  private begin(token: Token): void {
+    if (token.name !== 'startObject')
+      throw this.notExport(`it holds ${kindOf(token)}, not an object with info and messages`);
+    this.index++;
+    this.depth = 1;
+    this.info = null;
+    this.position = 0;
+    this.sawMessages = false;
+  }
+
+  /** Inside an export: its keys, its info, its messages list, its end. */
+  private inExport(token: Token): void {
+    if (token.name === 'keyValue') {
+      this.key = token.value;
+      return;
+    }
+    if (token.name === 'endObject') {
+      if (!this.info) throw this.notExport(`export ${this.index + 1} has no info object`);
+      if (!this.sawMessages) throw this.notExport(`export ${this.index + 1} has no messages list`);
+      this.out.push({ kind: 'end', index: this.index, messages: this.position, loneSurrogate: this.lone });
+      this.lone = null;
+      this.depth = 0;
+      return;
+    }
+    if (this.key === 'info') {
+      if (token.name !== 'startObject') throw this.notExport(`its info is ${kindOf(token)}, not an object`);
+      this.startAssembling('info', token);
+    } else if (this.key === 'messages') {
+      if (token.name !== 'startArray') throw this.notExport(`its messages are ${kindOf(token)}, not a list`);
+      this.sawMessages = true;
+      this.depth = 2;
+    } else if (token.name === 'startObject' || token.name === 'startArray') this.skipping = 1;
+  }
+
+  /** Inside the messages list: each message, then the list's end. */
+  private inMessages(token: Token): void {
+    if (token.name === 'endArray') {
+      this.depth = 1;
+      return;
+    }
+    if (token.name !== 'startObject')
+      throw this.notExport(`message ${this.position + 1} is ${kindOf(token)}, not an object`);
+    this.startAssembling('message', token);
+  }
+
+  private startAssembling(what: 'info' | 'message', token: Token): void {
+    this.assembling = { asm: new Assembler(), what };
+    this.assembling.asm.consume(token);
+  }
+}
+
 /**
  * The exports of a file, as events: each export's info (once), its messages in order, its end.
  * Throws ExportInputError for anything that is not a whole export.
  */
 export async function* readExports(path: string, options: ReadOptions): AsyncGenerator<ExportEvent> {
   const { name } = options;
-  const notExport = (why: string) => new ExportInputError(`${name} is not an OpenCode session export: ${why}`);
+  const tokens = new ExportTokens((why) => new ExportInputError(`${name} is not an OpenCode session export: ${why}`));
   const parser = jsonParser({ jsonStreaming: true, streamValues: false });
-  let index = -1;
-  let depth = 0; // 0 between exports, 1 inside one, 2 inside its messages
-  let key: string | null = null;
-  let skipping = 0;
-  let assembling: { asm: Assembler; what: 'info' | 'message' } | null = null;
-  let info: SessionExport['info'] | null = null;
-  let position = 0;
-  let sawMessages = false;
   let chars = 0;
-  let nesting = 0;
-  /** Where the first text with a lone UTF-16 surrogate is (JSON's `\\ud800` escape alone), if any. */
-  let lone: string | null = null;
-  const out: ExportEvent[] = [];
-
-  const consume = (token: Token) => {
-    if (token.name === 'startObject' || token.name === 'startArray') {
-      // Deeper than any export nests: every later step (JSON.stringify, the database's own JSON
-      // parser) would recurse that deep, and stacks end.
-      if (++nesting > MAX_NESTING)
-        throw notExport(
-          `${assembling?.what === 'message' ? `message ${position + 1}` : 'it'} nests deeper than ${MAX_NESTING} levels`,
-        );
-    } else if (token.name === 'endObject' || token.name === 'endArray') nesting--;
-    else if ((token.name === 'stringValue' || token.name === 'keyValue') && !lone && LONE_SURROGATE.test(token.value))
-      lone = `export ${index + 1}, ${assembling?.what === 'message' ? `message ${position + 1}` : 'its info'}`;
-    if (assembling) {
-      assembling.asm.consume(token);
-      if (!assembling.asm.done) return;
-      const value = assembling.asm.current;
-      if (assembling.what === 'info') {
-        if (!isObject(value) || typeof value.id !== 'string' || value.id === '')
-          throw notExport(`export ${index + 1} has no session id (info.id)`);
-        info = value as SessionExport['info'];
-        out.push({ kind: 'info', index, info });
-      } else {
-        out.push({ kind: 'message', index, position, message: checkMessage(value, position, info, notExport) });
-        position++;
-      }
-      assembling = null;
-      return;
-    }
-    if (skipping > 0) {
-      if (token.name === 'startObject' || token.name === 'startArray') skipping++;
-      else if (token.name === 'endObject' || token.name === 'endArray') skipping--;
-      return;
-    }
-    const starts = token.name === 'startObject' || token.name === 'startArray';
-    if (depth === 0) {
-      if (token.name !== 'startObject')
-        throw notExport(`it holds ${kindOf(token)}, not an object with info and messages`);
-      index++;
-      depth = 1;
-      info = null;
-      position = 0;
-      sawMessages = false;
-      return;
-    }
-    if (depth === 1) {
-      if (token.name === 'keyValue') {
-        key = token.value;
-        return;
-      }
-      if (token.name === 'endObject') {
-        if (!info) throw notExport(`export ${index + 1} has no info object`);
-        if (!sawMessages) throw notExport(`export ${index + 1} has no messages list`);
-        out.push({ kind: 'end', index, messages: position, loneSurrogate: lone });
-        lone = null;
-        depth = 0;
-        return;
-      }
-      if (key === 'info') {
-        if (token.name !== 'startObject') throw notExport(`its info is ${kindOf(token)}, not an object`);
-        assembling = { asm: new Assembler(), what: 'info' };
-        assembling.asm.consume(token);
-      } else if (key === 'messages') {
-        if (token.name !== 'startArray') throw notExport(`its messages are ${kindOf(token)}, not a list`);
-        sawMessages = true;
-        depth = 2;
-      } else if (starts) skipping = 1;
-      return;
-    }
-    // depth 2: the messages list
-    if (token.name === 'endArray') {
-      depth = 1;
-      return;
-    }
-    if (token.name !== 'startObject') throw notExport(`message ${position + 1} is ${kindOf(token)}, not an object`);
-    assembling = { asm: new Assembler(), what: 'message' };
-    assembling.asm.consume(token);
-  };
-
   const feed = (result: unknown) => {
-    if (isMany(result)) for (const token of getManyValues(result) as Token[]) consume(token);
+    if (isMany(result)) for (const token of getManyValues(result) as Token[]) tokens.consume(token);
   };
-  const midway = () => depth > 0 || assembling !== null || skipping > 0;
   const parseError = (error: unknown): never => {
     if (error instanceof ExportInputError) throw error;
     const why = error instanceof Error ? error.message.replace(/^Parser (cannot parse input: |has )/, '') : '';
-    if (index < 0 && !midway()) throw new ExportInputError(`${name} is not JSON (${why || 'unexpected text'})`);
+    if (tokens.index < 0 && !tokens.midway)
+      throw new ExportInputError(`${name} is not JSON (${why || 'unexpected text'})`);
     throw new ExportInputError(`${name} is not valid JSON after ${chars.toLocaleString('en-US')} characters: ${why}`);
   };
+  const truncated = () => new ExportInputError(`${name} ends in the middle of an export (truncated?)`);
 
   for await (const text of withoutPreamble(textOf(path, options))) {
     try {
@@ -273,17 +287,17 @@ export async function* readExports(path: string, options: ReadOptions): AsyncGen
       parseError(error);
     }
     chars += text.length;
-    yield* out.splice(0);
+    yield* tokens.out.splice(0);
   }
   try {
     feed(parser(none as unknown as string));
   } catch (error) {
-    if (midway()) throw new ExportInputError(`${name} ends in the middle of an export (truncated?)`);
+    if (tokens.midway) throw truncated();
     parseError(error);
   }
-  yield* out.splice(0);
-  if (midway()) throw new ExportInputError(`${name} ends in the middle of an export (truncated?)`);
-  if (index < 0) throw new ExportInputError(`${name} is empty: no export in it`);
+  yield* tokens.out.splice(0);
+  if (tokens.midway) throw truncated();
+  if (tokens.index < 0) throw new ExportInputError(`${name} is empty: no export in it`);
 }
 
 function checkMessage(

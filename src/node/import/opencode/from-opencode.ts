@@ -13,10 +13,11 @@ import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
-import { OPENCODE_QUIET } from '../agent/opencode/install';
-import { AppError, notFound, usageError } from '../errors';
-import { scanSources, type ImportSource } from './import-sessions';
-import { folderHere } from './workspace';
+import { OPENCODE_QUIET } from '../../agent/opencode/install';
+import { AppError, notFound, usageError } from '../../errors';
+import type { ImportSource } from '../import-side';
+import { folderHere } from '../workspace';
+import { scanSources } from './import-sessions';
 
 export interface FromOpencodeOptions {
   /** The folder whose sessions are imported (a real path). */
