@@ -28,7 +28,8 @@
 import { apportion } from './apportion';
 import { catalogPricing } from './catalog-prices';
 import { numberedCalls, plausible, sumTokens } from './calibration-steps';
-import type { Snapshot, Walk } from './calibration-walk';
+import { costOf } from './calibration-bills';
+import { history, notReceivedItems, orderedView, uncounted, type Snapshot, type WalkState } from './calibration-walk';
 import { sessionPrices } from './costs';
 import { bestWalk } from './reasoning-policy';
 import type { Calibration, CalibrationInput, Item, ModelCall, UsageInput } from './types';
@@ -67,8 +68,8 @@ export function calibrate(given: CalibrationInput): Calibration {
   // As of an earlier call (`asOfCall`, numbered among the measured ones): that call, its view and its history.
   const asOf = input.asOfCall === undefined ? null : (measuredCalls[input.asOfCall - 1] ?? null);
   const priced = catalog?.prices ? { prices: catalog.prices, fit: 'exact' as const } : sessionPrices(calls);
-  const { walk, judgement } = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage), priced?.prices ?? null);
-  const spent = walk.ledger?.finish();
+  const { walk, judgement } = bestWalk(input, calls, referenceCall(asOf, measuredCalls, usage));
+  const spent = costOf(walk.bills, priced?.prices ?? null);
   const fit = { pricesFit: priced?.fit ?? null, ...(catalog ? { pricesSource: catalog.source } : {}) };
   const base = {
     ...baseOf(walk, asOf, measuredCalls.length, spent ? { ...spent, ...fit } : null),
@@ -104,7 +105,7 @@ export function calibrate(given: CalibrationInput): Calibration {
     },
     totalIsCompaction,
     pending,
-    left: leftBehind(state, base.view, (key) => walk.uncounted(key)),
+    left: leftBehind(state, base.view, (key) => uncounted(walk, key)),
     hidden: {
       tokens: state.hidden.reduce((n, h) => n + h.tokens, 0),
       calls: state.hidden.map((h) => ({ call: h.call, messageId: h.messageId, tokens: h.tokens })),
@@ -130,25 +131,26 @@ export function referenceCall(
 }
 
 function baseOf(
-  walk: Walk,
+  walk: WalkState,
   asOf: ModelCall | null,
   calls: number,
   cost: Calibration['cost'],
 ): Omit<Base, 'rule' | 'uncountedCalls'> {
   // Visible reasoning the provider was shown not to count is sent by OpenCode but in nobody's context.
-  const view = asOf && walk.snapshot ? walk.snapshot.ordered : walk.orderedView().filter((i) => !walk.uncounted(i.key));
+  const view = asOf && walk.snapshot ? walk.snapshot.ordered : orderedView(walk).filter((i) => !uncounted(walk, i.key));
+  const runtimeChanges = walk.runtimeChanges.toArray();
   return {
     cost,
     view,
-    runtimeChanges: walk.runtimeChanges,
-    overheadChanges: walk.runtimeChanges.slice(1).map((c) => ({ messageId: c.messageId, delta: c.delta })),
-    timeline: walk.timeline,
+    runtimeChanges,
+    overheadChanges: runtimeChanges.slice(1).map((c) => ({ messageId: c.messageId, delta: c.delta })),
+    timeline: walk.timeline.toArray(),
     calls,
-    history: asOf && walk.snapshot ? walk.snapshot.history : walk.history(),
-    notReceived: walk.notReceivedItems(),
-    policy: walk.policy,
+    history: asOf && walk.snapshot ? walk.snapshot.history : history(walk),
+    notReceived: notReceivedItems(walk),
+    policy: walk.rules.policy,
     asks: walk.asks,
-    droppedAtTurn: [...walk.droppedAtTurn].length,
+    droppedAtTurn: walk.droppedAtTurn.size,
   };
 }
 

@@ -39,7 +39,7 @@ export interface RuntimeBefore {
   since: number;
   overhead: number;
   /** The runtime as measured for each combination of agent, model and tools met so far. */
-  measured: ReadonlyMap<string, number>;
+  measured: Pick<ReadonlyMap<string, number>, 'get'>;
   changes: readonly { at: number; what: string; reason?: string }[];
 }
 

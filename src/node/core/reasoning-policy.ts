@@ -9,8 +9,7 @@
  */
 import { DEFAULT_POLICY, numberedCalls } from './calibration-steps';
 import type { Fit } from './calibration-account';
-import { Walk } from './calibration-walk';
-import { CostLedger, type Prices } from './costs';
+import { walk, walkContext, type WalkContext, type WalkState } from './calibration-walk';
 import { sessionRule } from './provider-rules';
 import type { CalibrationInput, ModelCall, PolicyQuestion, PolicyVote, ReasoningPolicy, RuleJudgement } from './types';
 
@@ -54,23 +53,23 @@ export function bestWalk(
   input: CalibrationInput,
   calls: readonly ModelCall[],
   reference: ModelCall | null,
-  prices: Prices | null,
-): { walk: Walk; judgement: RuleJudgement } {
+): { walk: WalkState; judgement: RuleJudgement } {
   const { rule, model, others } = sessionRule(
     calls.filter((c) => !c.compaction && c.prompt !== null).map((c) => c.model),
   );
   const answered = FIELDS.filter(([, field]) => rule.answers[field] !== undefined).map(([q]) => q);
   const fixed = new Set(answered);
   const expected: ReasoningPolicy = { ...DEFAULT_POLICY, ...rule.answers };
-  const walked = searchOpen(input, calls, reference, prices, expected, fixed);
-  const { overturned, contradicted } = judgeRule(walked.votes, answered);
-  const judgement = { rule, model, others, votes: walked.votes, overturned, contradicted };
+  // The input indexed once, for every policy walked.
+  const context = walkContext(input);
+  const walked = searchOpen(context, calls, reference, expected, fixed);
+  const votes = walked.votes.toArray();
+  const { overturned, contradicted } = judgeRule(votes, answered);
+  const judgement = { rule, model, others, votes, overturned, contradicted };
   if (overturned.length === 0) return { walk: walked, judgement };
-  const policy = { ...walked.policy };
+  const policy = { ...walked.rules.policy };
   for (const [question, field] of FIELDS) if (overturned.includes(question)) policy[field] = !policy[field];
-  const walk = new Walk(input, policy, reference, new CostLedger(prices), fixed);
-  walk.run(calls);
-  return { walk, judgement };
+  return { walk: walk(context, { policy, reference, billing: true, fixed }, calls), judgement };
 }
 
 /**
@@ -82,23 +81,20 @@ export function bestWalk(
  * would need — is kept. Ties keep the expected policy.
  */
 function searchOpen(
-  input: CalibrationInput,
+  context: WalkContext,
   calls: readonly ModelCall[],
   reference: ModelCall | null,
-  prices: Prices | null,
   expected: ReasoningPolicy,
   fixed: ReadonlySet<PolicyQuestion>,
-): Walk {
-  const ledger = () => new CostLedger(prices);
-  const first = new Walk(input, expected, reference, ledger(), fixed);
-  first.run(calls);
+): WalkState {
+  const first = walk(context, { policy: expected, reference, billing: true, fixed }, calls);
   const asked = (q: PolicyQuestion) => first.asks[q] && !fixed.has(q);
   if (!asked('hidden') && !asked('turn') && !asked('reasoning') && !asked('reasoningTurn')) return first;
   // The other policies are weighed on the first POLICY_CALLS measured calls: a provider's policy
   // shows in them as well as in all (a session's thousandth call asks nothing its hundredth did
   // not), and a long session is not walked once per policy.
   const { message: until, call: upTo } = policyPrefix(calls);
-  const prefix = (walk: Walk) => walk.fits.filter((f) => f.call <= upTo);
+  const prefix = (walked: WalkState) => walked.fits.filter((f) => f.call <= upTo).toArray();
   let best = first;
   let bestError = misfit(prefix(first));
   const answers = (q: PolicyQuestion, value: boolean) => (asked(q) ? [value, !value] : [value]);
@@ -108,12 +104,11 @@ function searchOpen(
         for (const reasoningTurnOnly of answers('reasoningTurn', expected.reasoningTurnOnly)) {
           const policy = { ...expected, keepsHidden, dropsAtTurn, receives, reasoningTurnOnly };
           if (FIELDS.every(([, field]) => policy[field] === expected[field])) continue;
-          const walk = new Walk(input, policy, reference, null, fixed);
-          walk.run(calls, until);
-          const error = misfit(prefix(walk));
+          const walked = walk(context, { policy, reference, billing: false, fixed }, calls, until);
+          const error = misfit(prefix(walked));
           // Another policy must fit clearly better than the expected one.
           if (error < bestError * 0.8) {
-            best = walk;
+            best = walked;
             bestError = error;
           }
         }
@@ -121,10 +116,8 @@ function searchOpen(
     }
   }
   if (best === first) return first;
-  // Chosen (on the prefix, or without the ledger): walked whole.
-  const chosen = new Walk(input, best.policy, reference, ledger(), fixed);
-  chosen.run(calls);
-  return chosen;
+  // Chosen (on the prefix, or without billing): walked whole.
+  return walk(context, { policy: best.rules.policy, reference, billing: true, fixed }, calls);
 }
 
 /** Measured calls that weigh a reasoning policy. */

@@ -1,0 +1,380 @@
+/**
+ * The calibration walk's state: what the walk knows after each step, immutable. Every step
+ * (calibration-view.ts, calibration-call.ts) takes a state and returns a new one; the
+ * collections are persistent (Immutable.js), so a step shares everything it does not change
+ * — adding an item to a view of thousands copies a few nodes, not the view. Insertion order is
+ * kept where the walk iterates (ordered maps and sets): which items are fresh at a call, and
+ * in what order costs are settled, follow it.
+ *
+ * The context is what the walk is given and never changes: the session's items and messages,
+ * indexed once and shared by every policy walked (reasoning-policy.ts walks several).
+ */
+import { List, Map as IMap, OrderedMap, OrderedSet } from 'immutable';
+import type { SourceId } from '../../shared/sources';
+import type { Bill } from './calibration-bills';
+import type { Account, Fit } from './calibration-account';
+import { DEFAULT_POLICY, emptyBySource } from './calibration-steps';
+import type {
+  CalibrationInput,
+  Item,
+  ModelCall,
+  PolicyQuestion,
+  PolicyVote,
+  ReasoningPolicy,
+  RuntimeChange,
+  TimelineEvent,
+  TimelinePoint,
+} from './types';
+
+export type Basis = 'measured' | 'estimated';
+
+export interface HiddenBlock {
+  call: number;
+  messageId: string;
+  tokens: number;
+}
+
+/** The walk's state at the reference call. */
+export interface Snapshot {
+  view: Map<string, Item>;
+  cal: Map<string, number>;
+  basis: Map<string, Basis>;
+  overhead: number;
+  hidden: HiddenBlock[];
+  unexplained: number;
+  /** The view in request order, and the history, as of that call. */
+  ordered: Item[];
+  history: number[];
+}
+
+/** The history window after message `index` was appended: restarted (a compaction), and its order. */
+export interface WindowStep {
+  readonly restarted: boolean;
+  readonly order: List<number>;
+}
+
+/** What the walk is given, indexed once: shared by every walk of the same input. */
+export interface WalkContext {
+  readonly input: CalibrationInput;
+  readonly alwaysKeys: ReadonlySet<string>;
+  /** Per message, its turn (the user messages before it); the turns that made tool calls. */
+  readonly turnOf: readonly number[];
+  readonly toolTurns: ReadonlySet<number>;
+  readonly messageOf: ReadonlyMap<string, number>;
+  readonly itemsByKey: ReadonlyMap<string, Item>;
+  /** Pruned outputs in time order: when their whole form leaves the view. */
+  readonly prunes: readonly { at: number; message: number }[];
+  readonly changes: readonly { at: number; what: string; reason?: string }[];
+  /** The runtime's history window before the first message, and after each. */
+  readonly windowStart: List<number>;
+  readonly window: readonly WindowStep[];
+}
+
+/** How one walk is run: the reasoning policy tried, the reference call, whether it bills. */
+export interface WalkRules {
+  readonly policy: ReasoningPolicy;
+  readonly reference: ModelCall | null;
+  /** Whether each item's cost is kept (the walk whose figures the report shows). */
+  readonly billing: boolean;
+  /** Questions the provider's rule answers: no call's counts may answer them otherwise. */
+  readonly fixed: ReadonlySet<PolicyQuestion>;
+}
+
+/** Which questions of the policy this session's calls put at all. */
+export interface Asks {
+  readonly hidden: boolean;
+  readonly turn: boolean;
+  readonly reasoning: boolean;
+  readonly reasoningTurn: boolean;
+}
+
+/** The previous measured call, and the hidden reasoning it produced (beyond what it left visible). */
+export interface Previous {
+  readonly call: ModelCall;
+  readonly number: number;
+  readonly hidden: number;
+}
+
+/** What the measured call in progress has decided so far (calibration-call.ts's steps fill it). */
+export interface CallInProgress {
+  readonly prompt: number;
+  readonly events: readonly TimelineEvent[];
+  readonly first: boolean;
+  /** New to this prompt (the whole view at the first call, all but the always-loaded after a compaction). */
+  readonly fresh: readonly Item[];
+  readonly hiddenBefore: number;
+  /** The runtime switched and is measured again at this call (why), else null. */
+  readonly change: string | null;
+  /** Of the fresh items, the visible reasoning the policy weighs; the account chosen for the growth. */
+  readonly reasoning: readonly Item[];
+  readonly account: Account | null;
+  /** What the call added (counted), on what basis, and what reasoning it dropped. */
+  readonly added: readonly Item[];
+  readonly basis: Basis;
+  readonly dropped: number;
+}
+
+export interface WalkState {
+  readonly context: WalkContext;
+  readonly rules: WalkRules;
+  // The view and what each item in it costs.
+  readonly view: OrderedMap<string, Item>;
+  readonly cal: IMap<string, number>;
+  readonly basis: IMap<string, Basis>;
+  readonly bySource: Readonly<Record<SourceId, number>>;
+  /** Σ cal over the items in view. */
+  readonly calTotal: number;
+  /** Keys of the reasoning items in view, and Σ cal of those the provider counts. */
+  readonly reasoningInView: OrderedSet<string>;
+  readonly reasoningCal: number;
+  /** Visible reasoning the provider does not count: never (notReceived), or no longer (droppedAtTurn). */
+  readonly notReceived: OrderedSet<string>;
+  readonly droppedAtTurn: OrderedSet<string>;
+  // The runtime, the hidden reasoning, what nothing explains.
+  readonly overhead: number | null;
+  readonly runtimeKey: string | null;
+  /** The runtime as measured per combination of agent, model and tools: met again, not measured again. */
+  readonly overheads: IMap<string, number>;
+  readonly runtimeChanges: List<RuntimeChange>;
+  /** Hidden reasoning carried, per call that produced it (a plain array: summed at every call). */
+  readonly hidden: readonly HiddenBlock[];
+  readonly unexplained: number;
+  // What the walk shows besides the view: the policy's evidence, the timeline, the reference call.
+  readonly fits: List<Fit>;
+  readonly votes: List<PolicyVote>;
+  readonly asks: Asks;
+  readonly timeline: List<TimelinePoint>;
+  readonly snapshot: Snapshot | null;
+  /** Whether calls are billed still (as of an earlier call, none after it); what was billed, in order. */
+  readonly billing: boolean;
+  readonly bills: List<Bill>;
+  // The window: its order, the messages in it, how many segments of each are in view; the prunes applied.
+  readonly order: List<number>;
+  readonly inWindow: OrderedSet<number>;
+  readonly segmentsIn: IMap<number, number>;
+  readonly nextPrune: number;
+  readonly time: number;
+  // Since the previous measured call.
+  readonly prunedSinceCall: boolean;
+  readonly compactedSinceCall: boolean;
+  readonly userSinceCall: boolean;
+  readonly addedSinceCall: OrderedSet<string>;
+  readonly previous: Previous | null;
+  /** Measured calls so far; the turn of the call being measured; the number of its turn's first call. */
+  readonly callNumber: number;
+  readonly currentTurn: number;
+  readonly turnStart: number;
+  readonly current: CallInProgress | null;
+}
+
+/** The session's items and messages indexed for the walk, and its window stepped through once. */
+export function walkContext(input: CalibrationInput): WalkContext {
+  const { session, items, alwaysLoaded } = input;
+  const turnOf: number[] = [];
+  let turn = 0;
+  for (const message of session.messages) turnOf.push(message.userTurn ? ++turn : turn);
+  const toolTurns = new Set<number>();
+  const messageOf = new Map<string, number>();
+  const itemsByKey = new Map<string, Item>();
+  const prunes: { at: number; message: number }[] = [];
+  items.forEach((list, message) => {
+    for (const item of list) {
+      itemsByKey.set(item.key, item);
+      messageOf.set(item.key, message);
+      if (item.tool) toolTurns.add(turnOf[message] ?? 0);
+      if (item.until !== undefined) prunes.push({ at: item.until, message });
+    }
+  });
+  prunes.sort((a, b) => a.at - b.at);
+  return {
+    input,
+    alwaysKeys: new Set(alwaysLoaded.map((i) => i.key)),
+    turnOf,
+    toolTurns,
+    messageOf,
+    itemsByKey,
+    prunes,
+    changes: [...(input.changes ?? [])].sort((a, b) => a.at - b.at),
+    ...windowSteps(input),
+  };
+}
+
+/**
+ * The runtime's window appended message by message (WindowWalk: its order grows at its end, or
+ * is replaced at a restart), kept as persistent lists: each message's order shares the previous one's.
+ */
+export function windowSteps({ session }: Pick<CalibrationInput, 'session'>): {
+  windowStart: List<number>;
+  window: WindowStep[];
+} {
+  const window = session.window();
+  let seen: readonly number[] = window.order;
+  const windowStart = List(seen);
+  let order = windowStart;
+  const steps = session.messages.map((_, index) => {
+    const restarted = window.append(index);
+    const now = window.order;
+    if (now !== seen) order = List(now);
+    else if (now.length > order.size) order = order.concat(now.slice(order.size));
+    seen = now;
+    return { restarted, order };
+  });
+  return { windowStart, window: steps };
+}
+
+/** The state before the first message: nothing in view but what is always loaded. */
+export function startWalk(context: WalkContext, rules: Partial<WalkRules> = {}): WalkState {
+  const state: WalkState = {
+    context,
+    rules: { policy: DEFAULT_POLICY, reference: null, billing: false, fixed: new Set(), ...rules },
+    view: OrderedMap(),
+    cal: IMap(),
+    basis: IMap(),
+    bySource: emptyBySource(),
+    calTotal: 0,
+    reasoningInView: OrderedSet(),
+    reasoningCal: 0,
+    notReceived: OrderedSet(),
+    droppedAtTurn: OrderedSet(),
+    overhead: null,
+    runtimeKey: null,
+    overheads: IMap(),
+    runtimeChanges: List(),
+    hidden: [],
+    unexplained: 0,
+    fits: List(),
+    votes: List(),
+    asks: { hidden: false, turn: false, reasoning: false, reasoningTurn: false },
+    timeline: List(),
+    snapshot: null,
+    billing: rules.billing ?? false,
+    bills: List(),
+    ...startWindow(context),
+  };
+  return state;
+}
+
+function startWindow(
+  context: WalkContext,
+): Pick<
+  WalkState,
+  | 'order'
+  | 'inWindow'
+  | 'segmentsIn'
+  | 'nextPrune'
+  | 'time'
+  | 'prunedSinceCall'
+  | 'compactedSinceCall'
+  | 'userSinceCall'
+  | 'addedSinceCall'
+  | 'previous'
+  | 'callNumber'
+  | 'currentTurn'
+  | 'turnStart'
+  | 'current'
+> {
+  return {
+    order: context.windowStart,
+    inWindow: OrderedSet(),
+    segmentsIn: IMap(),
+    nextPrune: 0,
+    time: Number.NEGATIVE_INFINITY,
+    prunedSinceCall: false,
+    compactedSinceCall: false,
+    userSinceCall: false,
+    addedSinceCall: OrderedSet(),
+    previous: null,
+    callNumber: 0,
+    currentTurn: 0,
+    turnStart: 0,
+    current: null,
+  };
+}
+
+// ── What the state tells (pure reads) ─────────────────────────────────────────────────────────
+
+/** Reasoning the runtime sends but the provider does not count (never, or no longer). */
+export const uncounted = (s: WalkState, key: string): boolean => s.notReceived.has(key) || s.droppedAtTurn.has(key);
+
+export const hiddenTotal = (s: WalkState): number => s.hidden.reduce((n, h) => n + h.tokens, 0);
+
+export const calOf = (s: WalkState, items: readonly Item[]): number =>
+  items.reduce((n, i) => n + (s.cal.get(i.key) ?? 0), 0);
+
+/** Items in view now, in the order the model reads them: always-loaded, then history. */
+export function orderedView(s: WalkState): Item[] {
+  const { alwaysKeys, input } = s.context;
+  const out: Item[] = [];
+  for (const item of s.view.values()) if (alwaysKeys.has(item.key)) out.push(item);
+  for (const message of s.order) {
+    for (const item of input.items[message] ?? []) if (s.view.has(item.key)) out.push(item);
+  }
+  return out;
+}
+
+/** The messages out of the window now. */
+export function history(s: WalkState): number[] {
+  const live = new Set(s.order);
+  return s.context.input.session.messages.map((_, i) => i).filter((i) => !live.has(i));
+}
+
+/** The visible reasoning the provider was shown not to count, never or no longer. */
+export function notReceivedItems(s: WalkState): Item[] {
+  return [...s.notReceived, ...s.droppedAtTurn].flatMap((key) => s.context.itemsByKey.get(key) ?? []);
+}
+
+/** Reasoning of a turn that made tool calls, which the policy keeps for the session (DeepSeek). */
+export function keptTurn(s: WalkState, key: string): boolean {
+  if (!s.rules.policy.keepsToolTurns) return false;
+  const message = s.context.messageOf.get(key);
+  return message !== undefined && s.context.toolTurns.has(s.context.turnOf[message] ?? 0);
+}
+
+/**
+ * New to this prompt at a user message, yet of an earlier turn (the previous turn's last
+ * reasoning), and droppable there: under a policy that keeps only the turns with tool calls.
+ */
+export function earlierTurnFresh(s: WalkState, key: string): boolean {
+  if (!s.rules.policy.keepsToolTurns || !s.userSinceCall || keptTurn(s, key)) return false;
+  const message = s.context.messageOf.get(key);
+  return message !== undefined && (s.context.turnOf[message] ?? 0) < s.currentTurn;
+}
+
+/** A bill kept while the walk bills (its order is the ledger's: calibration-bills.ts replays it). */
+export const billed = (s: WalkState, bill: Bill): List<Bill> => (s.billing ? s.bills.push(bill) : s.bills);
+
+/** The state while a measured call is walked: what it decided so far. */
+export type Measuring = WalkState & { readonly current: CallInProgress };
+
+/**
+ * The state with its per-item collections transient (Immutable.js's `asMutable`: writes copy
+ * nothing already copied in this step, and never touch the given state's); inside one step only —
+ * `frozen` makes them persistent again, and no transient collection leaves the step.
+ */
+export function transient(s: WalkState): WalkState {
+  return {
+    ...s,
+    view: s.view.asMutable(),
+    cal: s.cal.asMutable(),
+    basis: s.basis.asMutable(),
+    reasoningInView: s.reasoningInView.asMutable(),
+    addedSinceCall: s.addedSinceCall.asMutable(),
+    inWindow: s.inWindow.asMutable(),
+    segmentsIn: s.segmentsIn.asMutable(),
+    bills: s.bills.asMutable(),
+  };
+}
+
+export function frozen(s: WalkState): WalkState {
+  return {
+    ...s,
+    view: s.view.asImmutable(),
+    cal: s.cal.asImmutable(),
+    basis: s.basis.asImmutable(),
+    reasoningInView: s.reasoningInView.asImmutable(),
+    addedSinceCall: s.addedSinceCall.asImmutable(),
+    inWindow: s.inWindow.asImmutable(),
+    segmentsIn: s.segmentsIn.asImmutable(),
+    bills: s.bills.asImmutable(),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * The view's steps: how the walk keeps the request view current as the runtime's window says
+ * (a message entered, a compaction's restart, a prune), and what an item costs in it. Each is
+ * pure: a state in, a new state out (calibration-state.ts).
+ */
+import type { SourceId } from '../../shared/sources';
+import { isInForm } from './calibration-steps';
+import { billed, uncounted, type Basis, type WalkState } from './calibration-state';
+import type { Item } from './types';
+
+/** The per-source sums with one source's moved by `delta` (a copy: a dozen sources). */
+const withSource = (bySource: WalkState['bySource'], source: SourceId, moved: (sum: number) => number) => ({
+  ...bySource,
+  [source]: moved(bySource[source] ?? 0),
+});
+
+/** An item enters the view (once: an item in view already stays as it is). */
+export function addItem<S extends WalkState>(s: S, item: Item): S {
+  if (s.view.has(item.key)) return s;
+  let { reasoningInView, reasoningCal } = s;
+  if (item.reasoning) {
+    reasoningInView = reasoningInView.add(item.key);
+    if (!uncounted(s, item.key)) reasoningCal += s.cal.get(item.key) ?? 0;
+  }
+  return {
+    ...s,
+    view: s.view.set(item.key, item),
+    reasoningInView,
+    reasoningCal,
+    addedSinceCall: s.addedSinceCall.add(item.key),
+  };
+}
+
+/** An item leaves the view: its cost leaves the running sums, and it keeps what it cost so far. */
+export function removeItem<S extends WalkState>(s: S, key: string): S {
+  const item = s.view.get(key);
+  if (!item) return s;
+  const cal = s.cal.get(key);
+  const wasReasoning = s.reasoningInView.has(key);
+  const next: S = {
+    ...s,
+    bills: billed(s, { kind: 'leave', item }),
+    view: s.view.delete(key),
+    addedSinceCall: s.addedSinceCall.delete(key),
+    reasoningInView: s.reasoningInView.delete(key),
+    reasoningCal: wasReasoning && !uncounted(s, key) ? s.reasoningCal - (cal ?? 0) : s.reasoningCal,
+  };
+  if (cal === undefined) return next;
+  return {
+    ...next,
+    bySource: withSource(s.bySource, item.source, (sum) => sum - cal),
+    calTotal: s.calTotal - cal,
+    cal: s.cal.delete(key),
+    basis: s.basis.delete(key),
+  };
+}
+
+/** An item's cost set, the running sums kept. */
+export function assignCost<S extends WalkState>(s: S, item: Item, tokens: number, basis: Basis): S {
+  const old = s.cal.get(item.key) ?? 0;
+  const countedReasoning = s.reasoningInView.has(item.key) && !uncounted(s, item.key);
+  return {
+    ...s,
+    bills: billed(s, { kind: 'settle', item, cal: tokens }),
+    reasoningCal: countedReasoning ? s.reasoningCal + (tokens - old) : s.reasoningCal,
+    cal: s.cal.set(item.key, tokens),
+    basis: s.basis.set(item.key, basis),
+    bySource: withSource(s.bySource, item.source, (sum) => sum + tokens - old),
+    calTotal: s.calTotal + (tokens - old),
+  };
+}
+
+export const assignAll = <S extends WalkState>(
+  s: S,
+  assigned: readonly { item: Item; tokens: number; basis: Basis }[],
+): S => assigned.reduce((state, a) => assignCost(state, a.item, a.tokens, a.basis), s);
+
+/** Reasoning the provider no longer counts (never received, or dropped at a turn): out of the counted sum. */
+export function excludeReasoning<S extends WalkState>(s: S, key: string, as: 'notReceived' | 'droppedAtTurn'): S {
+  if (uncounted(s, key)) return s;
+  const reasoningCal = s.reasoningInView.has(key) ? s.reasoningCal - (s.cal.get(key) ?? 0) : s.reasoningCal;
+  return as === 'notReceived'
+    ? { ...s, reasoningCal, notReceived: s.notReceived.add(key) }
+    : { ...s, reasoningCal, droppedAtTurn: s.droppedAtTurn.add(key) };
+}
+
+/** Brings the items of message `index` up to segment `upTo` (exclusive) into view, in the form they have now. */
+export function addSegments(s: WalkState, index: number, upTo: number): WalkState {
+  const from = s.segmentsIn.get(index) ?? 0;
+  if (upTo <= from || !s.inWindow.has(index))
+    return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo)) };
+  let next = s;
+  for (const item of s.context.input.items[index] ?? []) {
+    const segment = item.segment ?? 0;
+    if (segment >= from && segment < upTo && isInForm(item, s.time)) next = addItem(next, item);
+  }
+  return { ...next, segmentsIn: next.segmentsIn.set(index, upTo) };
+}
+
+/**
+ * Message `index` appended to the runtime's window: it enters the window, or — a completed
+ * compaction — the view restarts as the runtime keeps it (the request, the summary, its tail).
+ */
+export function enterMessage(s: WalkState, index: number): WalkState {
+  const step = s.context.window[index];
+  const user = s.context.input.session.messages[index]?.userTurn === true;
+  const next = step?.restarted ? rebuildView(s, index) : { ...s, inWindow: s.inWindow.add(index) };
+  return { ...next, order: step?.order ?? next.order, userSinceCall: next.userSinceCall || user };
+}
+
+/** A compaction completed at message `index`: what the window no longer holds leaves, what it holds again returns. */
+export function rebuildView(s: WalkState, index: number): WalkState {
+  const order = s.context.window[index]?.order ?? s.order;
+  const keep = new Set(order);
+  let next: WalkState = { ...s, compactedSinceCall: true, order };
+  // A copy: inside a walk step the set is transient (calibration-state.ts), and changes below.
+  for (const message of [...s.inWindow]) {
+    if (keep.has(message)) continue;
+    next = { ...next, inWindow: next.inWindow.delete(message) };
+    for (const item of s.context.input.items[message] ?? []) next = removeItem(next, item.key);
+  }
+  for (const message of order) {
+    if (next.inWindow.has(message)) continue;
+    next = { ...next, inWindow: next.inWindow.add(message) };
+    if (message === index) continue;
+    const upTo = next.segmentsIn.get(message) ?? 0;
+    next = addSegments({ ...next, segmentsIn: next.segmentsIn.set(message, 0) }, message, upTo === 0 ? Infinity : upTo);
+  }
+  return { ...next, inWindow: next.inWindow.add(index) };
+}
+
+/** The prunes that happened before `time` applied: whole outputs give way to their placeholders. */
+export function applyPrunes(s: WalkState, time: number): WalkState {
+  const { prunes, input } = s.context;
+  let next = s;
+  while (next.nextPrune < prunes.length && prunes[next.nextPrune]!.at < time) {
+    const { message } = prunes[next.nextPrune]!;
+    next = { ...next, nextPrune: next.nextPrune + 1, prunedSinceCall: true };
+    if (!next.inWindow.has(message)) continue;
+    for (const item of input.items[message] ?? []) {
+      if ((item.segment ?? 0) >= (next.segmentsIn.get(message) ?? 0)) continue;
+      next = isInForm(item, time) ? addItem(next, item) : removeItem(next, item.key);
+    }
+  }
+  return { ...next, time };
+}
