@@ -68,11 +68,21 @@ export async function allowPermission(request: RequestPermissionRequest): Promis
   return allow ? { outcome: { outcome: 'selected', optionId: allow.optionId } } : { outcome: { outcome: 'cancelled' } };
 }
 
+interface SessionOpening {
+  mcpServers: McpServer[];
+  _meta?: Record<string, unknown>;
+}
+
+const sessionOpening = (options: AcpProcessOptions): SessionOpening => ({
+  mcpServers: [...(options.mcpServers ?? [])],
+  ...(options.sessionMeta ? { _meta: options.sessionMeta } : {}),
+});
+
 export class AcpProcess {
   private readonly listeners = new Map<string, UpdateListener>();
   private stderrTail: string[] = [];
-  private mcpServers: McpServer[] = [];
-  private sessionMeta: { _meta?: Record<string, unknown> } = {};
+  /** What every session/new and session/load carries besides its folder. */
+  private opening: SessionOpening = { mcpServers: [] };
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(
@@ -119,8 +129,7 @@ export class AcpProcess {
     });
     await spawned;
     const agent = new AcpProcess(child, null);
-    agent.mcpServers = [...(options.mcpServers ?? [])];
-    agent.sessionMeta = options.sessionMeta ? { _meta: options.sessionMeta } : {};
+    agent.opening = sessionOpening(options);
     let partial = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (partial + chunk).split('\n');
@@ -188,22 +197,13 @@ export class AcpProcess {
   }
 
   async newSession(cwd: string): Promise<string> {
-    const response = await this.agent.request(methods.agent.session.new, {
-      cwd,
-      mcpServers: this.mcpServers,
-      ...this.sessionMeta,
-    });
+    const response = await this.agent.request(methods.agent.session.new, { cwd, ...this.opening });
     return response.sessionId;
   }
 
   /** Re-opens a session the agent kept (after a restart). Its history replays as updates, ignored here. */
   async loadSession(sessionId: string, cwd: string): Promise<void> {
-    await this.agent.request(methods.agent.session.load, {
-      sessionId,
-      cwd,
-      mcpServers: this.mcpServers,
-      ...this.sessionMeta,
-    });
+    await this.agent.request(methods.agent.session.load, { sessionId, cwd, ...this.opening });
   }
 
   /**
