@@ -5,25 +5,21 @@
  * ACP in the workspace's sandbox — all real, on loopback, as `INVESTIBOOK_AGENT_RUNTIME=claude-code
  * npm run demo:agent` runs it.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentBridge } from '../../src/node/agent/bridge';
+import type { AgentBridge } from '../../src/node/agent/bridge';
 import { claudeLayout, DEMO_MODEL, DEMO_SMALL_MODEL } from '../../src/node/agent/claude-code/demo';
 import { claudeCodeScript } from '../../src/node/agent/claude-code/demo-script';
 import { ensureClaudeCode } from '../../src/node/agent/claude-code/install';
 import type { AgentSettings } from '../../src/node/agent/settings';
 import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../../src/node/demo/builder';
 import { liveDemoScript } from '../../src/node/demo/live-script';
-import { createLogger } from '../../src/node/log';
 import type { RecordedMessagesRequest } from '../../src/node/scripted-model/anthropic';
 import type { Script } from '../../src/node/scripted-model/script';
 import { startScriptedModel } from '../../src/node/scripted-model/server';
-import { createApp } from '../../src/node/server/app';
-import { openSqlite, type SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
-import { AGENT_TOKEN, readTurn, type AgentClient } from '../support/agent-harness';
+import type { SqliteStore } from '../../src/node/storage/sqlite/sqlite-store';
+import { AGENT_TOKEN, serveAgent, type AgentClient } from '../support/agent-harness';
 
 export interface ClaudeCodeHarness extends AgentClient {
   dir: string;
@@ -77,23 +73,8 @@ export async function startClaudeCodeHarness(
     hidden: [dbPath],
     turnTimeoutMs: 120_000,
   };
-  const store = await openSqlite(dbPath);
-  const reportStore = await openSqlite(dbPath, { readOnly: true });
-  const logs: string[] = [];
-  const bridge = new AgentBridge(settings, store, (line) => logs.push(line));
-  const app = createApp({
-    store,
-    reportStore,
-    agent: bridge,
-    logger: createLogger({ destination: { write: (line: string) => void logs.push(line) } }),
-  });
-  const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise((ok) => server.once('listening', ok));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  bridge.serveReportsAt(origin);
-  const headers = { Authorization: `Bearer ${AGENT_TOKEN}`, 'Content-Type': 'application/json' };
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${origin}/api/workspace/${DEMO_WORKSPACE_ID}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+  const served = await serveAgent(settings, dbPath);
+  const { store, bridge, logs } = served;
   return {
     dir,
     root,
@@ -102,20 +83,10 @@ export async function startClaudeCodeHarness(
     bridge,
     settings,
     logs,
-    api,
-    async prompt(text, { sessionId, during } = {}) {
-      const response = await api('/agent/prompt', {
-        method: 'POST',
-        body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
-      });
-      return readTurn(response, during);
-    },
+    ...served.client(DEMO_WORKSPACE_ID, AGENT_TOKEN),
     async close() {
-      await new Promise((done) => server.close(done));
-      await bridge.close();
+      await served.close();
       await model.close();
-      await reportStore.close();
-      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

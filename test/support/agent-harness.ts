@@ -128,36 +128,8 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     ...options.settings,
   };
   if (options.demoSessions) await importDemoSessions(settings, bin, root);
-  const store = await openSqlite(dbPath);
-  const reportStore = await openSqlite(dbPath, { readOnly: true });
-  const logs: string[] = [];
-  const bridge = new AgentBridge(settings, store, (line) => logs.push(line));
-  const app = createApp({
-    store,
-    reportStore,
-    agent: bridge,
-    logger: createLogger({ destination: { write: (line: string) => void logs.push(line) } }),
-  });
-  const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise((ok) => server.once('listening', ok));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // As npm start does: the agent's MCP server (its own context report) asks this server.
-  bridge.serveReportsAt(origin);
-  const client = (workspaceId: string, token: string): AgentClient => {
-    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const api = (path: string, init: RequestInit = {}) =>
-      fetch(`${origin}/api/workspace/${workspaceId}${path}`, { ...init, headers: { ...headers, ...init.headers } });
-    return {
-      api,
-      async prompt(text, { sessionId, during } = {}) {
-        const response = await api('/agent/prompt', {
-          method: 'POST',
-          body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
-        });
-        return readTurn(response, during);
-      },
-    };
-  };
+  const served = await serveAgent(settings, dbPath);
+  const { store, bridge, logs, origin, client } = served;
   const main = client(DEMO_WORKSPACE_ID, AGENT_TOKEN);
 
   return {
@@ -174,12 +146,70 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     ...main,
     other: client(OTHER_WS, OTHER_AGENT_TOKEN),
     async close() {
+      await served.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServedAgent {
+  store: SqliteStore;
+  bridge: AgentBridge;
+  logs: string[];
+  origin: string;
+  /** The API as one member of one workspace sees it, with the agent's routes. */
+  client: (workspaceId: string, token: string) => AgentClient;
+  /** The server, the agent, then both stores. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The server of a live agent as `npm start` makes it, on loopback: the database (read-write for
+ * the chat, read-only for the report), the agent's bridge, the app, and the agent's MCP server
+ * asking this server for its own report.
+ */
+export async function serveAgent(settings: AgentSettings, dbPath: string): Promise<ServedAgent> {
+  const store = await openSqlite(dbPath);
+  const reportStore = await openSqlite(dbPath, { readOnly: true });
+  const logs: string[] = [];
+  const bridge = new AgentBridge(settings, store, (line) => logs.push(line));
+  const app = createApp({
+    store,
+    reportStore,
+    agent: bridge,
+    logger: createLogger({ destination: { write: (line: string) => void logs.push(line) } }),
+  });
+  const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise((ok) => server.once('listening', ok));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  bridge.serveReportsAt(origin);
+  const client = (workspaceId: string, token: string): AgentClient => {
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${origin}/api/workspace/${workspaceId}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+    return {
+      api,
+      async prompt(text, { sessionId, during } = {}) {
+        const response = await api('/agent/prompt', {
+          method: 'POST',
+          body: JSON.stringify({ text, ...(sessionId ? { sessionId } : {}) }),
+        });
+        return readTurn(response, during);
+      },
+    };
+  };
+  return {
+    store,
+    bridge,
+    logs,
+    origin,
+    client,
+    async close() {
       await new Promise((done) => server.close(done));
       await bridge.close();
-      await model.close();
       await reportStore.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
