@@ -19,15 +19,15 @@ export function addItem<S extends WalkState>(s: S, item: Item): S {
   if (s.view.has(item.key)) return s;
   let { reasoningInView, reasoningCal } = s;
   if (item.reasoning) {
-    reasoningInView = reasoningInView.add(item.key);
+    reasoningInView = reasoningInView.add(item.key, s.edit);
     if (!uncounted(s, item.key)) reasoningCal += s.cal.get(item.key) ?? 0;
   }
   return {
     ...s,
-    view: s.view.set(item.key, item),
+    view: s.view.set(item.key, item, s.edit),
     reasoningInView,
     reasoningCal,
-    addedSinceCall: s.addedSinceCall.add(item.key),
+    addedSinceCall: s.addedSinceCall.add(item.key, s.edit),
   };
 }
 
@@ -40,9 +40,9 @@ export function removeItem<S extends WalkState>(s: S, key: string): S {
   const next: S = {
     ...s,
     bills: billed(s, { kind: 'leave', item }),
-    view: s.view.delete(key),
-    addedSinceCall: s.addedSinceCall.delete(key),
-    reasoningInView: s.reasoningInView.delete(key),
+    view: s.view.delete(key, s.edit),
+    addedSinceCall: s.addedSinceCall.delete(key, s.edit),
+    reasoningInView: s.reasoningInView.delete(key, s.edit),
     reasoningCal: wasReasoning && !uncounted(s, key) ? s.reasoningCal - (cal ?? 0) : s.reasoningCal,
   };
   if (cal === undefined) return next;
@@ -50,8 +50,8 @@ export function removeItem<S extends WalkState>(s: S, key: string): S {
     ...next,
     bySource: withSource(s.bySource, item.source, (sum) => sum - cal),
     calTotal: s.calTotal - cal,
-    cal: s.cal.delete(key),
-    basis: s.basis.delete(key),
+    cal: s.cal.delete(key, s.edit),
+    basis: s.basis.delete(key, s.edit),
   };
 }
 
@@ -63,8 +63,8 @@ export function assignCost<S extends WalkState>(s: S, item: Item, tokens: number
     ...s,
     bills: billed(s, { kind: 'settle', item, cal: tokens }),
     reasoningCal: countedReasoning ? s.reasoningCal + (tokens - old) : s.reasoningCal,
-    cal: s.cal.set(item.key, tokens),
-    basis: s.basis.set(item.key, basis),
+    cal: s.cal.set(item.key, tokens, s.edit),
+    basis: s.basis.set(item.key, basis, s.edit),
     bySource: withSource(s.bySource, item.source, (sum) => sum + tokens - old),
     calTotal: s.calTotal + (tokens - old),
   };
@@ -80,21 +80,21 @@ export function excludeReasoning<S extends WalkState>(s: S, key: string, as: 'no
   if (uncounted(s, key)) return s;
   const reasoningCal = s.reasoningInView.has(key) ? s.reasoningCal - (s.cal.get(key) ?? 0) : s.reasoningCal;
   return as === 'notReceived'
-    ? { ...s, reasoningCal, notReceived: s.notReceived.add(key) }
-    : { ...s, reasoningCal, droppedAtTurn: s.droppedAtTurn.add(key) };
+    ? { ...s, reasoningCal, notReceived: s.notReceived.add(key, s.edit) }
+    : { ...s, reasoningCal, droppedAtTurn: s.droppedAtTurn.add(key, s.edit) };
 }
 
 /** Brings the items of message `index` up to segment `upTo` (exclusive) into view, in the form they have now. */
 export function addSegments(s: WalkState, index: number, upTo: number): WalkState {
   const from = s.segmentsIn.get(index) ?? 0;
   if (upTo <= from || !s.inWindow.has(index))
-    return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo)) };
+    return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo), s.edit) };
   let next = s;
   for (const item of s.context.input.items[index] ?? []) {
     const segment = item.segment ?? 0;
     if (segment >= from && segment < upTo && isInForm(item, s.time)) next = addItem(next, item);
   }
-  return { ...next, segmentsIn: next.segmentsIn.set(index, upTo) };
+  return { ...next, segmentsIn: next.segmentsIn.set(index, upTo, next.edit) };
 }
 
 /**
@@ -104,7 +104,7 @@ export function addSegments(s: WalkState, index: number, upTo: number): WalkStat
 export function enterMessage(s: WalkState, index: number): WalkState {
   const step = s.context.window[index];
   const user = s.context.input.session.messages[index]?.userTurn === true;
-  const next = step?.restarted ? rebuildView(s, index) : { ...s, inWindow: s.inWindow.add(index) };
+  const next = step?.restarted ? rebuildView(s, index) : { ...s, inWindow: s.inWindow.add(index, s.edit) };
   return { ...next, order: step?.order ?? next.order, userSinceCall: next.userSinceCall || user };
 }
 
@@ -116,17 +116,21 @@ export function rebuildView(s: WalkState, index: number): WalkState {
   // A copy: inside a walk step the set is transient (calibration-state.ts), and changes below.
   for (const message of [...s.inWindow]) {
     if (keep.has(message)) continue;
-    next = { ...next, inWindow: next.inWindow.delete(message) };
+    next = { ...next, inWindow: next.inWindow.delete(message, next.edit) };
     for (const item of s.context.input.items[message] ?? []) next = removeItem(next, item.key);
   }
   for (const message of order) {
     if (next.inWindow.has(message)) continue;
-    next = { ...next, inWindow: next.inWindow.add(message) };
+    next = { ...next, inWindow: next.inWindow.add(message, next.edit) };
     if (message === index) continue;
     const upTo = next.segmentsIn.get(message) ?? 0;
-    next = addSegments({ ...next, segmentsIn: next.segmentsIn.set(message, 0) }, message, upTo === 0 ? Infinity : upTo);
+    next = addSegments(
+      { ...next, segmentsIn: next.segmentsIn.set(message, 0, next.edit) },
+      message,
+      upTo === 0 ? Infinity : upTo,
+    );
   }
-  return { ...next, inWindow: next.inWindow.add(index) };
+  return { ...next, inWindow: next.inWindow.add(index, next.edit) };
 }
 
 /** The prunes that happened before `time` applied: whole outputs give way to their placeholders. */
