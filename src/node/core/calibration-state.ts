@@ -9,7 +9,7 @@
  * The context is what the walk is given and never changes: the session's items and messages,
  * indexed once and shared by every policy walked (reasoning-policy.ts walks several).
  */
-import { Keys, newEdit, PList, PMap, PSet, type Edit } from './persistent';
+import { closeEdit, Keys, newEdit, PList, PMap, PSet, type Edit } from './persistent';
 import type { SourceId } from '../../shared/sources';
 import type { Bill } from './calibration-bills';
 import type { Account, Fit } from './calibration-account';
@@ -165,8 +165,48 @@ export interface WalkState {
   readonly currentTurn: number;
   readonly turnStart: number;
   readonly current: CallInProgress | null;
-  /** Inside one step only: the batch its writes share (calibration-walk.ts's walkStep); null between steps. */
+  /** The batch a step's writes share (calibration-walk.ts's walkStep), open inside that step only. */
   readonly edit: Edit | null;
+}
+
+/** What the per-item steps read and write (calibration-view.ts): a step's loop over items works on this part alone. */
+export type ItemState = Pick<
+  WalkState,
+  | 'view'
+  | 'cal'
+  | 'basis'
+  | 'bySource'
+  | 'calTotal'
+  | 'reasoningInView'
+  | 'reasoningCal'
+  | 'notReceived'
+  | 'droppedAtTurn'
+  | 'addedSinceCall'
+  | 'billing'
+  | 'bills'
+  | 'edit'
+>;
+
+/**
+ * The per-item part of a state: a loop over many items updates this small object — each item
+ * copies a dozen fields, not the whole state — and puts it back once (`{ ...s, ...part }`).
+ */
+export function itemState(s: ItemState): ItemState {
+  return {
+    view: s.view,
+    cal: s.cal,
+    basis: s.basis,
+    bySource: s.bySource,
+    calTotal: s.calTotal,
+    reasoningInView: s.reasoningInView,
+    reasoningCal: s.reasoningCal,
+    notReceived: s.notReceived,
+    droppedAtTurn: s.droppedAtTurn,
+    addedSinceCall: s.addedSinceCall,
+    billing: s.billing,
+    bills: s.bills,
+    edit: s.edit,
+  };
 }
 
 /** The session's items and messages indexed for the walk, and its window stepped through once. */
@@ -232,8 +272,8 @@ export function startWalk(context: WalkContext, rules: Partial<WalkRules> = {}):
     context,
     rules: { policy: DEFAULT_POLICY, reference: null, billing: false, fixed: new Set(), ...rules },
     view: PMap.empty(keys),
-    cal: PMap.empty(keys),
-    basis: PMap.empty(keys),
+    cal: PMap.empty(keys, 'unordered'),
+    basis: PMap.empty(keys, 'unordered'),
     bySource: emptyBySource(),
     calTotal: 0,
     reasoningInView: PSet.empty(keys),
@@ -283,7 +323,7 @@ function startWindow(
   return {
     order: context.windowStart,
     inWindow: PSet.empty(messages),
-    segmentsIn: PMap.empty(messages),
+    segmentsIn: PMap.empty(messages, 'unordered'),
     nextPrune: 0,
     time: Number.NEGATIVE_INFINITY,
     prunedSinceCall: false,
@@ -301,11 +341,11 @@ function startWindow(
 // ── What the state tells (pure reads) ─────────────────────────────────────────────────────────
 
 /** Reasoning the runtime sends but the provider does not count (never, or no longer). */
-export const uncounted = (s: WalkState, key: string): boolean => s.notReceived.has(key) || s.droppedAtTurn.has(key);
+export const uncounted = (s: ItemState, key: string): boolean => s.notReceived.has(key) || s.droppedAtTurn.has(key);
 
 export const hiddenTotal = (s: WalkState): number => s.hidden.reduce((n, h) => n + h.tokens, 0);
 
-export const calOf = (s: WalkState, items: readonly Item[]): number =>
+export const calOf = (s: ItemState, items: readonly Item[]): number =>
   items.reduce((n, i) => n + (s.cal.get(i.key) ?? 0), 0);
 
 /** Items in view now, in the order the model reads them: always-loaded, then history. */
@@ -348,7 +388,7 @@ export function earlierTurnFresh(s: WalkState, key: string): boolean {
 }
 
 /** A bill kept while the walk bills (its order is the ledger's: calibration-bills.ts replays it). */
-export const billed = (s: WalkState, bill: Bill): PList<Bill> => (s.billing ? s.bills.push(bill) : s.bills);
+export const billed = (s: ItemState, bill: Bill): PList<Bill> => (s.billing ? s.bills.push(bill) : s.bills);
 
 /** The state while a measured call is walked: what it decided so far. */
 export type Measuring = WalkState & { readonly current: CallInProgress };
@@ -359,5 +399,8 @@ export type Measuring = WalkState & { readonly current: CallInProgress };
  */
 export const transient = (s: WalkState): WalkState => ({ ...s, edit: newEdit() });
 
-/** The step's result: read with no edit, so no later write can reach what it holds. */
-export const frozen = (s: WalkState): WalkState => ({ ...s, edit: null });
+/** The step's result: its edit closed, so no later write can reach what it holds. */
+export function frozen(s: WalkState): WalkState {
+  closeEdit(s.edit);
+  return s;
+}

@@ -62,6 +62,8 @@ export function* walkEvents(messages: number, calls: readonly ModelCall[], until
  * —, and the state it returns is immutable again: a step of a thousand items allocates as one.
  */
 export function walkStep(s: WalkState, event: WalkEvent): WalkState {
+  // A message entered writes once, unless a compaction restarts the view: no batch needed.
+  if (event.kind === 'message' && !s.context.window[event.index]?.restarted) return stepOn(s, event);
   return frozen(stepOn(transient(s), event));
 }
 

@@ -20,11 +20,18 @@ const BITS = 7;
 const WIDTH = 1 << BITS;
 const MASK = WIDTH - 1;
 
-/** A batch of writes inside one step: arrays allocated under it may be written in place. */
-export type Edit = { readonly edit: true };
+/** A batch of writes inside one step: arrays allocated under it may be written in place while it is open. */
+export interface Edit {
+  readonly open: boolean;
+}
 
-/** A new batch (one step's). */
-export const newEdit = (): Edit => ({ edit: true });
+/** A new batch (one step's), open until `closeEdit`. */
+export const newEdit = (): Edit => ({ open: true });
+
+/** The batch ended: what was written under it is never written again (every later write copies). */
+export function closeEdit(edit: Edit | null): void {
+  if (edit) (edit as { open: boolean }).open = false;
+}
 
 /** Each key's number, given on first sight (never reused: numbering only, no meaning). */
 export class Keys<K> {
@@ -56,7 +63,8 @@ const EMPTY_DENSE: Dense<never> = { chunks: [], owners: [], own: null };
 
 const denseGet = <V>(d: Dense<V>, i: number): V | undefined => d.chunks[i >> BITS]?.[i & MASK];
 
-function denseSet<V>(d: Dense<V>, i: number, v: V | undefined, edit: Edit | null): Dense<V> {
+function denseSet<V>(d: Dense<V>, i: number, v: V | undefined, given: Edit | null): Dense<V> {
+  const edit = given?.open ? given : null;
   const inPlace = edit !== null && d.own === edit;
   const chunks = (inPlace ? d.chunks : d.chunks.slice()) as (V[] | undefined)[];
   const owners = (inPlace ? d.owners : d.owners.slice()) as (Edit | undefined)[];
@@ -109,57 +117,77 @@ export class PList<T> implements Iterable<T> {
   }
 }
 
+/**
+ * How a map keeps its keys: in insertion order with values (`ordered`); values only, iterated in
+ * first-set order (`unordered`: half the copying); in insertion order with no values (`set`).
+ */
+type Mode = 'ordered' | 'unordered' | 'set';
+
 /** A map in insertion order, persistent: see the module's comment. */
 export class PMap<K, V> implements Iterable<[K, V]> {
   private constructor(
     private readonly keyTable: Keys<K>,
+    private readonly mode: Mode,
     private readonly vals: Dense<V>,
-    /** Per key number, its place in `order` + 1 (absent: undefined). */
+    /** Per key number, its place in `order` + 1 (absent: undefined); unused when unordered. */
     private readonly place: Dense<number>,
     private readonly order: PList<number>,
     readonly size: number,
   ) {}
 
   /** An empty map numbering its keys in `keys` (shared by every map made from it). */
-  static empty<K, V>(keys: Keys<K> = new Keys()): PMap<K, V> {
-    return new PMap<K, V>(keys, EMPTY_DENSE, EMPTY_DENSE, PList.of(), 0);
+  static empty<K, V>(keys: Keys<K> = new Keys(), mode: Mode = 'ordered'): PMap<K, V> {
+    return new PMap<K, V>(keys, mode, EMPTY_DENSE, EMPTY_DENSE, PList.of(), 0);
+  }
+
+  private present(n: number): boolean {
+    return (this.mode === 'unordered' ? denseGet(this.vals, n) : denseGet(this.place, n)) !== undefined;
+  }
+
+  private valueAt(n: number): V | undefined {
+    if (this.mode === 'set') return (this.present(n) ? true : undefined) as V | undefined;
+    return denseGet(this.vals, n);
   }
 
   get(key: K): V | undefined {
     const n = this.keyTable.find(key);
-    return n === undefined || denseGet(this.place, n) === undefined ? undefined : denseGet(this.vals, n);
+    return n === undefined ? undefined : this.valueAt(n);
   }
 
   has(key: K): boolean {
     const n = this.keyTable.find(key);
-    return n !== undefined && denseGet(this.place, n) !== undefined;
+    return n !== undefined && this.present(n);
   }
 
   set(key: K, value: V, edit: Edit | null = null): PMap<K, V> {
     const n = this.keyTable.number(key);
-    const values = denseSet(this.vals, n, value, edit);
-    if (denseGet(this.place, n) !== undefined) return this.with(values, this.place, this.order, this.size);
-    const place = denseSet(this.place, n, this.order.size + 1, edit);
+    const present = this.present(n);
+    const values = this.mode === 'set' ? this.vals : denseSet(this.vals, n, value, edit);
+    if (present) return this.with(values, this.place, this.order, this.size);
+    const place = this.mode === 'unordered' ? this.place : denseSet(this.place, n, this.order.size + 1, edit);
     return this.with(values, place, this.order.push(n), this.size + 1);
   }
 
   delete(key: K, edit: Edit | null = null): PMap<K, V> {
     const n = this.keyTable.find(key);
-    if (n === undefined || denseGet(this.place, n) === undefined) return this;
-    const values = denseSet(this.vals, n, undefined, edit);
-    return this.with(values, denseSet(this.place, n, undefined, edit), this.order, this.size - 1);
+    if (n === undefined || !this.present(n)) return this;
+    const values = this.mode === 'set' ? this.vals : denseSet(this.vals, n, undefined, edit);
+    const place = this.mode === 'unordered' ? this.place : denseSet(this.place, n, undefined, edit);
+    return this.with(values, place, this.order, this.size - 1);
   }
 
   /** Empty, the same key numbering. */
   clear(): PMap<K, V> {
-    return this.size === 0 ? this : PMap.empty(this.keyTable);
+    return this.size === 0 ? this : PMap.empty(this.keyTable, this.mode);
   }
 
   *entries(): Generator<[K, V]> {
     let i = 0;
+    const seen = this.mode === 'unordered' ? new Set<number>() : null;
     for (const n of this.order) {
       i++;
-      if (denseGet(this.place, n) === i) yield [this.keyTable.at[n]!, denseGet(this.vals, n)!];
+      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet(this.place, n) === i;
+      if (live) yield [this.keyTable.at[n]!, this.valueAt(n)!];
     }
   }
 
@@ -177,7 +205,7 @@ export class PMap<K, V> implements Iterable<[K, V]> {
 
   private with(values: Dense<V>, place: Dense<number>, order: PList<number>, size: number): PMap<K, V> {
     if (values === this.vals && place === this.place && order === this.order && size === this.size) return this;
-    return new PMap(this.keyTable, values, place, order, size);
+    return new PMap(this.keyTable, this.mode, values, place, order, size);
   }
 }
 
@@ -186,7 +214,7 @@ export class PSet<K> implements Iterable<K> {
   private constructor(private readonly map: PMap<K, true>) {}
 
   static empty<K>(keys?: Keys<K>): PSet<K> {
-    return new PSet(PMap.empty<K, true>(keys));
+    return new PSet(PMap.empty<K, true>(keys, 'set'));
   }
 
   get size(): number {
