@@ -1,7 +1,7 @@
 /**
  * The calibration walk's state: what the walk knows after each step, immutable. Every step
  * (calibration-view.ts, calibration-call.ts) takes a state and returns a new one; the
- * collections are persistent (Immutable.js), so a step shares everything it does not change
+ * collections are persistent (persistent.ts), so a step shares everything it does not change
  * — adding an item to a view of thousands copies a few nodes, not the view. Insertion order is
  * kept where the walk iterates (ordered maps and sets): which items are fresh at a call, and
  * in what order costs are settled, follow it.
