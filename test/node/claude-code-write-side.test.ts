@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCodeCall, claudeCodeScript } from '../../src/node/agent/claude-code/demo-script';
+import { claudeCodeCalls, claudeCodeScript } from '../../src/node/agent/claude-code/demo-script';
 import { transcriptPath } from '../../src/node/agent/claude-code/install';
 import { claudePermissions, CLAUDE_REPORT_TOOL } from '../../src/node/agent/claude-code/permissions';
 import { sessionTranscripts, typedPrompts } from '../../src/node/agent/claude-code/read-back';
@@ -18,6 +18,7 @@ import {
   claudeCodeLaunch,
   claudeCodeToolName,
   claudeCodeWriteSide,
+  CLAUDE_OPT_IN_TOOLS,
   settingsFile,
 } from '../../src/node/agent/claude-code/write-side';
 import type { AgentSettings } from '../../src/node/agent/settings';
@@ -176,22 +177,55 @@ describe("a turn read back from Claude Code's own store", () => {
 });
 
 describe("the demo's story in Claude Code's tools", () => {
-  it('calls Read, Grep, Skill, TodoWrite, Task and Bash with their own inputs', () => {
-    expect(claudeCodeCall({ name: 'read', args: { filePath: '/w/a.txt', limit: 5 } })).toEqual({
-      name: 'Read',
-      args: { file_path: '/w/a.txt', limit: 5 },
-    });
-    expect(claudeCodeCall({ name: 'skill', args: { name: 's' } })).toEqual({ name: 'Skill', args: { skill: 's' } });
-    expect(claudeCodeCall({ name: 'task', args: { description: 'd', prompt: 'p', subagent_type: 'general' } })).toEqual(
+  const script = claudeCodeScript(liveDemoScript('/w'));
+  const called = new Set(script.turns.flatMap((t) => t.steps.flatMap((s) => (s.tools ?? []).map((c) => c.name))));
+
+  it('calls Read, Grep, Skill, Agent, its todo tool and Bash with their own inputs', () => {
+    expect(claudeCodeCalls({ name: 'read', args: { filePath: '/w/a.txt', limit: 5 } })).toEqual([
+      { name: 'Read', args: { file_path: '/w/a.txt', limit: 5 } },
+    ]);
+    expect(claudeCodeCalls({ name: 'skill', args: { name: 's' } })).toEqual([{ name: 'Skill', args: { skill: 's' } }]);
+    expect(
+      claudeCodeCalls({ name: 'task', args: { description: 'd', prompt: 'p', subagent_type: 'general' } }),
+    ).toEqual([
       {
-        name: 'Task',
-        args: { description: 'd', prompt: 'p', subagent_type: 'general-purpose' },
+        name: 'Agent',
+        args: { description: 'd', prompt: 'p', subagent_type: 'general-purpose', run_in_background: false },
       },
+    ]);
+    expect(claudeCodeCalls({ name: 'todowrite', args: { todos: [{ content: 'c', status: 'pending' }] } })).toEqual([
+      { name: 'TaskCreate', args: { subject: 'c', description: 'c', activeForm: 'c' } },
+    ]);
+    expect(called).toEqual(new Set(['Read', 'Grep', 'Skill', 'ToolSearch', 'TaskCreate', 'Agent', 'Bash']));
+  });
+
+  it('loads the deferred todo tool with ToolSearch in the step before it calls it', () => {
+    const steps = script.turns.flatMap((t) => t.steps);
+    const todo = steps.findIndex((s) => s.tools?.some((c) => c.name === 'TaskCreate'));
+    expect(steps[todo - 1]!.tools).toEqual([
+      { name: 'ToolSearch', args: { query: 'select:TaskCreate', max_results: 1 } },
+    ]);
+  });
+
+  it('calls only tools Claude Code offers: as recorded out of the box, or opted into by the write side', () => {
+    const recording = JSON.parse(readFileSync(join(FIXTURES, 'fresh.json'), 'utf8')) as {
+      transcripts: Record<string, string[]>;
+    };
+    const entries = Object.values(recording.transcripts)
+      .flat()
+      .map((line) => JSON.parse(line) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const sent = entries.flatMap((e) => (e.type === 'api-request-shape' ? e.shape.tools.map((t: any) => t.name) : [])); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const deferred = entries.flatMap((e) =>
+      e.attachment?.type === 'deferred_tools_delta' ? (e.attachment.addedNames as string[]) : [],
     );
-    const names = claudeCodeScript(liveDemoScript('/w')).turns.flatMap((t) =>
-      t.steps.flatMap((s) => (s.tools ?? []).map((c) => c.name)),
-    );
-    expect(new Set(names)).toEqual(new Set(['Read', 'Grep', 'Skill', 'TodoWrite', 'Task', 'Bash']));
+    // Out of the box it has neither Grep nor its todo tools: the bug this test would have caught.
+    expect(sent).not.toContain('Grep');
+    expect(deferred).not.toContain('TaskCreate');
+    const optedIn = (claudeCodeWriteSide.sessionMeta as { claudeCode: { options: { allowedTools: string[] } } })
+      .claudeCode.options.allowedTools;
+    expect(optedIn).toEqual([...CLAUDE_OPT_IN_TOOLS]);
+    const offered = new Set([...sent, ...deferred, ...optedIn.map((rule) => rule.replace(/\(.*\)$/, ''))]);
+    expect([...called].filter((name) => !offered.has(name))).toEqual([]);
   });
 
   it("names a streamed call by Claude Code's tool name, not its title", () => {

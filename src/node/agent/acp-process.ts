@@ -36,6 +36,8 @@ export interface AcpProcessOptions extends AgentCommand {
   startTimeoutMs?: number;
   /** MCP servers the agent starts for every session it opens (ACP `mcpServers`). */
   mcpServers?: readonly McpServer[];
+  /** ACP `_meta` sent with every session it opens or re-opens (a runtime's own session options). */
+  sessionMeta?: Record<string, unknown>;
 }
 
 export type UpdateListener = (update: SessionUpdate) => void;
@@ -66,10 +68,21 @@ export async function allowPermission(request: RequestPermissionRequest): Promis
   return allow ? { outcome: { outcome: 'selected', optionId: allow.optionId } } : { outcome: { outcome: 'cancelled' } };
 }
 
+interface SessionOpening {
+  mcpServers: McpServer[];
+  _meta?: Record<string, unknown>;
+}
+
+const sessionOpening = (options: AcpProcessOptions): SessionOpening => ({
+  mcpServers: [...(options.mcpServers ?? [])],
+  ...(options.sessionMeta ? { _meta: options.sessionMeta } : {}),
+});
+
 export class AcpProcess {
   private readonly listeners = new Map<string, UpdateListener>();
   private stderrTail: string[] = [];
-  private mcpServers: McpServer[] = [];
+  /** What every session/new and session/load carries besides its folder. */
+  private opening: SessionOpening = { mcpServers: [] };
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(
@@ -116,7 +129,7 @@ export class AcpProcess {
     });
     await spawned;
     const agent = new AcpProcess(child, null);
-    agent.mcpServers = [...(options.mcpServers ?? [])];
+    agent.opening = sessionOpening(options);
     let partial = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (partial + chunk).split('\n');
@@ -184,13 +197,13 @@ export class AcpProcess {
   }
 
   async newSession(cwd: string): Promise<string> {
-    const response = await this.agent.request(methods.agent.session.new, { cwd, mcpServers: this.mcpServers });
+    const response = await this.agent.request(methods.agent.session.new, { cwd, ...this.opening });
     return response.sessionId;
   }
 
   /** Re-opens a session the agent kept (after a restart). Its history replays as updates, ignored here. */
   async loadSession(sessionId: string, cwd: string): Promise<void> {
-    await this.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: this.mcpServers });
+    await this.agent.request(methods.agent.session.load, { sessionId, cwd, ...this.opening });
   }
 
   /**

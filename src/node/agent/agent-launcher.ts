@@ -49,6 +49,7 @@ export class AgentLauncher {
         onPermission: (request) => this.needs.answerPermission(request),
         onStderr: () => {},
         mcpServers: mcp.servers,
+        ...(runtime.sessionMeta ? { sessionMeta: runtime.sessionMeta } : {}),
         ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
       });
       // The grant and the network live as long as the process.

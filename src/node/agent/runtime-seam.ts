@@ -196,6 +196,8 @@ export interface RuntimeWriteSide {
     settings: AgentSettings,
     workspace: { id: string; root: string },
   ): { policy: EgressPolicy; warnings: string[] };
+  /** ACP `_meta` of every session it opens (its adapter's own session options), when it has some. */
+  readonly sessionMeta?: Record<string, unknown>;
   /** A streamed call's tool by the name the model is sent, when the runtime's updates carry it (absent: a title of one word). */
   toolName?(update: { _meta?: Record<string, unknown> | null }): string | null;
   /**

@@ -66,6 +66,14 @@ function isCompaction(request: ChatRequest): boolean {
   return (request.tools?.length ?? 0) === 0 && /summar/i.test(textOf(request.messages.at(-1)));
 }
 
+/**
+ * A user message right after a tool's result is context the runtime adds to that result (Claude
+ * Code's loaded skill, OpenCode's media moved out of a result), never the user's words: no new turn.
+ */
+function afterToolResult(messages: readonly ChatMessage[], at: number): boolean {
+  return messages[at - 1]?.role === 'tool';
+}
+
 /** The user's own words: the first text of a message (workspace context and attachments follow it). */
 function ownWords(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
@@ -98,7 +106,7 @@ export function answer(script: Script, request: ChatRequest, roles: Roles): Answ
   // The newest user message that starts a scripted turn; the calls since it pick the step.
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
-    if (message.role !== 'user') continue;
+    if (message.role !== 'user' || afterToolResult(request.messages, i)) continue;
     const turn = turnOf(script, request.messages, i);
     if (turn < 0) continue;
     const index = request.messages.slice(i + 1).filter((m) => m.role === 'assistant').length;

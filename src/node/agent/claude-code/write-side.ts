@@ -112,6 +112,18 @@ export function claudeCodeLaunch(home: RuntimeHome): RuntimeLaunch {
   };
 }
 
+/**
+ * Tools Claude Code leaves out unless the client names them, named in its `allowedTools` (the
+ * adapter's session option, Claude Code's `--allowedTools`). Out of the box (2.1.318) it has no
+ * `Grep` or `Glob` ("embedded search": its prompt says to run `grep`/`find` through `Bash`, which
+ * the server's policy asks about, and so refuses by default) and, for a model it does not know
+ * (a gateway's, the scripted model), no todo tools; naming one of them in `allowedTools` is its
+ * own opt-in, read nowhere else (no setting or variable does it). Each is read-only or touches
+ * only Claude Code's own task list. The search rules are scoped to the working folder, so the
+ * opt-in allows nothing Claude Code's default does not (its read-only tools run unasked there).
+ */
+export const CLAUDE_OPT_IN_TOOLS: readonly string[] = ['Grep(./**)', 'Glob(./**)', 'TaskCreate'];
+
 export const claudeCodeWriteSide: RuntimeWriteSide = {
   name: 'claude-code',
   title: RUNTIME_TITLES['claude-code'],
@@ -122,6 +134,7 @@ export const claudeCodeWriteSide: RuntimeWriteSide = {
   },
 
   prepare: claudeCodeLaunch,
+  sessionMeta: { claudeCode: { options: { allowedTools: [...CLAUDE_OPT_IN_TOOLS] } } },
   toolName: (update) => claudeCodeToolName(update),
   egress: (settings) => claudeCodeEgress(settings),
 
