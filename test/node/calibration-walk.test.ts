@@ -140,7 +140,7 @@ describe('the view steps', () => {
     expect(gone.cal.has('a')).toBe(false);
     expect(gone.calTotal).toBe(0);
     expect(gone.bySource.evidence).toBe(0);
-    expect(gone.bills.map((b) => b.kind).toArray()).toEqual(['settle', 'leave']);
+    expect(gone.bills.toArray().map((b) => b.kind)).toEqual(['settle', 'leave']);
     expect(removeItem(view(false), 'a').bills.size).toBe(0);
   });
 
@@ -354,6 +354,6 @@ describe('the walk as a fold', () => {
     const again = walk(context, { billing: true }, calls);
     expect(again.timeline.toArray()).toEqual(once.timeline.toArray());
     expect(again.bills.toArray()).toEqual(once.bills.toArray());
-    expect(once.timeline.map((p) => p.promptTokens).toArray()).toEqual([100, 180]);
+    expect(once.timeline.toArray().map((p) => p.promptTokens)).toEqual([100, 180]);
   });
 });

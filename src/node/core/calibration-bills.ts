@@ -4,7 +4,7 @@
  * (costs.ts) is fed the bills afterwards, in that order — the figures are those of a ledger
  * kept beside the walk, with no step writing to one.
  */
-import type { List } from 'immutable';
+import type { PList } from './persistent';
 import { CostLedger, type Prices } from './costs';
 import type { Item, ModelCall, SessionCost } from './types';
 
@@ -26,7 +26,7 @@ export type Bill =
   | { readonly kind: 'compaction'; readonly call: ModelCall };
 
 /** The session's cost: a ledger at these prices fed the walk's bills in order. */
-export function costOf(bills: List<Bill>, prices: Prices | null): SessionCost {
+export function costOf(bills: PList<Bill>, prices: Prices | null): SessionCost {
   const ledger = new CostLedger(prices);
   for (const bill of bills) {
     if (bill.kind === 'settle') ledger.settle(bill.item, bill.cal);

@@ -12,6 +12,7 @@ import { describedByDefinitions, hiddenProduced, shareGrowth, sumTokens } from '
 import {
   billed,
   calOf,
+  itemState,
   earlierTurnFresh,
   hiddenTotal,
   history,
@@ -200,16 +201,16 @@ const turnHidden = (s: WalkState): number =>
  */
 export function dropReasoningAtTurn(s: Measuring): Measuring {
   const freshKeys = new Set(s.current.fresh.map((i) => i.key));
-  let next = s;
+  let part = itemState(s);
   let dropped = 0;
   for (const key of s.reasoningInView) {
-    if (uncounted(next, key) || keptTurn(next, key)) continue;
-    if (freshKeys.has(key) && !earlierTurnFresh(next, key)) continue;
-    if (!freshKeys.has(key)) dropped += next.cal.get(key) ?? 0;
-    next = excludeReasoning(next, key, 'droppedAtTurn');
-    next = assignCost(next, next.view.get(key)!, 0, 'measured');
+    if (uncounted(part, key) || keptTurn(s, key)) continue;
+    if (freshKeys.has(key) && !earlierTurnFresh(s, key)) continue;
+    if (!freshKeys.has(key)) dropped += part.cal.get(key) ?? 0;
+    part = excludeReasoning(part, key, 'droppedAtTurn');
+    part = assignCost(part, part.view.get(key)!, 0, 'measured');
   }
-  return { ...next, current: { ...next.current, dropped } };
+  return { ...s, ...part, current: { ...s.current, dropped } };
 }
 
 /**

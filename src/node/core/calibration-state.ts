@@ -1,7 +1,7 @@
 /**
  * The calibration walk's state: what the walk knows after each step, immutable. Every step
  * (calibration-view.ts, calibration-call.ts) takes a state and returns a new one; the
- * collections are persistent (Immutable.js), so a step shares everything it does not change
+ * collections are persistent (persistent.ts), so a step shares everything it does not change
  * — adding an item to a view of thousands copies a few nodes, not the view. Insertion order is
  * kept where the walk iterates (ordered maps and sets): which items are fresh at a call, and
  * in what order costs are settled, follow it.
@@ -9,7 +9,7 @@
  * The context is what the walk is given and never changes: the session's items and messages,
  * indexed once and shared by every policy walked (reasoning-policy.ts walks several).
  */
-import { List, Map as IMap, OrderedMap, OrderedSet } from 'immutable';
+import { closeEdit, Keys, newEdit, PList, PMap, PSet, type Edit } from './persistent';
 import type { SourceId } from '../../shared/sources';
 import type { Bill } from './calibration-bills';
 import type { Account, Fit } from './calibration-account';
@@ -50,7 +50,7 @@ export interface Snapshot {
 /** The history window after message `index` was appended: restarted (a compaction), and its order. */
 export interface WindowStep {
   readonly restarted: boolean;
-  readonly order: List<number>;
+  readonly order: PList<number>;
 }
 
 /** What the walk is given, indexed once: shared by every walk of the same input. */
@@ -66,7 +66,7 @@ export interface WalkContext {
   readonly prunes: readonly { at: number; message: number }[];
   readonly changes: readonly { at: number; what: string; reason?: string }[];
   /** The runtime's history window before the first message, and after each. */
-  readonly windowStart: List<number>;
+  readonly windowStart: PList<number>;
   readonly window: readonly WindowStep[];
 }
 
@@ -118,53 +118,95 @@ export interface WalkState {
   readonly context: WalkContext;
   readonly rules: WalkRules;
   // The view and what each item in it costs.
-  readonly view: OrderedMap<string, Item>;
-  readonly cal: IMap<string, number>;
-  readonly basis: IMap<string, Basis>;
+  readonly view: PMap<string, Item>;
+  readonly cal: PMap<string, number>;
+  readonly basis: PMap<string, Basis>;
   readonly bySource: Readonly<Record<SourceId, number>>;
   /** Σ cal over the items in view. */
   readonly calTotal: number;
   /** Keys of the reasoning items in view, and Σ cal of those the provider counts. */
-  readonly reasoningInView: OrderedSet<string>;
+  readonly reasoningInView: PSet<string>;
   readonly reasoningCal: number;
   /** Visible reasoning the provider does not count: never (notReceived), or no longer (droppedAtTurn). */
-  readonly notReceived: OrderedSet<string>;
-  readonly droppedAtTurn: OrderedSet<string>;
+  readonly notReceived: PSet<string>;
+  readonly droppedAtTurn: PSet<string>;
   // The runtime, the hidden reasoning, what nothing explains.
   readonly overhead: number | null;
   readonly runtimeKey: string | null;
   /** The runtime as measured per combination of agent, model and tools: met again, not measured again. */
-  readonly overheads: IMap<string, number>;
-  readonly runtimeChanges: List<RuntimeChange>;
+  readonly overheads: PMap<string, number>;
+  readonly runtimeChanges: PList<RuntimeChange>;
   /** Hidden reasoning carried, per call that produced it (a plain array: summed at every call). */
   readonly hidden: readonly HiddenBlock[];
   readonly unexplained: number;
   // What the walk shows besides the view: the policy's evidence, the timeline, the reference call.
-  readonly fits: List<Fit>;
-  readonly votes: List<PolicyVote>;
+  readonly fits: PList<Fit>;
+  readonly votes: PList<PolicyVote>;
   readonly asks: Asks;
-  readonly timeline: List<TimelinePoint>;
+  readonly timeline: PList<TimelinePoint>;
   readonly snapshot: Snapshot | null;
   /** Whether calls are billed still (as of an earlier call, none after it); what was billed, in order. */
   readonly billing: boolean;
-  readonly bills: List<Bill>;
+  readonly bills: PList<Bill>;
   // The window: its order, the messages in it, how many segments of each are in view; the prunes applied.
-  readonly order: List<number>;
-  readonly inWindow: OrderedSet<number>;
-  readonly segmentsIn: IMap<number, number>;
+  readonly order: PList<number>;
+  readonly inWindow: PSet<number>;
+  readonly segmentsIn: PMap<number, number>;
   readonly nextPrune: number;
   readonly time: number;
   // Since the previous measured call.
   readonly prunedSinceCall: boolean;
   readonly compactedSinceCall: boolean;
   readonly userSinceCall: boolean;
-  readonly addedSinceCall: OrderedSet<string>;
+  readonly addedSinceCall: PSet<string>;
   readonly previous: Previous | null;
   /** Measured calls so far; the turn of the call being measured; the number of its turn's first call. */
   readonly callNumber: number;
   readonly currentTurn: number;
   readonly turnStart: number;
   readonly current: CallInProgress | null;
+  /** The batch a step's writes share (calibration-walk.ts's walkStep), open inside that step only. */
+  readonly edit: Edit | null;
+}
+
+/** What the per-item steps read and write (calibration-view.ts): a step's loop over items works on this part alone. */
+export type ItemState = Pick<
+  WalkState,
+  | 'view'
+  | 'cal'
+  | 'basis'
+  | 'bySource'
+  | 'calTotal'
+  | 'reasoningInView'
+  | 'reasoningCal'
+  | 'notReceived'
+  | 'droppedAtTurn'
+  | 'addedSinceCall'
+  | 'billing'
+  | 'bills'
+  | 'edit'
+>;
+
+/**
+ * The per-item part of a state: a loop over many items updates this small object — each item
+ * copies a dozen fields, not the whole state — and puts it back once (`{ ...s, ...part }`).
+ */
+export function itemState(s: ItemState): ItemState {
+  return {
+    view: s.view,
+    cal: s.cal,
+    basis: s.basis,
+    bySource: s.bySource,
+    calTotal: s.calTotal,
+    reasoningInView: s.reasoningInView,
+    reasoningCal: s.reasoningCal,
+    notReceived: s.notReceived,
+    droppedAtTurn: s.droppedAtTurn,
+    addedSinceCall: s.addedSinceCall,
+    billing: s.billing,
+    bills: s.bills,
+    edit: s.edit,
+  };
 }
 
 /** The session's items and messages indexed for the walk, and its window stepped through once. */
@@ -204,17 +246,17 @@ export function walkContext(input: CalibrationInput): WalkContext {
  * is replaced at a restart), kept as persistent lists: each message's order shares the previous one's.
  */
 export function windowSteps({ session }: Pick<CalibrationInput, 'session'>): {
-  windowStart: List<number>;
+  windowStart: PList<number>;
   window: WindowStep[];
 } {
   const window = session.window();
   let seen: readonly number[] = window.order;
-  const windowStart = List(seen);
+  const windowStart = PList.of(seen);
   let order = windowStart;
   const steps = session.messages.map((_, index) => {
     const restarted = window.append(index);
     const now = window.order;
-    if (now !== seen) order = List(now);
+    if (now !== seen) order = PList.of(now);
     else if (now.length > order.size) order = order.concat(now.slice(order.size));
     seen = now;
     return { restarted, order };
@@ -224,38 +266,42 @@ export function windowSteps({ session }: Pick<CalibrationInput, 'session'>): {
 
 /** The state before the first message: nothing in view but what is always loaded. */
 export function startWalk(context: WalkContext, rules: Partial<WalkRules> = {}): WalkState {
+  // One numbering of item keys for every per-item collection of this walk.
+  const keys = new Keys<string>();
   const state: WalkState = {
     context,
     rules: { policy: DEFAULT_POLICY, reference: null, billing: false, fixed: new Set(), ...rules },
-    view: OrderedMap(),
-    cal: IMap(),
-    basis: IMap(),
+    view: PMap.empty(keys),
+    cal: PMap.empty(keys, 'unordered'),
+    basis: PMap.empty(keys, 'unordered'),
     bySource: emptyBySource(),
     calTotal: 0,
-    reasoningInView: OrderedSet(),
+    reasoningInView: PSet.empty(keys),
     reasoningCal: 0,
-    notReceived: OrderedSet(),
-    droppedAtTurn: OrderedSet(),
+    notReceived: PSet.empty(keys),
+    droppedAtTurn: PSet.empty(keys),
     overhead: null,
     runtimeKey: null,
-    overheads: IMap(),
-    runtimeChanges: List(),
+    overheads: PMap.empty(),
+    runtimeChanges: PList.of(),
     hidden: [],
     unexplained: 0,
-    fits: List(),
-    votes: List(),
+    fits: PList.of(),
+    votes: PList.of(),
     asks: { hidden: false, turn: false, reasoning: false, reasoningTurn: false },
-    timeline: List(),
+    timeline: PList.of(),
     snapshot: null,
     billing: rules.billing ?? false,
-    bills: List(),
-    ...startWindow(context),
+    bills: PList.of(),
+    edit: null,
+    ...startWindow(context, keys),
   };
   return state;
 }
 
 function startWindow(
   context: WalkContext,
+  keys: Keys<string>,
 ): Pick<
   WalkState,
   | 'order'
@@ -273,16 +319,17 @@ function startWindow(
   | 'turnStart'
   | 'current'
 > {
+  const messages = new Keys<number>();
   return {
     order: context.windowStart,
-    inWindow: OrderedSet(),
-    segmentsIn: IMap(),
+    inWindow: PSet.empty(messages),
+    segmentsIn: PMap.empty(messages, 'unordered'),
     nextPrune: 0,
     time: Number.NEGATIVE_INFINITY,
     prunedSinceCall: false,
     compactedSinceCall: false,
     userSinceCall: false,
-    addedSinceCall: OrderedSet(),
+    addedSinceCall: PSet.empty(keys),
     previous: null,
     callNumber: 0,
     currentTurn: 0,
@@ -294,11 +341,11 @@ function startWindow(
 // ── What the state tells (pure reads) ─────────────────────────────────────────────────────────
 
 /** Reasoning the runtime sends but the provider does not count (never, or no longer). */
-export const uncounted = (s: WalkState, key: string): boolean => s.notReceived.has(key) || s.droppedAtTurn.has(key);
+export const uncounted = (s: ItemState, key: string): boolean => s.notReceived.has(key) || s.droppedAtTurn.has(key);
 
 export const hiddenTotal = (s: WalkState): number => s.hidden.reduce((n, h) => n + h.tokens, 0);
 
-export const calOf = (s: WalkState, items: readonly Item[]): number =>
+export const calOf = (s: ItemState, items: readonly Item[]): number =>
   items.reduce((n, i) => n + (s.cal.get(i.key) ?? 0), 0);
 
 /** Items in view now, in the order the model reads them: always-loaded, then history. */
@@ -341,40 +388,19 @@ export function earlierTurnFresh(s: WalkState, key: string): boolean {
 }
 
 /** A bill kept while the walk bills (its order is the ledger's: calibration-bills.ts replays it). */
-export const billed = (s: WalkState, bill: Bill): List<Bill> => (s.billing ? s.bills.push(bill) : s.bills);
+export const billed = (s: ItemState, bill: Bill): PList<Bill> => (s.billing ? s.bills.push(bill) : s.bills);
 
 /** The state while a measured call is walked: what it decided so far. */
 export type Measuring = WalkState & { readonly current: CallInProgress };
 
 /**
- * The state with its per-item collections transient (Immutable.js's `asMutable`: writes copy
- * nothing already copied in this step, and never touch the given state's); inside one step only —
- * `frozen` makes them persistent again, and no transient collection leaves the step.
+ * The state inside one step: its writes batched under a new edit (persistent.ts: what this step
+ * allocated is written in place, never what the given state holds) — until `frozen`.
  */
-export function transient(s: WalkState): WalkState {
-  return {
-    ...s,
-    view: s.view.asMutable(),
-    cal: s.cal.asMutable(),
-    basis: s.basis.asMutable(),
-    reasoningInView: s.reasoningInView.asMutable(),
-    addedSinceCall: s.addedSinceCall.asMutable(),
-    inWindow: s.inWindow.asMutable(),
-    segmentsIn: s.segmentsIn.asMutable(),
-    bills: s.bills.asMutable(),
-  };
-}
+export const transient = (s: WalkState): WalkState => ({ ...s, edit: newEdit() });
 
+/** The step's result: its edit closed, so no later write can reach what it holds. */
 export function frozen(s: WalkState): WalkState {
-  return {
-    ...s,
-    view: s.view.asImmutable(),
-    cal: s.cal.asImmutable(),
-    basis: s.basis.asImmutable(),
-    reasoningInView: s.reasoningInView.asImmutable(),
-    addedSinceCall: s.addedSinceCall.asImmutable(),
-    inWindow: s.inWindow.asImmutable(),
-    segmentsIn: s.segmentsIn.asImmutable(),
-    bills: s.bills.asImmutable(),
-  };
+  closeEdit(s.edit);
+  return s;
 }

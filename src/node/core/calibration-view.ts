@@ -5,7 +5,7 @@
  */
 import type { SourceId } from '../../shared/sources';
 import { isInForm } from './calibration-steps';
-import { billed, uncounted, type Basis, type WalkState } from './calibration-state';
+import { billed, itemState, uncounted, type Basis, type ItemState, type WalkState } from './calibration-state';
 import type { Item } from './types';
 
 /** The per-source sums with one source's moved by `delta` (a copy: a dozen sources). */
@@ -15,24 +15,24 @@ const withSource = (bySource: WalkState['bySource'], source: SourceId, moved: (s
 });
 
 /** An item enters the view (once: an item in view already stays as it is). */
-export function addItem<S extends WalkState>(s: S, item: Item): S {
+export function addItem<S extends ItemState>(s: S, item: Item): S {
   if (s.view.has(item.key)) return s;
   let { reasoningInView, reasoningCal } = s;
   if (item.reasoning) {
-    reasoningInView = reasoningInView.add(item.key);
+    reasoningInView = reasoningInView.add(item.key, s.edit);
     if (!uncounted(s, item.key)) reasoningCal += s.cal.get(item.key) ?? 0;
   }
   return {
     ...s,
-    view: s.view.set(item.key, item),
+    view: s.view.set(item.key, item, s.edit),
     reasoningInView,
     reasoningCal,
-    addedSinceCall: s.addedSinceCall.add(item.key),
+    addedSinceCall: s.addedSinceCall.add(item.key, s.edit),
   };
 }
 
 /** An item leaves the view: its cost leaves the running sums, and it keeps what it cost so far. */
-export function removeItem<S extends WalkState>(s: S, key: string): S {
+export function removeItem<S extends ItemState>(s: S, key: string): S {
   const item = s.view.get(key);
   if (!item) return s;
   const cal = s.cal.get(key);
@@ -40,9 +40,9 @@ export function removeItem<S extends WalkState>(s: S, key: string): S {
   const next: S = {
     ...s,
     bills: billed(s, { kind: 'leave', item }),
-    view: s.view.delete(key),
-    addedSinceCall: s.addedSinceCall.delete(key),
-    reasoningInView: s.reasoningInView.delete(key),
+    view: s.view.delete(key, s.edit),
+    addedSinceCall: s.addedSinceCall.delete(key, s.edit),
+    reasoningInView: s.reasoningInView.delete(key, s.edit),
     reasoningCal: wasReasoning && !uncounted(s, key) ? s.reasoningCal - (cal ?? 0) : s.reasoningCal,
   };
   if (cal === undefined) return next;
@@ -50,51 +50,55 @@ export function removeItem<S extends WalkState>(s: S, key: string): S {
     ...next,
     bySource: withSource(s.bySource, item.source, (sum) => sum - cal),
     calTotal: s.calTotal - cal,
-    cal: s.cal.delete(key),
-    basis: s.basis.delete(key),
+    cal: s.cal.delete(key, s.edit),
+    basis: s.basis.delete(key, s.edit),
   };
 }
 
 /** An item's cost set, the running sums kept. */
-export function assignCost<S extends WalkState>(s: S, item: Item, tokens: number, basis: Basis): S {
+export function assignCost<S extends ItemState>(s: S, item: Item, tokens: number, basis: Basis): S {
   const old = s.cal.get(item.key) ?? 0;
   const countedReasoning = s.reasoningInView.has(item.key) && !uncounted(s, item.key);
   return {
     ...s,
     bills: billed(s, { kind: 'settle', item, cal: tokens }),
     reasoningCal: countedReasoning ? s.reasoningCal + (tokens - old) : s.reasoningCal,
-    cal: s.cal.set(item.key, tokens),
-    basis: s.basis.set(item.key, basis),
+    cal: s.cal.set(item.key, tokens, s.edit),
+    basis: s.basis.set(item.key, basis, s.edit),
     bySource: withSource(s.bySource, item.source, (sum) => sum + tokens - old),
     calTotal: s.calTotal + (tokens - old),
   };
 }
 
-export const assignAll = <S extends WalkState>(
+export const assignAll = <S extends ItemState>(
   s: S,
   assigned: readonly { item: Item; tokens: number; basis: Basis }[],
-): S => assigned.reduce((state, a) => assignCost(state, a.item, a.tokens, a.basis), s);
+): S => {
+  if (assigned.length === 0) return s;
+  const part = assigned.reduce((state, a) => assignCost(state, a.item, a.tokens, a.basis), itemState(s));
+  return { ...s, ...part };
+};
 
 /** Reasoning the provider no longer counts (never received, or dropped at a turn): out of the counted sum. */
-export function excludeReasoning<S extends WalkState>(s: S, key: string, as: 'notReceived' | 'droppedAtTurn'): S {
+export function excludeReasoning<S extends ItemState>(s: S, key: string, as: 'notReceived' | 'droppedAtTurn'): S {
   if (uncounted(s, key)) return s;
   const reasoningCal = s.reasoningInView.has(key) ? s.reasoningCal - (s.cal.get(key) ?? 0) : s.reasoningCal;
   return as === 'notReceived'
-    ? { ...s, reasoningCal, notReceived: s.notReceived.add(key) }
-    : { ...s, reasoningCal, droppedAtTurn: s.droppedAtTurn.add(key) };
+    ? { ...s, reasoningCal, notReceived: s.notReceived.add(key, s.edit) }
+    : { ...s, reasoningCal, droppedAtTurn: s.droppedAtTurn.add(key, s.edit) };
 }
 
 /** Brings the items of message `index` up to segment `upTo` (exclusive) into view, in the form they have now. */
 export function addSegments(s: WalkState, index: number, upTo: number): WalkState {
   const from = s.segmentsIn.get(index) ?? 0;
   if (upTo <= from || !s.inWindow.has(index))
-    return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo)) };
-  let next = s;
+    return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo), s.edit) };
+  let part: ItemState | null = null;
   for (const item of s.context.input.items[index] ?? []) {
     const segment = item.segment ?? 0;
-    if (segment >= from && segment < upTo && isInForm(item, s.time)) next = addItem(next, item);
+    if (segment >= from && segment < upTo && isInForm(item, s.time)) part = addItem(part ?? itemState(s), item);
   }
-  return { ...next, segmentsIn: next.segmentsIn.set(index, upTo) };
+  return { ...s, ...part, segmentsIn: s.segmentsIn.set(index, upTo, s.edit) };
 }
 
 /**
@@ -104,8 +108,12 @@ export function addSegments(s: WalkState, index: number, upTo: number): WalkStat
 export function enterMessage(s: WalkState, index: number): WalkState {
   const step = s.context.window[index];
   const user = s.context.input.session.messages[index]?.userTurn === true;
-  const next = step?.restarted ? rebuildView(s, index) : { ...s, inWindow: s.inWindow.add(index) };
-  return { ...next, order: step?.order ?? next.order, userSinceCall: next.userSinceCall || user };
+  if (step?.restarted) {
+    const next = rebuildView(s, index);
+    return { ...next, order: step.order, userSinceCall: next.userSinceCall || user };
+  }
+  const order = step?.order ?? s.order;
+  return { ...s, inWindow: s.inWindow.add(index, s.edit), order, userSinceCall: s.userSinceCall || user };
 }
 
 /** A compaction completed at message `index`: what the window no longer holds leaves, what it holds again returns. */
@@ -116,17 +124,22 @@ export function rebuildView(s: WalkState, index: number): WalkState {
   // A copy: inside a walk step the set is transient (calibration-state.ts), and changes below.
   for (const message of [...s.inWindow]) {
     if (keep.has(message)) continue;
-    next = { ...next, inWindow: next.inWindow.delete(message) };
-    for (const item of s.context.input.items[message] ?? []) next = removeItem(next, item.key);
+    let part = itemState(next);
+    for (const item of s.context.input.items[message] ?? []) part = removeItem(part, item.key);
+    next = { ...next, ...part, inWindow: next.inWindow.delete(message, next.edit) };
   }
   for (const message of order) {
     if (next.inWindow.has(message)) continue;
-    next = { ...next, inWindow: next.inWindow.add(message) };
+    next = { ...next, inWindow: next.inWindow.add(message, next.edit) };
     if (message === index) continue;
     const upTo = next.segmentsIn.get(message) ?? 0;
-    next = addSegments({ ...next, segmentsIn: next.segmentsIn.set(message, 0) }, message, upTo === 0 ? Infinity : upTo);
+    next = addSegments(
+      { ...next, segmentsIn: next.segmentsIn.set(message, 0, next.edit) },
+      message,
+      upTo === 0 ? Infinity : upTo,
+    );
   }
-  return { ...next, inWindow: next.inWindow.add(index) };
+  return { ...next, inWindow: next.inWindow.add(index, next.edit) };
 }
 
 /** The prunes that happened before `time` applied: whole outputs give way to their placeholders. */
@@ -137,10 +150,13 @@ export function applyPrunes(s: WalkState, time: number): WalkState {
     const { message } = prunes[next.nextPrune]!;
     next = { ...next, nextPrune: next.nextPrune + 1, prunedSinceCall: true };
     if (!next.inWindow.has(message)) continue;
+    const upTo = next.segmentsIn.get(message) ?? 0;
+    let part = itemState(next);
     for (const item of input.items[message] ?? []) {
-      if ((item.segment ?? 0) >= (next.segmentsIn.get(message) ?? 0)) continue;
-      next = isInForm(item, time) ? addItem(next, item) : removeItem(next, item.key);
+      if ((item.segment ?? 0) >= upTo) continue;
+      part = isInForm(item, time) ? addItem(part, item) : removeItem(part, item.key);
     }
+    next = { ...next, ...part };
   }
   return { ...next, time };
 }

@@ -57,11 +57,14 @@ export function* walkEvents(messages: number, calls: readonly ModelCall[], until
 }
 
 /**
- * One step of the walk. Its many small updates (an item in, a cost set) are made on transient
- * copies of the state's collections — Immutable.js's `withMutations`, the given state untouched
- * —, and the state it returns is immutable again: a step of a thousand items allocates as one.
+ * One step of the walk. Its many small updates (an item in, a cost set) are batched under the
+ * step's edit (persistent.ts: what the step itself allocated is written in place, never what the
+ * given state holds); the edit is closed when the step returns, so the state it returns is never
+ * written again: a step of a thousand items allocates as one.
  */
 export function walkStep(s: WalkState, event: WalkEvent): WalkState {
+  // A message entered writes once, unless a compaction restarts the view: no batch needed.
+  if (event.kind === 'message' && !s.context.window[event.index]?.restarted) return stepOn(s, event);
   return frozen(stepOn(transient(s), event));
 }
 

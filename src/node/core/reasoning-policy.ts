@@ -94,7 +94,7 @@ function searchOpen(
   // shows in them as well as in all (a session's thousandth call asks nothing its hundredth did
   // not), and a long session is not walked once per policy.
   const { message: until, call: upTo } = policyPrefix(calls);
-  const prefix = (walked: WalkState) => walked.fits.filter((f) => f.call <= upTo).toArray();
+  const prefix = (walked: WalkState) => walked.fits.toArray().filter((f) => f.call <= upTo);
   let best = first;
   let bestError = misfit(prefix(first));
   const answers = (q: PolicyQuestion, value: boolean) => (asked(q) ? [value, !value] : [value]);

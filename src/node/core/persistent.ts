@@ -1,0 +1,247 @@
+/**
+ * Persistent collections for the calibration walk (calibration-state.ts): a step returns a new
+ * collection and the one it was given reads as before — no copy of the whole, no hashing tree.
+ *
+ * - `PMap`: keys numbered once (an interning table shared by every map made from the same empty
+ *   one), values in an array cut in chunks of 128 indexed by that number; a write copies the
+ *   chunk it touches and the short array of chunks, nothing else. Iteration is in insertion
+ *   order (set on a present key keeps its place; deleted and set again goes last): an
+ *   append-only log of positions, an entry live while its key's position points at it.
+ * - `PList`: an append-only log. A list shares its array with the lists made from it by `push`
+ *   (each knows its own length); appending to a list whose array has grown past it copies first.
+ *
+ * Writes inside one walk step may be batched (an `Edit` given to a write: Immutable.js's owner
+ * idea): the chunks and arrays allocated under the step's edit are written in place, those of any
+ * state before it never; the step's result is read with no edit, and the next step has a new one. Measured against Immutable.js 5.2.1 and
+ * the mutable walk class on the 1 M-token bench session: docs/architecture.md.
+ */
+
+const BITS = 7;
+const WIDTH = 1 << BITS;
+const MASK = WIDTH - 1;
+
+/** A batch of writes inside one step: arrays allocated under it may be written in place while it is open. */
+export interface Edit {
+  readonly open: boolean;
+}
+
+/** A new batch (one step's), open until `closeEdit`. */
+export const newEdit = (): Edit => ({ open: true });
+
+/** The batch ended: what was written under it is never written again (every later write copies). */
+export function closeEdit(edit: Edit | null): void {
+  if (edit) (edit as { open: boolean }).open = false;
+}
+
+/** Each key's number, given on first sight (never reused: numbering only, no meaning). */
+export class Keys<K> {
+  private readonly numbers = new Map<K, number>();
+  readonly at: K[] = [];
+  number(key: K): number {
+    let n = this.numbers.get(key);
+    if (n === undefined) {
+      n = this.at.length;
+      this.numbers.set(key, n);
+      this.at.push(key);
+    }
+    return n;
+  }
+  find(key: K): number | undefined {
+    return this.numbers.get(key);
+  }
+}
+
+/** A sparse array in chunks, copied chunk by chunk on write. */
+interface Dense<V> {
+  readonly chunks: readonly (readonly V[] | undefined)[];
+  /** The edit each chunk was allocated under, if any; the edit the two arrays were. */
+  readonly owners: readonly (Edit | undefined)[];
+  readonly own: Edit | null;
+}
+
+const EMPTY_DENSE: Dense<never> = { chunks: [], owners: [], own: null };
+
+const denseGet = <V>(d: Dense<V>, i: number): V | undefined => d.chunks[i >> BITS]?.[i & MASK];
+
+function denseSet<V>(d: Dense<V>, i: number, v: V | undefined, given: Edit | null): Dense<V> {
+  const edit = given?.open ? given : null;
+  const inPlace = edit !== null && d.own === edit;
+  const chunks = (inPlace ? d.chunks : d.chunks.slice()) as (V[] | undefined)[];
+  const owners = (inPlace ? d.owners : d.owners.slice()) as (Edit | undefined)[];
+  const c = i >> BITS;
+  let chunk = chunks[c];
+  if (edit === null || owners[c] !== edit || !chunk) {
+    chunk = chunk ? chunk.slice() : new Array<V>(WIDTH);
+    chunks[c] = chunk;
+    owners[c] = edit ?? undefined;
+  }
+  chunk[i & MASK] = v as V;
+  return inPlace ? d : { chunks, owners, own: edit };
+}
+
+/** An append-only list, persistent: see the module's comment. */
+export class PList<T> implements Iterable<T> {
+  private constructor(
+    private readonly entries: readonly T[],
+    readonly size: number,
+  ) {}
+
+  static of<T>(items: readonly T[] = []): PList<T> {
+    return new PList(items.slice(), items.length);
+  }
+
+  push(item: T): PList<T> {
+    const entries = (this.entries.length === this.size ? this.entries : this.entries.slice(0, this.size)) as T[];
+    entries.push(item);
+    return new PList(entries, this.size + 1);
+  }
+
+  concat(items: readonly T[]): PList<T> {
+    return items.reduce<PList<T>>((list, item) => list.push(item), this);
+  }
+
+  get(index: number): T | undefined {
+    return index >= 0 && index < this.size ? this.entries[index] : undefined;
+  }
+
+  last(): T | undefined {
+    return this.get(this.size - 1);
+  }
+
+  toArray(): T[] {
+    return this.entries.slice(0, this.size);
+  }
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = 0; i < this.size; i++) yield this.entries[i]!;
+  }
+}
+
+/**
+ * How a map keeps its keys: in insertion order with values (`ordered`); values only, iterated in
+ * first-set order (`unordered`: half the copying); in insertion order with no values (`set`).
+ */
+type Mode = 'ordered' | 'unordered' | 'set';
+
+/** A map in insertion order, persistent: see the module's comment. */
+export class PMap<K, V> implements Iterable<[K, V]> {
+  private constructor(
+    private readonly keyTable: Keys<K>,
+    private readonly mode: Mode,
+    private readonly vals: Dense<V>,
+    /** Per key number, its place in `order` + 1 (absent: undefined); unused when unordered. */
+    private readonly place: Dense<number>,
+    private readonly order: PList<number>,
+    readonly size: number,
+  ) {}
+
+  /** An empty map numbering its keys in `keys` (shared by every map made from it). */
+  static empty<K, V>(keys: Keys<K> = new Keys(), mode: Mode = 'ordered'): PMap<K, V> {
+    return new PMap<K, V>(keys, mode, EMPTY_DENSE, EMPTY_DENSE, PList.of(), 0);
+  }
+
+  private present(n: number): boolean {
+    return (this.mode === 'unordered' ? denseGet(this.vals, n) : denseGet(this.place, n)) !== undefined;
+  }
+
+  private valueAt(n: number): V | undefined {
+    if (this.mode === 'set') return (this.present(n) ? true : undefined) as V | undefined;
+    return denseGet(this.vals, n);
+  }
+
+  get(key: K): V | undefined {
+    const n = this.keyTable.find(key);
+    return n === undefined ? undefined : this.valueAt(n);
+  }
+
+  has(key: K): boolean {
+    const n = this.keyTable.find(key);
+    return n !== undefined && this.present(n);
+  }
+
+  set(key: K, value: V, edit: Edit | null = null): PMap<K, V> {
+    const n = this.keyTable.number(key);
+    const present = this.present(n);
+    const values = this.mode === 'set' ? this.vals : denseSet(this.vals, n, value, edit);
+    if (present) return this.with(values, this.place, this.order, this.size);
+    const place = this.mode === 'unordered' ? this.place : denseSet(this.place, n, this.order.size + 1, edit);
+    return this.with(values, place, this.order.push(n), this.size + 1);
+  }
+
+  delete(key: K, edit: Edit | null = null): PMap<K, V> {
+    const n = this.keyTable.find(key);
+    if (n === undefined || !this.present(n)) return this;
+    const values = this.mode === 'set' ? this.vals : denseSet(this.vals, n, undefined, edit);
+    const place = this.mode === 'unordered' ? this.place : denseSet(this.place, n, undefined, edit);
+    return this.with(values, place, this.order, this.size - 1);
+  }
+
+  /** Empty, the same key numbering. */
+  clear(): PMap<K, V> {
+    return this.size === 0 ? this : PMap.empty(this.keyTable, this.mode);
+  }
+
+  *entries(): Generator<[K, V]> {
+    let i = 0;
+    const seen = this.mode === 'unordered' ? new Set<number>() : null;
+    for (const n of this.order) {
+      i++;
+      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet(this.place, n) === i;
+      if (live) yield [this.keyTable.at[n]!, this.valueAt(n)!];
+    }
+  }
+
+  *keys(): Generator<K> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): Generator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): Iterator<[K, V]> {
+    return this.entries();
+  }
+
+  private with(values: Dense<V>, place: Dense<number>, order: PList<number>, size: number): PMap<K, V> {
+    if (values === this.vals && place === this.place && order === this.order && size === this.size) return this;
+    return new PMap(this.keyTable, this.mode, values, place, order, size);
+  }
+}
+
+/** A set in insertion order: a map to `true`. */
+export class PSet<K> implements Iterable<K> {
+  private constructor(private readonly map: PMap<K, true>) {}
+
+  static empty<K>(keys?: Keys<K>): PSet<K> {
+    return new PSet(PMap.empty<K, true>(keys, 'set'));
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
+  add(key: K, edit: Edit | null = null): PSet<K> {
+    return this.has(key) ? this : this.wrap(this.map.set(key, true, edit));
+  }
+
+  delete(key: K, edit: Edit | null = null): PSet<K> {
+    return this.wrap(this.map.delete(key, edit));
+  }
+
+  clear(): PSet<K> {
+    return this.wrap(this.map.clear());
+  }
+
+  [Symbol.iterator](): Iterator<K> {
+    return this.map.keys();
+  }
+
+  private wrap(map: PMap<K, true>): PSet<K> {
+    return map === this.map ? this : new PSet(map);
+  }
+}
