@@ -126,3 +126,32 @@ describe('the same words in a new session', () => {
     expect(script.summary).toContain('merchant_limits.merchant_id');
   });
 });
+
+describe('a turn that ended on a tool’s result (a refused call)', () => {
+  // OpenCode ends the turn when the server refuses a call: the user's next prompt follows the
+  // tool's result directly, and must start its own turn (an earlier rule read it as context).
+  const refused: ChatMessage[] = [
+    { role: 'user', content: 'Can you check with the cluster?' },
+    { role: 'assistant', content: '', tool_calls: [] },
+    { role: 'tool', content: 'The user rejected permission to use this specific tool call.' },
+  ];
+
+  it('starts the next prompt’s turn', () => {
+    const messages: ChatMessage[] = [...refused, { role: 'user', content: 'Draft the incident report' }];
+    const reply = answer(script, { model: 'scripted', messages }, roles);
+    expect(reply.kind).toBe('step');
+    expect(reply.kind === 'step' && (reply.step.tools ?? []).map((t) => t.name)).toEqual(
+      play([], 'Draft the incident report')[0]!.tools.map((t) => t.name),
+    );
+  });
+
+  it('but text the runtime sent with the result (a skill Claude Code loaded) starts none', () => {
+    const withSkill: ChatMessage[] = [
+      ...refused,
+      { role: 'user', content: 'Draft the incident report from the skill', withToolResult: true },
+    ];
+    const after = answer(script, { model: 'scripted', messages: withSkill }, roles);
+    const before = answer(script, { model: 'scripted', messages: refused }, roles);
+    expect(after).toEqual(before);
+  });
+});

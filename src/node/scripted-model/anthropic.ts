@@ -98,7 +98,9 @@ function chatMessages(message: MessagesRequest['messages'][number]): ChatMessage
     else if (block.type === 'tool_result')
       results.push({ role: 'tool', tool_call_id: str(block.tool_use_id), content: resultParts(block.content) });
   }
-  // Tool results answer the calls before the user's own words (the order the API reads them in).
+  // Tool results answer the calls before the user's own words (the order the API reads them in);
+  // text sent in the same message as results is what the runtime adds to them (a loaded skill).
+  if (results.length > 0 && message.role === 'user') own.withToolResult = true;
   return [...results, ...(parts.length > 0 || own.tool_calls || own.reasoning_content ? [own] : [])];
 }
 

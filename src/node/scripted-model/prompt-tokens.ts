@@ -36,6 +36,8 @@ export interface ChatMessage {
   tool_call_id?: string;
   reasoning_content?: string;
   reasoning?: string;
+  /** The scripted model's own mark (never on the wire): text sent in one message with tool results. */
+  withToolResult?: true;
 }
 
 export interface ChatRequest {

@@ -67,11 +67,13 @@ function isCompaction(request: ChatRequest): boolean {
 }
 
 /**
- * A user message right after a tool's result is context the runtime adds to that result (Claude
- * Code's loaded skill, OpenCode's media moved out of a result), never the user's words: no new turn.
+ * Text the runtime sent with a tool's result in one message (Claude Code's loaded skill, in the
+ * Messages API's user message that carries the `tool_result`: anthropic.ts marks it), never the
+ * user's words: no new turn. Position alone cannot tell: after a refused call OpenCode ends the
+ * turn, and the user's next prompt follows the tool's result directly.
  */
-function afterToolResult(messages: readonly ChatMessage[], at: number): boolean {
-  return messages[at - 1]?.role === 'tool';
+function withToolResult(message: ChatMessage): boolean {
+  return message.withToolResult === true;
 }
 
 /** The user's own words: the first text of a message (workspace context and attachments follow it). */
@@ -106,7 +108,7 @@ export function answer(script: Script, request: ChatRequest, roles: Roles): Answ
   // The newest user message that starts a scripted turn; the calls since it pick the step.
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
-    if (message.role !== 'user' || afterToolResult(request.messages, i)) continue;
+    if (message.role !== 'user' || withToolResult(message)) continue;
     const turn = turnOf(script, request.messages, i);
     if (turn < 0) continue;
     const index = request.messages.slice(i + 1).filter((m) => m.role === 'assistant').length;
