@@ -5,6 +5,15 @@
 // (scripts/build-stamp.mjs; why: docs/architecture.md, "How build/node stays fresh").
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+
+// A command here is one burst of allocation, most of it garbage at once: V8's young generation,
+// left to grow to 16 MB a semi-space, holds that garbage resident (it took the cold report of a
+// 1M-token workspace over 250 MB of peak RSS: docs/benchmarks.md, issue 42.2). Its size is a
+// start-up flag, which a program cannot pass itself without a second process, but the growth
+// factor is read whenever V8 would grow it: at 1, set before anything loads, the space stays at
+// its initial 1 MB semi-space. `investibook serve` gives V8's default back (cli/lean-heap.ts).
+setFlagsFromString('--semi-space-growth-factor=1');
 
 const fail = (message) => {
   process.stderr.write(`investibook: ${message}\n`);

@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { Io } from '../program/io';
+import { restoreYoungGenerationGrowth } from './lean-heap';
 
 export function addServeCommand(root: Command, io: Io): void {
   root
@@ -14,6 +15,7 @@ export function addServeCommand(root: Command, io: Io): void {
     .description('serve the web app and the API (as npm start: configured by PORT, HOST, INVESTIBOOK_DB, …)')
     .exitOverride()
     .action(async () => {
+      restoreYoungGenerationGrowth();
       // It runs until SIGINT or SIGTERM, which the server's own handlers answer (server/main.ts).
       await (await import('../server/main')).main(io.env);
     });
