@@ -6,6 +6,7 @@
  * median of fresh processes, the CLI and its floor in turn (bench/processes.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyStore } from '../src/node/storage/copy';
@@ -40,12 +41,21 @@ const floorProcess = (location: string, workspaceId: string, root: string) => [
   root,
 ];
 
+/** The CLI as it was before the memory step: V8's default young generations (bench/v8-defaults.mjs). */
+const withV8Defaults = (args: string[]) => [
+  '--import',
+  pathToFileURL(join(PROJECT, 'bench/v8-defaults.mjs')).href,
+  ...args,
+];
+
 interface WriterRow {
   size: number;
   backend: string;
   writer: string;
   floor: Timing;
   cli: Timing;
+  /** Another writer's SQLite rows only: the CLI with V8's default young generations. */
+  v8Defaults?: Timing;
 }
 
 async function toPostgres(postgres: PostgresServer, from: string): Promise<string> {
@@ -80,12 +90,24 @@ export async function benchWriters(sizes: readonly number[], postgres: PostgresS
       for (const [backend, writer, location] of databases) {
         // A first round warms the caches for both alike; then the two in turn.
         roundRobin(dir, { floor: floorProcess(location, BENCH_WS, generated.root) }, 1);
+        const stepped = backend === 'SQLite' && writer.startsWith('another');
         const t = roundRobin(
           dir,
-          { floor: floorProcess(location, BENCH_WS, generated.root), cli: cliReport(location, BENCH_WS) },
+          {
+            floor: floorProcess(location, BENCH_WS, generated.root),
+            cli: cliReport(location, BENCH_WS),
+            ...(stepped ? { v8Defaults: withV8Defaults(cliReport(location, BENCH_WS)) } : {}),
+          },
           RUNS,
         );
-        rows.push({ size, backend, writer, floor: t.floor!, cli: t.cli! });
+        rows.push({
+          size,
+          backend,
+          writer,
+          floor: t.floor!,
+          cli: t.cli!,
+          ...(stepped ? { v8Defaults: t.v8Defaults! } : {}),
+        });
         process.stderr.write(`measured ${size} ${backend} ${writer}\n`);
       }
     } finally {
@@ -100,6 +122,13 @@ export async function benchWriters(sizes: readonly number[], postgres: PostgresS
         `| ~${r.size.toLocaleString('en-US')} | ${r.backend} | ${r.writer} | ${ms(r.floor.wall)} / ${ms(r.floor.cpu)} ms | ${ms(r.cli.wall)} / ${ms(r.cli.cpu)} ms | ${ratio(r.cli.wall, r.floor.wall)} / ${ratio(r.cli.cpu, r.floor.cpu)} | ${r.cli.cpu <= 2 * r.floor.cpu ? 'met' : 'not met'} (CPU) | ${r.cli.rss.toFixed(0)} MB ${r.cli.rss <= RSS_BOUND_MB ? 'met' : 'not met'} |`,
     ),
     '',
+    ...rows.flatMap((r) =>
+      r.v8Defaults
+        ? [
+            `- ~${r.size.toLocaleString('en-US')}, another writer's SQLite: the young generations kept small (the launcher's growth factor 1, the tokenizer threads' 2 MB) took the CLI's peak RSS from ${r.v8Defaults.rss.toFixed(0)} MB with V8's defaults to ${r.cli.rss.toFixed(0)} MB, CPU ${ms(r.v8Defaults.cpu)} → ${ms(r.cli.cpu)} ms, wall ${ms(r.v8Defaults.wall)} → ${ms(r.cli.wall)} ms (same run)`,
+          ]
+        : [],
+    ),
     ...imports,
   ];
 }

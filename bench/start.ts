@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 // @ts-expect-error plain JavaScript, no declarations
 import { largeJsonAsParse } from '../scripts/build-node.mjs';
@@ -98,6 +99,17 @@ export async function benchStart(): Promise<string[]> {
         helpAfterWalk: ['--input-type=module', '-e', walkFirst],
         floor: [join(PROJECT, 'bench/floor-process.mjs'), db, DEMO_WORKSPACE_ID, root],
         demo: [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'],
+        demoV8Defaults: [
+          '--import',
+          pathToFileURL(join(PROJECT, 'bench/v8-defaults.mjs')).href,
+          cli,
+          'debug',
+          'context',
+          DEMO_WORKSPACE_ID,
+          '--db',
+          db,
+          '--json',
+        ],
         intl: ['-e', "new Intl.NumberFormat('en-US').format(1234)"],
         zodNamed: [steps.zodNamed],
         zodNamespace: [steps.zodNamespace],
@@ -134,6 +146,7 @@ export async function benchStart(): Promise<string[]> {
       `- the table renderer, which \`--json\` no longer loads: a bundle of render-table.ts alone loads in ${both(t.table!)} — ${less(t.table!, t.node!)} over Node's start`,
       `- the CLI's environment schema alone (cli-env.ts, six variables) instead of the whole one (env.ts): ${both(t.envCli!)} against ${both(t.envWhole!)} — ${less(t.envWhole!, t.envCli!)}`,
       `- the model catalog as \`JSON.parse\` of one string instead of an object literal: a bundle of model-catalog.ts loads in ${both(t.catalogParse!)} against ${both(t.catalogLiteral!)} — ${less(t.catalogLiteral!, t.catalogParse!)}`,
+      `- the young generation kept small (the launcher's \`--semi-space-growth-factor=1\`, for issue 42.2's peak RSS): the demo's report with V8's default young generation ${both(t.demoV8Defaults!)} against ${both(t.demo!)} — ${less(t.demoV8Defaults!, t.demo!)}`,
       `- the key hash on node:crypto instead of @noble's SHA-256 in JavaScript (what the demo's report hashes: 19 texts, 122 KB): ${both(t.hashNative!)} against ${both(t.hashPure!)} — ${less(t.hashPure!, t.hashNative!)}`,
     ];
   } finally {
