@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAgentEvent, type AgentEvent } from '../../src/shared/agent';
 import { relativeTime } from '../../src/chat/relative-time';
 import { fmt } from '../../src/shared/format';
@@ -24,17 +24,6 @@ let dir: string;
 let server: ServerProcess;
 let browser: Browser;
 let seeded: Workspace;
-
-// Every wait ends on its condition: a turn takes what the machine gives it, so no wait has a
-// bound of its own (Playwright's 30 s, expect.poll's 1 s) — only the test's timeout catches a hang.
-vi.setConfig({ expect: { poll: { timeout: 170_000 } } });
-
-/** A page of its own (its own context, signed in by the link): no wait on it times out by itself. */
-async function open(viewport: { width: number; height: number }): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  page.setDefaultTimeout(0);
-  return page;
-}
 
 const api = async (path: string) =>
   (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
@@ -88,7 +77,7 @@ async function recordTurns(page: Page): Promise<() => Promise<AgentEvent[][]>> {
 
 describe('the live agent in the browser', () => {
   it('continues the seeded session: its history stays, the context grows, /debug explains it', async () => {
-    const page = await open({ width: 1440, height: 900 });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
@@ -107,8 +96,8 @@ describe('the live agent in the browser', () => {
     // The reply arrives as the agent writes it — from what its context holds: the seeded
     // conversation's finding, no file read again.
     const live = page.getByRole('article', { name: 'Agent (live reply)' });
-    await live.getByText('What we know, from this conversation', { exact: false }).waitFor();
-    await expect.poll(() => live.count()).toBe(0);
+    await live.getByText('What we know, from this conversation', { exact: false }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
     const saved = page.locator('.message-assistant').last();
     expect(await saved.textContent()).toContain('missing index on merchant_limits.merchant_id');
     expect(await saved.locator('.tool-call').count()).toBe(0);
@@ -145,7 +134,7 @@ describe('the live agent in the browser', () => {
           now = contextReportSchema.parse(await api('/debug/context?items=all'));
           return runtimeOf(now).parts?.find((p) => p.kind === 'mcp_server')?.name;
         },
-        { interval: 1000 },
+        { timeout: 60_000, interval: 1000 },
       )
       .toBe('investibook');
     expect(
@@ -165,7 +154,7 @@ describe('the live agent in the browser', () => {
     await input.fill('/debug');
     await input.press('Enter');
     const region = page.getByRole('region', { name: /^Context breakdown/ });
-    await region.waitFor();
+    await region.waitFor({ timeout: 30_000 });
     expect(await region.locator('.summary-figure').textContent()).toContain(`${fmt(used)} / 200,000 tokens`);
     await region.getByRole('button', { name: 'Agent/runtime instructions', exact: true }).click();
     await region.getByRole('button', { name: /^Parts \(\d+\)/ }).click();
@@ -177,14 +166,14 @@ describe('the live agent in the browser', () => {
 
     // After a reload the turn is history; the report is gone (it was never persisted).
     await page.reload();
-    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor();
+    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor({ timeout: 30_000 });
     expect(await page.getByRole('region', { name: /^Context breakdown/ }).count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });
 
   it('keeps a refusal and a Stop as they were said live, once saved', async () => {
-    const page = await open({ width: 1440, height: 900 });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(server.url);
     await page.getByText(/Stopped\. Summary: cause found/).waitFor();
     const input = page.getByRole('combobox', { name: 'Message' });
@@ -194,9 +183,9 @@ describe('the live agent in the browser', () => {
     await input.press('Enter');
     const live = page.getByRole('article', { name: 'Agent (live reply)' });
     const refusal = /^Refused by the server’s policy: tiup ctl:v7\.5\.1 pd store --pd http:\/\/pd-0:2379$/;
-    await live.getByText(refusal).waitFor();
+    await live.getByText(refusal).waitFor({ timeout: 60_000 });
     expect(await live.locator('.tool-name').allTextContents()).toEqual(['bash']);
-    await expect.poll(() => live.count()).toBe(0);
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
     const list = page.getByRole('region', { name: 'Messages' });
     await expect.poll(() => list.getByText(refusal).count()).toBe(1);
     await list.locator('.tool-refused summary').last().click();
@@ -207,16 +196,16 @@ describe('the live agent in the browser', () => {
     // Stop: "Stopping…" said once, "Stopped by you" live and saved.
     await input.fill('Draft the incident report');
     await input.press('Enter');
-    await live.locator('.tool-call.tool-done').first().waitFor();
+    await live.locator('.tool-call.tool-done').first().waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByText('Stopping…').first().waitFor();
     expect(await page.getByText('Stopping…').count()).toBe(1);
-    await page.getByRole('group', { name: 'Agent turn' }).getByText('Stopped by you').waitFor();
-    await expect.poll(() => live.count()).toBe(0);
+    await page.getByRole('group', { name: 'Agent turn' }).getByText('Stopped by you').waitFor({ timeout: 30_000 });
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(0);
     const last = list.getByRole('article', { name: 'Agent' }).last();
     await expect.poll(() => last.textContent()).toContain('Stopped by you');
     await page.reload();
-    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor();
+    await page.getByText('What we know, from this conversation', { exact: false }).first().waitFor({ timeout: 30_000 });
     expect(await list.getByRole('article', { name: 'Agent' }).last().textContent()).toContain('Stopped by you');
     expect(await list.getByText(refusal).count()).toBe(1);
     await page.close();
@@ -226,7 +215,7 @@ describe('the live agent in the browser', () => {
     { name: 'desktop', width: 1440, height: 900 },
     { name: 'phone', width: 390, height: 844 },
   ])('switches sessions on a $name: each by its title, time and context; names them by title', async (viewport) => {
-    const page = await open(viewport);
+    const page = await browser.newPage({ viewport });
     // The page's clock is fixed, so each session's shown time is one the test can name whatever today is
     // (the seeded story has fixed dates: a week later they are shown as dates, not "… ago").
     const now = Date.now();
@@ -270,7 +259,7 @@ describe('the live agent in the browser', () => {
   ])(
     'hands a check to a subagent: its own report, the way back, and its session under its parent ($name)',
     async (viewport) => {
-      const page = await open(viewport);
+      const page = await browser.newPage({ viewport });
       await page.goto(server.url);
       await page.getByText(/Stopped\. Summary: cause found/).waitFor();
       const input = page.getByRole('combobox', { name: 'Message' });
@@ -278,8 +267,8 @@ describe('the live agent in the browser', () => {
         await input.fill('Ask a subagent to double-check the fix');
         await input.press('Enter');
         const live = page.getByRole('article', { name: 'Agent (live reply)' });
-        await live.locator('.tool-call').filter({ hasText: 'task' }).first().waitFor();
-        await expect.poll(() => live.count()).toBe(0);
+        await live.locator('.tool-call').filter({ hasText: 'task' }).first().waitFor({ timeout: 60_000 });
+        await expect.poll(() => live.count(), { timeout: 60_000 }).toBe(0);
         await page.getByText('The subagent confirms the fix', { exact: false }).first().waitFor();
       }
       // The subagent's session is read back from OpenCode in the background once the turn is
@@ -288,21 +277,24 @@ describe('the live agent in the browser', () => {
       await expect
         .poll(
           async () => taskItem(contextReportSchema.parse(await api('/debug/context?items=all')))?.subagent?.stored,
-          { interval: 1000 },
+          {
+            timeout: 60_000,
+            interval: 1000,
+          },
         )
         .toBe(true);
       // The task call's item names the subagent's session; its report is one click away.
       await input.fill('/debug');
       await input.press('Enter');
       const parent = page.getByRole('region', { name: /^Context breakdown/ }).last();
-      await parent.waitFor();
+      await parent.waitFor({ timeout: 30_000 });
       const report = contextReportSchema.parse(await api('/debug/context?items=all'));
       const task = report.sources.flatMap((s) => s.items.map((i) => ({ i, s }))).find((x) => x.i.subagent)!;
       expect(task.i.subagent).toMatchObject({ stored: true, agent: 'general', description: 'Check the index fix' });
       await parent.getByRole('button', { name: task.s.label, exact: true }).click();
       await parent.getByRole('button', { name: /^Open its report/ }).click();
       const child = page.getByRole('region', { name: /^Context breakdown — .*a subagent’s session/ });
-      await child.waitFor();
+      await child.waitFor({ timeout: 30_000 });
       // Its parent named as the chat names it: by its title, never its session id.
       const parentTitle = workspaceSchema.parse(await api('')).sessions.find((s) => s.id === report.sessionId)?.title;
       expect(parentTitle).toBeTruthy();
@@ -311,7 +303,7 @@ describe('the live agent in the browser', () => {
       expect(await child.locator('.summary-figure').textContent()).toContain(`${fmt(task.i.subagent!.total!)} /`);
       // …and back to its parent's: a newer report of the parent, the earlier one folded to a line.
       await child.getByRole('button', { name: 'Open the parent’s report' }).click();
-      await page.locator('.superseded').first().waitFor();
+      await page.locator('.superseded').first().waitFor({ timeout: 30_000 });
       const regions = page.getByRole('region', { name: /^Context breakdown/ });
       expect(await regions.count()).toBe(2);
       expect(await regions.last().textContent()).not.toContain('A subagent’s session, made by a task call');

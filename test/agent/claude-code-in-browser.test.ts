@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { contextReportSchema } from '../../src/shared/wire';
 import { launchChromium } from '../support/browser';
@@ -20,10 +20,6 @@ const TOKEN = 'claude-token';
 let dir: string;
 let server: ServerProcess;
 let browser: Browser;
-
-// Every wait ends on its condition: a Claude Code turn takes what the machine gives it, so no
-// wait has a bound of its own — only the test's timeout catches a hang.
-vi.setConfig({ expect: { poll: { timeout: 170_000 } } });
 
 const api = async (path: string) =>
   (await fetch(`${server.origin}/api/workspace/demo${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
@@ -48,7 +44,6 @@ afterAll(async () => {
 describe('Claude Code as the live agent, in the browser', () => {
   it('runs a turn in the chat; /debug names Claude Code and books its evidence read to Evidence', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(0);
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(server.url);
@@ -58,9 +53,9 @@ describe('Claude Code as the live agent, in the browser', () => {
 
     // The call streams under Claude Code's own tool name, then the reply.
     const live = page.getByRole('article', { name: 'Agent (live reply)' });
-    await live.locator('.tool-call').filter({ hasText: 'Read' }).first().waitFor();
-    await page.getByText('From the evidence summary', { exact: false }).first().waitFor();
-    await expect.poll(() => live.count()).toBe(0);
+    await live.locator('.tool-call').filter({ hasText: 'Read' }).first().waitFor({ timeout: 120_000 });
+    await page.getByText('From the evidence summary', { exact: false }).first().waitFor({ timeout: 120_000 });
+    await expect.poll(() => live.count(), { timeout: 60_000 }).toBe(0);
 
     // Saved from Claude Code's transcript: rows of its runtime, the prompt among them once.
     const report = contextReportSchema.parse(await api('/debug/context?items=all'));
@@ -85,7 +80,7 @@ describe('Claude Code as the live agent, in the browser', () => {
     await input.fill('/debug');
     await input.press('Enter');
     const region = page.getByRole('region', { name: /^Context breakdown/ });
-    await region.waitFor();
+    await region.waitFor({ timeout: 60_000 });
     await region.getByRole('button', { name: 'Agent/runtime instructions', exact: true }).click();
     await region.getByText('Claude Code system prompt and tool schemas').first().waitFor();
     await region.getByRole('button', { name: 'Evidence', exact: true }).click();
