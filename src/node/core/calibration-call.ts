@@ -234,7 +234,8 @@ export function applyCallAccount(s: Measuring): Measuring {
   }
   const { fresh } = next.current;
   const added = fresh.filter((i) => !uncounted(next, i.key));
-  for (const item of fresh) if (uncounted(next, item.key)) next = assignCost(next, item, 0, 'measured');
+  const zero = fresh.filter((i) => uncounted(next, i.key)).map((item) => ({ item, tokens: 0, basis: 'measured' as const }));
+  next = assignAll(next, zero);
   return { ...next, current: { ...next.current, events, added } };
 }
 

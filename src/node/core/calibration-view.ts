@@ -70,14 +70,31 @@ export function assignCost<S extends ItemState>(s: S, item: Item, tokens: number
   };
 }
 
-export const assignAll = <S extends ItemState>(
+/**
+ * Many costs set at once: the fold of assignCost over `assigned`, in one pass — the running sums
+ * in locals and the per-source sums in one fresh copy (not a state and a dozen sources copied per
+ * item). The copy is this step's own until it is returned, so the state given is never written.
+ */
+export function assignAll<S extends ItemState>(
   s: S,
   assigned: readonly { item: Item; tokens: number; basis: Basis }[],
-): S => {
+): S {
   if (assigned.length === 0) return s;
-  const part = assigned.reduce((state, a) => assignCost(state, a.item, a.tokens, a.basis), itemState(s));
-  return { ...s, ...part };
-};
+  let { cal, basis, bills, reasoningCal, calTotal } = s;
+  const bySource: Record<SourceId, number> = { ...s.bySource };
+  for (const a of assigned) {
+    const { key, source } = a.item;
+    const old = cal.get(key) ?? 0;
+    // Which items are counted reasoning does not change while costs are set.
+    if (s.reasoningInView.has(key) && !uncounted(s, key)) reasoningCal += a.tokens - old;
+    if (s.billing) bills = bills.push({ kind: 'settle', item: a.item, cal: a.tokens });
+    cal = cal.set(key, a.tokens, s.edit);
+    basis = basis.set(key, a.basis, s.edit);
+    bySource[source] = (bySource[source] ?? 0) + a.tokens - old;
+    calTotal += a.tokens - old;
+  }
+  return { ...s, cal, basis, bills, reasoningCal, calTotal, bySource };
+}
 
 /** Reasoning the provider no longer counts (never received, or dropped at a turn): out of the counted sum. */
 export function excludeReasoning<S extends ItemState>(s: S, key: string, as: 'notReceived' | 'droppedAtTurn'): S {
