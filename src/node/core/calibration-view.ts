@@ -31,6 +31,26 @@ export function addItem<S extends ItemState>(s: S, item: Item): S {
   };
 }
 
+/**
+ * Items enter the view: the fold of addItem over `items`, in one pass (the collections and sums
+ * in locals, the state copied once, not per item).
+ */
+export function addItems<S extends ItemState>(s: S, items: Iterable<Item>): S {
+  let { view, reasoningInView, reasoningCal, addedSinceCall } = s;
+  for (const item of items) {
+    const { key } = item;
+    if (view.has(key)) continue;
+    if (item.reasoning) {
+      reasoningInView = reasoningInView.add(key, s.edit);
+      if (!uncounted(s, key)) reasoningCal += s.cal.get(key) ?? 0;
+    }
+    view = view.set(key, item, s.edit);
+    addedSinceCall = addedSinceCall.add(key, s.edit);
+  }
+  if (view === s.view) return s;
+  return { ...s, view, reasoningInView, reasoningCal, addedSinceCall };
+}
+
 /** An item leaves the view: its cost leaves the running sums, and it keeps what it cost so far. */
 export function removeItem<S extends ItemState>(s: S, key: string): S {
   const item = s.view.get(key);
@@ -110,12 +130,11 @@ export function addSegments(s: WalkState, index: number, upTo: number): WalkStat
   const from = s.segmentsIn.get(index) ?? 0;
   if (upTo <= from || !s.inWindow.has(index))
     return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo), s.edit) };
-  let part: ItemState | null = null;
-  for (const item of s.context.input.items[index] ?? []) {
+  const entering = (s.context.input.items[index] ?? []).filter((item) => {
     const segment = item.segment ?? 0;
-    if (segment >= from && segment < upTo && isInForm(item, s.time)) part = addItem(part ?? itemState(s), item);
-  }
-  return { ...s, ...part, segmentsIn: s.segmentsIn.set(index, upTo, s.edit) };
+    return segment >= from && segment < upTo && isInForm(item, s.time);
+  });
+  return { ...addItems(s, entering), segmentsIn: s.segmentsIn.set(index, upTo, s.edit) };
 }
 
 /**
