@@ -235,7 +235,9 @@ export function applyCallAccount(s: Measuring): Measuring {
   }
   const { fresh } = next.current;
   const added = fresh.filter((i) => !uncounted(next, i.key));
-  const zero = fresh.filter((i) => uncounted(next, i.key)).map((item) => ({ item, tokens: 0, basis: 'measured' as const }));
+  const zero = fresh
+    .filter((i) => uncounted(next, i.key))
+    .map((item) => ({ item, tokens: 0, basis: 'measured' as const }));
   next = assignAll(next, zero);
   return { ...next, current: { ...next.current, events, added } };
 }
