@@ -6,7 +6,7 @@
  * are on). The changes are those of the seeded demo's report, and the adapter's forms for MCP
  * servers (one the workspace declares, turned off whole; one it does not, its tools denied).
  */
-import { execFile } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,38 +36,24 @@ let bin: string;
 let env: NodeJS.ProcessEnv;
 let report: ContextReport;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The pinned OpenCode in a folder (the demo workspace by default), with a configuration layer of
- * its own (or none). Not blocking: a run that hangs is ended by the test's own timeout, not by a
- * bound of its own that a loaded machine could reach.
- */
-function opencode(args: string[], content?: string, cwd = root): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      bin,
-      args,
-      { cwd, env: { ...env, ...(content === undefined ? {} : { OPENCODE_CONFIG_CONTENT: content }) } },
-      (error, stdout, stderr) => {
-        const code = (error as { code?: unknown } | null)?.code;
-        resolve({ status: error ? (typeof code === 'number' ? code : null) : 0, stdout, stderr });
-      },
-    );
+/** The pinned OpenCode in the demo workspace, with a configuration layer of its own (or none). */
+function opencode(args: string[], content?: string) {
+  const run = spawnSync(bin, args, {
+    cwd: root,
+    env: { ...env, ...(content === undefined ? {} : { OPENCODE_CONFIG_CONTENT: content }) },
+    encoding: 'utf8',
+    timeout: 60_000,
   });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** `opencode debug agent NAME`, asked once per agent and configuration (each run costs seconds of CPU). */
+/** `opencode debug agent NAME`, asked once per agent and configuration (each run takes seconds). */
 const asked = new Map<string, DebugAgent>();
-async function debugAgent(name: string, content?: string): Promise<DebugAgent> {
+function debugAgent(name: string, content?: string): DebugAgent {
   const key = `${name}\u0000${content ?? ''}`;
   const known = asked.get(key);
   if (known) return known;
-  const run = await opencode(['debug', 'agent', name], content);
+  const run = opencode(['debug', 'agent', name], content);
   expect(run.status, run.stderr).toBe(0);
   const answer = JSON.parse(run.stdout) as DebugAgent;
   asked.set(key, answer);
@@ -98,11 +84,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the report’s opencode_config changes, given to the pinned OpenCode', () => {
-  it('the tools never called: exactly those leave the build agent, every other tool stays', async () => {
+  it('the tools never called: exactly those leave the build agent, every other tool stays', () => {
     const tools = suggestion('unused_tools');
     expect(tools.change?.kind).toBe('opencode_config');
-    const before = await debugAgent('build');
-    const after = await debugAgent('build', tools.change!.text);
+    const before = debugAgent('build');
+    const after = debugAgent('build', tools.change!.text);
     expect(tools.tools).toEqual(['task', 'todowrite', 'webfetch']);
     expect(tools.tools!.every((t) => before.tools[t] === true)).toBe(true);
     expect(changed(before, after).sort()).toEqual([...tools.tools!].sort());
@@ -112,27 +98,27 @@ describe('the report’s opencode_config changes, given to the pinned OpenCode',
       [...disabledTools(Object.keys(before.tools), before.permission), ...tools.tools!].sort(),
     );
     // Only for that agent: the plan agent keeps them.
-    expect(changed(await debugAgent('plan'), await debugAgent('plan', tools.change!.text))).toEqual([]);
+    expect(changed(debugAgent('plan'), debugAgent('plan', tools.change!.text))).toEqual([]);
   });
 
-  it('the skill loaded and never used: the build agent can no longer load it, and loads the others', async () => {
+  it('the skill loaded and never used: the build agent can no longer load it, and loads the others', () => {
     const skill = suggestion('unused_skill');
     const name = 'incident-report-writer';
     expect(skill.title).toContain(name);
     const load = (which: string, content?: string) =>
       opencode(['debug', 'agent', 'build', '--tool', 'skill', '--params', JSON.stringify({ name: which })], content);
-    expect((await load(name)).status).toBe(0);
-    const refused = await load(name, skill.change!.text);
+    expect(load(name).status).toBe(0);
+    const refused = load(name, skill.change!.text);
     expect(refused.status).not.toBe(0);
     expect(refused.stdout + refused.stderr).toMatch(/prevents you from using this specific tool call/);
-    const other = await load('slow-query-analysis', skill.change!.text);
+    const other = load('slow-query-analysis', skill.change!.text);
     expect(other.status, other.stderr).toBe(0);
     expect(other.stdout).toContain('Loaded skill: slow-query-analysis');
     // The skill tool itself stays: nothing else changed.
-    expect(changed(await debugAgent('build'), await debugAgent('build', skill.change!.text))).toEqual([]);
+    expect(changed(debugAgent('build'), debugAgent('build', skill.change!.text))).toEqual([]);
   });
 
-  it('an MCP server the workspace declares, none of its tools called: turned off whole', async () => {
+  it('an MCP server the workspace declares, none of its tools called: turned off whole', () => {
     const server = join(PROJECT_ROOT, 'test', 'recording', 'mcp-server.mjs');
     const scratch = join(dir, 'mcp-workspace');
     cpSync(root, scratch, { recursive: true });
@@ -149,25 +135,30 @@ describe('the report’s opencode_config changes, given to the pinned OpenCode',
       config: { models: {}, mcpServers: ['incident-tools', 'other'] },
     });
     expect(change.servers).toEqual(['incident-tools']);
-    const list = async (content?: string) => {
-      const run = await opencode(['mcp', 'list'], content, scratch);
+    const list = (content?: string) => {
+      const run = spawnSync(bin, ['mcp', 'list'], {
+        cwd: scratch,
+        env: { ...env, ...(content ? { OPENCODE_CONFIG_CONTENT: content } : {}) },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(run.status, run.stderr).toBe(0);
       const line = (name: string) => run.stdout.split('\n').find((l) => l.includes(` ${name}`)) ?? '';
       return { target: line('incident-tools'), other: line('other') };
     };
-    const before = await list();
+    const before = list();
     expect([before.target, before.other]).toEqual([
       expect.stringMatching(/connected/),
       expect.stringMatching(/connected/),
     ]);
-    const after = await list(change.text);
+    const after = list(change.text);
     expect([after.target, after.other]).toEqual([
       expect.stringMatching(/disabled/),
       expect.stringMatching(/connected/),
     ]);
   });
 
-  it('MCP tools of a server the workspace does not declare (given over ACP): denied by name for the agent', async () => {
+  it('MCP tools of a server the workspace does not declare (given over ACP): denied by name for the agent', () => {
     const names = ['investibook_context_report', 'incident-tools_pd_hot_regions'];
     const change = OPENCODE_ADVICE.unusedTools({
       agent: 'build',
@@ -180,8 +171,8 @@ describe('the report’s opencode_config changes, given to the pinned OpenCode',
       config: { models: {} },
     });
     expect(change.servers).toEqual([]);
-    const before = await debugAgent('build');
-    const after = await debugAgent('build', change.text);
+    const before = debugAgent('build');
+    const after = debugAgent('build', change.text);
     const others = ['investibook_other', 'incident-tools_slow_query_digest'];
     expect(disabledTools([...names, ...others], before.permission)).toEqual([]);
     expect(disabledTools([...names, ...others], after.permission)).toEqual(names);
