@@ -123,5 +123,12 @@ export async function readAnalyses(
   // A warm report reads a few rows: only their analyses, not the session's.
   const ids = read.flatMap((s) => [...s.rows.keys()]);
   const some = ids.length <= FEW_ROWS ? ids : undefined;
-  analyses.addStored(await r.messageAnalyses(workspaceId, read.map((s) => s.sessionId!), analyzerVersion(), some));
+  analyses.addStored(
+    await r.messageAnalyses(
+      workspaceId,
+      read.map((s) => s.sessionId!),
+      analyzerVersion(),
+      some,
+    ),
+  );
 }
