@@ -36,7 +36,7 @@ beforeAll(async () => {
   const io = captureIo(dir);
   expect(await run(['db', 'copy', '--from', sqlitePath, '--to', pgUrl], io)).toBe(0);
   expect(io.stdout()).toMatch(
-    /^Copied \d+ users, .* \d+ messages_v2, \d+ interaction_token_usage, \d+ session_runtime, \d+ session_origins, \d+ token_counts from /,
+    /^Copied \d+ users, .* \d+ messages_v2, \d+ interaction_token_usage, \d+ session_runtime, \d+ session_origins, \d+ token_counts, \d+ message_analyses from /,
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

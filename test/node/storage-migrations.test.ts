@@ -135,7 +135,7 @@ INSERT INTO interaction_token_usage
 const NAMES = MIGRATIONS.map((m) => m.name);
 
 /** Tables a later migration added: empty after it (an old database had none of them). */
-const ADDED_LATER = ['# session_runtime', '# session_origins', '# token_counts'];
+const ADDED_LATER = ['# session_runtime', '# session_origins', '# token_counts', '# message_analyses'];
 
 async function checkMigrated(store: Store, before: string[] | null): Promise<void> {
   if (before) {

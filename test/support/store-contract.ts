@@ -355,15 +355,49 @@ export function storeContract(name: string, harness: StoreHarness): void {
     );
 
     it(
-      'reads no runtime, no origins and no counts from a database made without their tables (another writer made the tables of contract §1 only)',
+      "keeps one analysis a message: a newer one replaces it, another version's or session's is not read, a few are read by id",
+      withStore(async ({ store, readOnly }) => {
+        await seed(store);
+        const row = (extra: Partial<Parameters<Store['putMessageAnalyses']>[0][number]> = {}) => ({
+          workspace_id: 'w1',
+          session_id: 's1',
+          message_id: 'msg_1',
+          analyzer_version: 'investibook@1/1',
+          analysis_key: '["bpe:o200k_base","live","k"]',
+          content_sha256: 'a'.repeat(64),
+          deps: '[]',
+          analysis: '{"items":[]}',
+          ...extra,
+        });
+        // More rows than one statement writes (the batches).
+        const many = Array.from({ length: 450 }, (_, i) => row({ message_id: `msg_m${i}` }));
+        await store.putMessageAnalyses([row(), ...many]);
+        await store.putMessageAnalyses([row({ analysis: '{"items":[1]}' }), row({ session_id: 's2' })]);
+        await store.putMessageAnalyses([row({ message_id: 'msg_old', analyzer_version: 'investibook@0/1' })]);
+        const read = await readOnly.snapshot((snap) => snap.messageAnalyses('w1', ['s1'], 'investibook@1/1'));
+        expect(read).toHaveLength(451);
+        expect(read.find((r) => r.message_id === 'msg_1')).toMatchObject({ analysis: '{"items":[1]}' });
+        const some = await readOnly.snapshot((snap) =>
+          snap.messageAnalyses('w1', ['s1', 's2'], 'investibook@1/1', ['msg_1', 'msg_m3']),
+        );
+        expect(some.map((r) => r.message_id).sort()).toEqual(['msg_1', 'msg_1', 'msg_m3']);
+        expect(await store.messageAnalyses('w1', ['s1'], 'investibook@1/1', [])).toEqual([]);
+        await expect(readOnly.putMessageAnalyses([row()])).rejects.toMatchObject({ code: 'database_read_only' });
+      }),
+    );
+
+    it(
+      'reads no runtime, no origins, no counts and no analyses from a database made without their tables (another writer made the tables of contract §1 only)',
       withStore(async ({ raw, readOnly }) => {
         await raw('DROP TABLE session_runtime');
         await raw('DROP TABLE session_origins');
         await raw('DROP TABLE token_counts');
+        await raw('DROP TABLE message_analyses');
         expect(await readOnly.snapshot((snap) => snap.sessionRuntime('w1', 's'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionParents('w1'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.sessionOrigins('w1'))).toEqual([]);
         expect(await readOnly.snapshot((snap) => snap.tokenCounts('w1', ['s'], 'v'))).toEqual([]);
+        expect(await readOnly.snapshot((snap) => snap.messageAnalyses('w1', ['s'], 'v'))).toEqual([]);
         expect((await readOnly.contentRows()).filter((line) => line.startsWith('# '))).toHaveLength(6);
       }),
     );
@@ -480,7 +514,7 @@ export function storeContract(name: string, harness: StoreHarness): void {
       withStore(async ({ store }) => {
         await seed(store);
         const first = await store.contentRows();
-        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(9);
+        expect(first.filter((line) => line.startsWith('# '))).toHaveLength(10);
         expect(await store.contentRows()).toEqual(first);
         await store.insertMessage(message('msg_1', 's', 1));
         expect(await store.contentRows()).not.toEqual(first);

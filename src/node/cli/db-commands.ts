@@ -68,7 +68,7 @@ export async function runCount(
     const counted = await countDatabase(store, options.workspace);
     for (const s of counted.skipped) io.err(`investibook: session ${s.sessionId} not counted: ${s.reason}\n`);
     io.out(
-      `Counted ${counted.texts} new text${counted.texts === 1 ? '' : 's'} in ${counted.sessions} session${counted.sessions === 1 ? '' : 's'} of ${counted.workspaces} workspace${counted.workspaces === 1 ? '' : 's'} (${redact(store.location)}); reports read these counts instead of counting\n`,
+      `Counted ${counted.texts} new text${counted.texts === 1 ? '' : 's'} and analysed ${counted.analyses} message${counted.analyses === 1 ? '' : 's'} in ${counted.sessions} session${counted.sessions === 1 ? '' : 's'} of ${counted.workspaces} workspace${counted.workspaces === 1 ? '' : 's'} (${redact(store.location)}); reports read these instead of making them\n`,
     );
   } finally {
     await store.close();

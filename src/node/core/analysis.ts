@@ -22,6 +22,16 @@ export interface ThreadCounter {
   close(): Promise<void>;
 }
 
+/**
+ * Analyses kept outside the process (the caller's store): found by message id and `storedKey`,
+ * which the caller completes with what the core does not see — the row's content as stored and
+ * the analyzer's version. `made` (the write path) receives each analysis made here to store it.
+ */
+export interface StoredAnalyses {
+  find(id: string, key: string): AnalysisEntry | undefined;
+  made?(id: string, key: string, entry: AnalysisEntry): void;
+}
+
 /** What the analysis of a session's messages is given. */
 export interface AnalysisServices {
   runtime: AgentRuntime;
@@ -30,6 +40,8 @@ export interface AnalysisServices {
   memo?: Memo;
   /** From this much new live text (characters), counting goes to threads when `open` gives some. */
   threads?: { minChars: number; open(estimator: Estimator): ThreadCounter | null };
+  /** Analyses stored on the write path, used when their key and file sizes match. */
+  stored?: StoredAnalyses;
 }
 
 export interface AnalysisEntry {
@@ -54,6 +66,14 @@ export interface AnalysisPlan {
   good: boolean[];
   /** Per message: its memo key. */
   keys: string[];
+}
+
+/**
+ * A message's key for stored analyses: the memo's without the message and its stamp (the caller
+ * keys those by id and the row's content instead); no NUL, which PostgreSQL's text cannot hold.
+ */
+export function storedKey(context: AnalysisContext, good: boolean): string {
+  return JSON.stringify([good ? context.estimator.key : chars4Estimator.key, good ? 'live' : 'history', context.base]);
 }
 
 const ANALYSIS = 'a';
@@ -94,12 +114,37 @@ function analysisKey(id: string, stamp: string, context: AnalysisContext, good: 
 const fileSize = (workspace: WorkspaceSnapshot, path: string): number | null =>
   Object.hasOwn(workspace.files, path) ? workspace.files[path]! : null;
 
+const sizesHold = (entry: AnalysisEntry, workspace: WorkspaceSnapshot): boolean =>
+  entry.deps.every(([path, size]) => fileSize(workspace, path) === size);
+
 /** Each message's memoised analysis, where the file sizes it looked at are unchanged (else null). */
 export function memoisedAnalyses(plan: AnalysisPlan, memo: Memo): (MessageAnalysis | null)[] {
   const { workspace } = plan.context;
   return plan.keys.map((key) => {
     const entry = memo.get(key) as AnalysisEntry | undefined;
-    return entry && entry.deps.every(([path, size]) => fileSize(workspace, path) === size) ? entry.analysis : null;
+    return entry && sizesHold(entry, workspace) ? entry.analysis : null;
+  });
+}
+
+/**
+ * The stored analyses of the messages the memo lacks, where their key and file sizes match:
+ * kept in the memo, their parsed rows let go (they are not analysed here).
+ */
+function storedAnalyses(
+  headers: readonly Header[],
+  plan: AnalysisPlan,
+  analyses: (MessageAnalysis | null)[],
+  { stored, rows, memo }: { stored: StoredAnalyses; rows: Rows; memo: Memo },
+): void {
+  const keys = [storedKey(plan.context, false), storedKey(plan.context, true)];
+  analyses.forEach((found, i) => {
+    if (found !== null) return;
+    const id = headers[i]!.id;
+    const entry = stored.find(id, keys[plan.good[i] ? 1 : 0]!);
+    if (!entry || !sizesHold(entry, plan.context.workspace)) return;
+    analyses[i] = entry.analysis;
+    memo.set(plan.keys[i]!, entry);
+    rows.drop(id);
   });
 }
 
@@ -186,6 +231,7 @@ export async function analyseMessages(
   alwaysLoaded: readonly Contribution[],
 ): Promise<{ analyses: MessageAnalysis[]; counted: Estimator }> {
   const analyses = memoisedAnalyses(plan, memo);
+  if (services.stored) storedAnalyses(headers, plan, analyses, { stored: services.stored, rows, memo });
   const fresh = headers.flatMap((_, i) => (analyses[i] === null ? [i] : []));
   const { estimator } = plan.context;
   const liveChars = fresh.filter((i) => plan.good[i]).reduce((n, i) => n + rows.size(headers[i]!.id), 0);
@@ -195,11 +241,11 @@ export async function analyseMessages(
       ? services.threads.open(estimator)
       : null;
   if (!pool) {
-    for (const i of fresh) analyses[i] = analyseHere(headers[i]!.id, i, plan, rows, services.runtime, memo);
+    for (const i of fresh) analyses[i] = analyseHere(headers[i]!.id, i, plan, rows, services, memo);
     return { analyses: analyses as MessageAnalysis[], counted: estimator };
   }
   try {
-    const counted = await analyseOnThreads(headers, fresh, analyses, plan, rows, services.runtime, memo, {
+    const counted = await analyseOnThreads(headers, fresh, analyses, plan, rows, services, memo, {
       pool,
       alwaysLoaded,
     });
@@ -209,18 +255,20 @@ export async function analyseMessages(
   }
 }
 
-/** One message analysed and estimated on this thread, kept in the memo. */
-function analyseHere(id: string, i: number, plan: AnalysisPlan, rows: Rows, runtime: AgentRuntime, memo: Memo) {
+/** One message analysed and estimated on this thread, kept in the memo (and given to the store's recorder). */
+function analyseHere(id: string, i: number, plan: AnalysisPlan, rows: Rows, services: AnalysisServices, memo: Memo) {
   const good = plan.good[i]!;
   const made = analyseMessage(
     rows.need(id),
-    runtime,
+    services.runtime,
     plan.context,
     good ? plan.context.estimator : chars4Estimator,
     !good,
   );
   rows.drop(id);
-  memo.set(plan.keys[i]!, { analysis: made.analysis, deps: made.deps });
+  const entry = { analysis: made.analysis, deps: made.deps };
+  memo.set(plan.keys[i]!, entry);
+  services.stored?.made?.(id, storedKey(plan.context, good), entry);
   return made.analysis;
 }
 
@@ -235,10 +283,11 @@ async function analyseOnThreads(
   analyses: (MessageAnalysis | null)[],
   plan: AnalysisPlan,
   rows: Rows,
-  runtime: AgentRuntime,
+  services: AnalysisServices,
   memo: Memo,
   { pool, alwaysLoaded }: { pool: ThreadCounter; alwaysLoaded: readonly Contribution[] },
 ): Promise<Estimator> {
+  const { runtime } = services;
   const { estimator } = plan.context;
   const pending = new Map<string, Promise<number>>();
   const ask = (text: string) => {
@@ -248,7 +297,7 @@ async function analyseOnThreads(
   };
   for (const c of alwaysLoaded) for (const text of c.texts) void ask(text);
   const filled: Promise<void>[] = [];
-  const done: { entry: AnalysisEntry; key: string }[] = [];
+  const done: { entry: AnalysisEntry; key: string; id: string }[] = [];
   for (const i of fresh.filter((i) => plan.good[i])) {
     const id = headers[i]!.id;
     const { analysis, deps, contributions } = analyseMessage(
@@ -269,13 +318,17 @@ async function analyseOnThreads(
       );
     });
     analyses[i] = analysis;
-    done.push({ entry: { analysis, deps }, key: plan.keys[i]! });
+    done.push({ entry: { analysis, deps }, key: plan.keys[i]!, id });
   }
   pool.flush();
-  for (const i of fresh) if (!plan.good[i]) analyses[i] = analyseHere(headers[i]!.id, i, plan, rows, runtime, memo);
+  for (const i of fresh) if (!plan.good[i]) analyses[i] = analyseHere(headers[i]!.id, i, plan, rows, services, memo);
   await Promise.all(filled);
   const counts = new Map<string, number>();
   for (const [text, count] of pending) counts.set(text, await count);
-  for (const { entry, key } of done) memo.set(key, entry);
+  const liveKey = storedKey(plan.context, true);
+  for (const { entry, key, id } of done) {
+    memo.set(key, entry);
+    services.stored?.made?.(id, liveKey, entry);
+  }
   return { ...estimator, count: (text) => counts.get(text) ?? estimator.count(text) };
 }

@@ -23,6 +23,7 @@ export {
 } from './context-report';
 export { headerRowsToRead, rowsToRead, subagentsNamed } from './read-plan';
 export type { SessionRows } from './session-rows';
+export type { AnalysisEntry, StoredAnalyses } from './analysis';
 export { pageText, previewText } from './content-pages';
 export { CallUnavailable, PageOutOfRange } from './errors';
 export { percentOfWindow, totalOnWire } from './figures';

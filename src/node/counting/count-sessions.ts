@@ -3,11 +3,14 @@
  * bridge saved a turn, after `investibook import` wrote a session, and for a database written
  * before (`investibook db count`). The texts are exactly those a report counts, because it is
  * the report that counts them: the report service made with a recorder (report/stored-counts.ts)
- * counts what has no stored count, and the counts it made are stored here. The report itself
- * (the read path) never writes; it reads these counts and counts only what has none.
+ * counts what has no stored count, and the counts it made are stored here. Each message's
+ * analysis that report made is stored alongside (report/stored-analyses.ts), in the same
+ * transaction. The report itself (the read path) never writes; it reads these counts and
+ * analyses, and makes only what has none that holds.
  */
 import { AppError } from '../errors';
 import { ReportService } from '../report/service';
+import { MessageAnalyses } from '../report/stored-analyses';
 import { StoredCounts } from '../report/stored-counts';
 import type { Store } from '../storage/store';
 
@@ -15,6 +18,8 @@ export interface Counted {
   sessions: number;
   /** Texts counted now and stored (those stored before are not counted again). */
   texts: number;
+  /** Messages analysed now and stored (those whose stored analysis still holds are not analysed again). */
+  analyses: number;
   /** Sessions no report could be made of (a session that belongs to another workspace…), and why. */
   skipped: { sessionId: string; reason: string }[];
 }
@@ -25,11 +30,12 @@ export async function countSessions(
   workspaceId: string,
   sessionIds: readonly string[],
 ): Promise<Counted> {
-  const out: Counted = { sessions: 0, texts: 0, skipped: [] };
+  const out: Counted = { sessions: 0, texts: 0, analyses: 0, skipped: [] };
   for (const sessionId of new Set(sessionIds)) {
     const counts = new StoredCounts(true);
+    const analyses = new MessageAnalyses(true);
     try {
-      await new ReportService(store, { counts }).report({ workspaceId, sessionId });
+      await new ReportService(store, { counts, analyses }).report({ workspaceId, sessionId });
     } catch (error) {
       // What a report refuses (a session of another workspace, bad rows) has nothing to count.
       if (!(error instanceof AppError)) throw error;
@@ -37,9 +43,14 @@ export async function countSessions(
       continue;
     }
     const rows = counts.newRows(workspaceId, sessionId);
-    await store.transaction((tx) => tx.putTokenCounts(rows));
+    const made = analyses.newRows(workspaceId);
+    await store.transaction(async (tx) => {
+      await tx.putTokenCounts(rows);
+      await tx.putMessageAnalyses(made);
+    });
     out.sessions++;
     out.texts += rows.length;
+    out.analyses += made.length;
   }
   return out;
 }
@@ -51,13 +62,20 @@ export async function countDatabase(
   progress?: (workspaceId: string, sessionId: string) => void,
 ): Promise<Counted & { workspaces: number }> {
   const workspaces = workspaceId ? [workspaceId] : (await store.listWorkspaces()).map((w) => w.id);
-  const total = { workspaces: workspaces.length, sessions: 0, texts: 0, skipped: [] as Counted['skipped'] };
+  const total = {
+    workspaces: workspaces.length,
+    sessions: 0,
+    texts: 0,
+    analyses: 0,
+    skipped: [] as Counted['skipped'],
+  };
   for (const id of workspaces) {
     for (const session of await store.listSessions(id)) {
       progress?.(id, session.session_id);
       const counted = await countSessions(store, id, [session.session_id]);
       total.sessions += counted.sessions;
       total.texts += counted.texts;
+      total.analyses += counted.analyses;
       total.skipped.push(...counted.skipped);
     }
   }

@@ -39,6 +39,7 @@ import { readWorkspace, WorkspaceReader, type ReadOptions } from './read-workspa
 import { ReportCache, stampOf } from './report-cache';
 import { DEFAULT_RUNTIME, runtimeOfRows } from './runtimes';
 import { countsVersion, storedFirst, StoredCounts, withStoredCounts } from './stored-counts';
+import { MessageAnalyses, readAnalyses } from './stored-analyses';
 import { claimTokenPool, PARALLEL_MIN_CHARS } from './token-pool';
 import { nativeKeyHash } from './native-hash';
 
@@ -86,6 +87,11 @@ export interface ServiceOptions extends ReadOptions {
    * and writes nothing.
    */
   counts?: StoredCounts;
+  /**
+   * The write path's recorder of analyses (report/stored-analyses.ts): each message's analysis
+   * made is kept for the caller to store. Absent: the report reads the stored analyses only.
+   */
+  analyses?: MessageAnalyses;
 }
 
 export const READER_BLOCKS_PER_PAGE = 200;
@@ -164,7 +170,8 @@ export class ReportService {
    */
   private async context(request: ReportRequest, texts?: ContextInput['texts']): Promise<ContextResult> {
     const stored = this.options.counts ?? new StoredCounts();
-    const services = this.services(stored);
+    const analyses = this.options.analyses ?? new MessageAnalyses();
+    const services = { ...this.services(stored), stored: analyses };
     const generatedAt = (this.options.now?.() ?? new Date()).toISOString();
     // The folder is read before the snapshot (it is no part of the database's), so that no read
     // transaction waits on the file system; again inside only if the root or the runtime moved.
@@ -202,6 +209,7 @@ export class ReportService {
       };
       await readRows(r, input, rowsToRead(input, services));
       await readCounts(r, workspace.id, input, stored);
+      await readAnalyses(r, workspace.id, sessionsOf(input), analyses);
       return input;
     });
     return withRange(() => contextReport(input, services));
@@ -375,11 +383,17 @@ async function readRows(r: ReadSnapshot, session: SessionRows, ids: readonly str
  * rows to analyse (with nothing to analyse, as in a warm report, there is little to count).
  */
 async function readCounts(r: ReadSnapshot, workspaceId: string, input: ContextInput, stored: StoredCounts) {
-  const sessions = [input, ...[...(input.subagents?.values() ?? [])].filter((s) => s !== null)];
+  const sessions = sessionsOf(input);
   if (sessions.every((s) => s.rows.size === 0)) return;
   const ids = sessions.flatMap((s) => (s.sessionId === null ? [] : [s.sessionId]));
   stored.add(await r.tokenCounts(workspaceId, ids, countsVersion()));
 }
+
+/** The session and its subagents' sessions, as read. */
+const sessionsOf = (input: ContextInput): SessionInput[] => [
+  input,
+  ...[...(input.subagents?.values() ?? [])].filter((s) => s !== null),
+];
 
 /** A stored row as the core reads it: its JSON columns as text, how oddly they were stored, its size. */
 function storedRow(row: { id: string; info: unknown; parts: unknown }, stamp: string): StoredRow {

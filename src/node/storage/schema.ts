@@ -171,6 +171,33 @@ export const TABLES = {
     ],
     primaryKey: ['workspace_id', 'session_id', 'tokenizer_version', 'tokenizer', 'content_sha256'],
   },
+  /**
+   * Each message's analysis (what the runtime makes of its row, estimated) made on the write path
+   * beside the token counts, so that a cold report reads analyses instead of making them. One row
+   * a message: the analysis its session's report made last. It is used only when everything it
+   * depends on is as it was: the row's content (SHA-256 of its columns as stored), the analyzer
+   * (`analyzer_version`: investibook's version and its analysis rules), and the report's context
+   * (`analysis_key`: the estimator, live or history, the runtime, the workspace's sources and the
+   * session's facts), with the sizes of the files it looked at (`deps`); otherwise the report
+   * makes it again. Filed under the message's session, read with the counts in one query of the
+   * snapshot. Not in contract §1: rows from elsewhere have none, and lose nothing by it.
+   */
+  message_analyses: {
+    name: 'message_analyses',
+    columns: [
+      text('workspace_id'),
+      text('session_id'),
+      text('message_id'),
+      text('analyzer_version'),
+      text('analysis_key'),
+      text('content_sha256'),
+      // JSON text: [path, size or null][] of the files the attribution looked at.
+      text('deps'),
+      // JSON text: the MessageAnalysis (core/types.ts).
+      text('analysis'),
+    ],
+    primaryKey: ['workspace_id', 'session_id', 'message_id'],
+  },
 } satisfies Record<string, Table>;
 
 export type TableName = keyof typeof TABLES;
@@ -186,6 +213,7 @@ export const TABLE_ORDER: readonly TableName[] = [
   'session_runtime',
   'session_origins',
   'token_counts',
+  'message_analyses',
 ];
 
 /** The tables of contract §1: the first schema version made exactly these. */
@@ -282,6 +310,8 @@ export const MIGRATIONS: readonly Migration[] = [
     name: '0009_session_origin_file',
     steps: [{ kind: 'column', table: 'session_origins', column: SOURCE_FILE_COLUMN }],
   },
+  // Each message's analysis made on the write path, read by a cold report (issue 42).
+  { name: '0010_message_analyses', steps: [{ kind: 'table', table: TABLES.message_analyses }] },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -130,6 +130,23 @@ export interface TokenCountRow {
   tokens: number;
 }
 
+/** A message's analysis as the write path made it (schema.ts, message_analyses). */
+export interface MessageAnalysisRow {
+  workspace_id: string;
+  session_id: string;
+  message_id: string;
+  /** investibook's version and its analysis rules (report/stored-analyses.ts). */
+  analyzer_version: string;
+  /** What else the analysis depends on, as the core keys it (core/analysis.ts, storedKey). */
+  analysis_key: string;
+  /** Lowercase hex SHA-256 of the row's columns as stored (report/stored-analyses.ts). */
+  content_sha256: string;
+  /** JSON text: the sizes of the files the attribution looked at. */
+  deps: string;
+  /** JSON text: the analysis. */
+  analysis: string;
+}
+
 /** Reads that must agree with each other: one snapshot of the database. */
 export interface ReadSnapshot {
   getWorkspace(id: string): Promise<WorkspaceRow | null>;
@@ -159,6 +176,16 @@ export interface ReadSnapshot {
     sessionIds: readonly string[],
     tokenizerVersion: string,
   ): Promise<Pick<TokenCountRow, 'tokenizer' | 'content_sha256' | 'tokens'>[]>;
+  /**
+   * The analyses stored for these sessions of a workspace by one analyzer version (none without
+   * the table); only these messages' with `messageIds`.
+   */
+  messageAnalyses(
+    workspaceId: string,
+    sessionIds: readonly string[],
+    analyzerVersion: string,
+    messageIds?: readonly string[],
+  ): Promise<Omit<MessageAnalysisRow, 'workspace_id' | 'session_id' | 'analyzer_version'>[]>;
 }
 
 export interface Store extends ReadSnapshot {
@@ -195,6 +222,8 @@ export interface Store extends ReadSnapshot {
   putSessionOrigin(row: SessionOriginRow): Promise<void>;
   /** Stores token counts; a count already stored under the same key is left as it is (it is the same). */
   putTokenCounts(rows: readonly TokenCountRow[]): Promise<void>;
+  /** Stores messages' analyses; one stored before for the same message is replaced (it is older). */
+  putMessageAnalyses(rows: readonly MessageAnalysisRow[]): Promise<void>;
   insertUser(id: string, name: string): Promise<void>;
   insertTokenHash(tokenSha256: string, userId: string): Promise<void>;
   insertWorkspace(row: WorkspaceRow): Promise<void>;

@@ -5,7 +5,7 @@
  */
 import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { TableName } from '../schema';
-import type { SessionOriginRow, TokenCountRow } from '../store';
+import type { MessageAnalysisRow, SessionOriginRow, TokenCountRow } from '../store';
 
 type Json = ColumnType<unknown, string, string>;
 
@@ -45,6 +45,7 @@ export interface Database {
   };
   session_origins: SessionOriginRow;
   token_counts: TokenCountRow;
+  message_analyses: MessageAnalysisRow;
 }
 
 // The typed tables are the tables of schema.ts, no more and no fewer.

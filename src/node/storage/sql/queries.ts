@@ -318,6 +318,25 @@ export class Queries {
       .execute();
   }
 
+  async messageAnalyses(
+    db: Db,
+    workspaceId: string,
+    sessionIds: readonly string[],
+    analyzerVersion: string,
+    messageIds?: readonly string[],
+  ) {
+    // Not in contract §1: a database without the table has stored no analysis.
+    if (sessionIds.length === 0 || !(await this.hasTable(db, 'message_analyses'))) return [];
+    return db
+      .selectFrom('message_analyses')
+      .select(['message_id', 'analysis_key', 'content_sha256', 'deps', 'analysis'])
+      .where('workspace_id', '=', workspaceId)
+      .where('session_id', 'in', sessionIds)
+      .where('analyzer_version', '=', analyzerVersion)
+      .$if(messageIds !== undefined, (q) => q.where('message_id', 'in', messageIds!))
+      .execute();
+  }
+
   private selectMessages(db: Db) {
     const { jsonText } = this.dialect;
     return db

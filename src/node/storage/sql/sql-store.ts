@@ -7,6 +7,7 @@ import { columnText } from '../column-text';
 import { TABLES, type Table, type TableName } from '../schema';
 import {
   StoreValueError,
+  type MessageAnalysisRow,
   type MessageRow,
   type MessageStamp,
   type NewMessage,
@@ -108,6 +109,19 @@ export class SqlReads implements ReadSnapshot {
     const asked = sessionIds.filter((id) => !this.namesNothing(workspaceId, id));
     if (asked.length === 0) return [];
     return this.run.read(() => this.queries.tokenCounts(this.target, workspaceId, asked, tokenizerVersion));
+  }
+
+  async messageAnalyses(
+    workspaceId: string,
+    sessionIds: readonly string[],
+    analyzerVersion: string,
+    messageIds?: readonly string[],
+  ) {
+    const asked = sessionIds.filter((id) => !this.namesNothing(workspaceId, id));
+    if (asked.length === 0 || messageIds?.length === 0) return [];
+    return this.run.read(() =>
+      this.queries.messageAnalyses(this.target, workspaceId, asked, analyzerVersion, messageIds),
+    );
   }
 }
 
@@ -228,6 +242,12 @@ export abstract class SqlStore extends SqlReads implements Store {
     for (const row of rows) this.storable('the token count', row.workspace_id, row.session_id);
     if (rows.length === 0) return;
     await this.run.write(() => this.queries.writes.putTokenCounts(this.target, rows));
+  }
+
+  async putMessageAnalyses(rows: readonly MessageAnalysisRow[]): Promise<void> {
+    for (const row of rows) this.storable('the analysis', row.workspace_id, row.session_id, row.message_id);
+    if (rows.length === 0) return;
+    await this.run.write(() => this.queries.writes.putMessageAnalyses(this.target, rows));
   }
 
   async insertUser(id: string, name: string): Promise<void> {

@@ -2,12 +2,22 @@
  * Every write the program makes, over Kysely for every SQL backend (queries.ts has the reads):
  * messages, usage, runtimes, origins, token counts, users, tokens and workspaces.
  */
-import type { NewMessage, NewSessionRuntime, NewUsage, SessionOriginRow, TokenCountRow, WorkspaceRow } from '../store';
+import type {
+  MessageAnalysisRow,
+  NewMessage,
+  NewSessionRuntime,
+  NewUsage,
+  SessionOriginRow,
+  TokenCountRow,
+  WorkspaceRow,
+} from '../store';
 import type { Db } from './database';
 import type { SqlDialect } from './dialect';
 
 /** Token counts written per statement. */
 const TOKEN_COUNT_BATCH = 500;
+/** Analyses a statement: each holds a message's analysis as JSON text, so fewer than counts. */
+const ANALYSIS_BATCH = 200;
 
 export class WriteQueries {
   constructor(private readonly dialect: SqlDialect) {}
@@ -102,6 +112,25 @@ export class WriteQueries {
         .insertInto('token_counts')
         .values(rows.slice(i, i + TOKEN_COUNT_BATCH))
         .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+  }
+
+  async putMessageAnalyses(db: Db, rows: readonly MessageAnalysisRow[]): Promise<void> {
+    // Eight parameters a row; the newer analysis of a message replaces the older.
+    for (let i = 0; i < rows.length; i += ANALYSIS_BATCH) {
+      await db
+        .insertInto('message_analyses')
+        .values(rows.slice(i, i + ANALYSIS_BATCH))
+        .onConflict((conflict) =>
+          conflict.columns(['workspace_id', 'session_id', 'message_id']).doUpdateSet((eb) => ({
+            analyzer_version: eb.ref('excluded.analyzer_version'),
+            analysis_key: eb.ref('excluded.analysis_key'),
+            content_sha256: eb.ref('excluded.content_sha256'),
+            deps: eb.ref('excluded.deps'),
+            analysis: eb.ref('excluded.analysis'),
+          })),
+        )
         .execute();
     }
   }
