@@ -123,6 +123,9 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
       turnTimeoutMs: options.turnTimeoutMs ?? 90_000,
       permissions: options.permissions ?? 'reject',
     }),
+    // The agent's start is bounded by the turn's own timeout, not a tighter 30 s of its own: on a
+    // loaded machine OpenCode's start alone takes longer than that.
+    startTimeoutMs: options.turnTimeoutMs ?? 90_000,
     command,
     hidden: [dbPath],
     ...options.settings,
