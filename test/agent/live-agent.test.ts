@@ -4,7 +4,7 @@
  * OpenCode's own shapes with its ACP usage, and explained by /debug. Then the faults: a turn
  * stopped, a model that errs, an agent killed mid-turn, an agent that is not there.
  */
-import { statSync, utimesSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
@@ -171,11 +171,15 @@ describe('a chat message to the live agent', () => {
     const [later] = await recordDefinitions([{ sessionId: 'ses_later', uses: use }], options);
     expect(served).toHaveLength(1);
     expect(later).toEqual({ ...first, sessionId: 'ses_later' });
-    // A configuration file changed (its time is enough): asked again.
+    // A configuration file changed: asked again (then put back as it was).
     const config = join(h.root, 'opencode.json');
-    const { mtime } = statSync(config);
-    utimesSync(config, mtime, new Date(mtime.getTime() + 1000));
-    await recordDefinitions([{ sessionId: 'ses_later', uses: use }], options);
+    const original = readFileSync(config, 'utf8');
+    writeFileSync(config, `${original}\n`);
+    try {
+      await recordDefinitions([{ sessionId: 'ses_later', uses: use }], options);
+    } finally {
+      writeFileSync(config, original);
+    }
     expect(served).toHaveLength(2);
   });
 

@@ -5,7 +5,7 @@
  * the last one asked. Keyed by all they depend on: the binary (its path, size and time), the
  * serve command, the folder and environment the agent runs with (its configuration layers,
  * OPENCODE_* variables), the files OpenCode reads its configuration, agents, tools and skills
- * from (their paths, sizes and times), and the MCP servers it is given. Kept in the agents' state
+ * from (their paths and contents), and the MCP servers it is given. Kept in the agents' state
  * outside every sandbox (the agent cannot write it), owner-only; only answers without a problem
  * are kept, so a failure is asked again next time.
  */
@@ -42,6 +42,8 @@ interface CacheFile {
 const CONFIG_FOLDERS = ['.opencode', '.claude', '.agents'];
 /** Beyond this many entries a folder is not digested: no key, so nothing is reused. */
 const MAX_ENTRIES = 5000;
+/** Files up to this size are known by their content; larger ones by their size and time. */
+const MAX_HASHED = 1 << 20;
 
 /**
  * The key of a set-up as the agent's launch makes it (`how`: its folder and environment), or
@@ -72,7 +74,12 @@ export function setupKey(
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }
 
-/** Each file's or folder's entries as `path size time` (following links), or `path -` when absent. */
+/**
+ * Each file's or folder's entries (following links): a small file by its content (OpenCode rewrites
+ * some with the same content as it starts), a large one (the binary) by its size and time, an absent
+ * one as `path -`. Installed packages (`node_modules`, OpenCode's plugin SDK) are named by the
+ * configuration that asks for them.
+ */
 function digest(path: string, out: string[]): boolean {
   let stat;
   try {
@@ -81,8 +88,11 @@ function digest(path: string, out: string[]): boolean {
     out.push(`${path} -`);
     return true;
   }
-  out.push(`${path} ${stat.size} ${stat.mtimeMs}`);
-  if (!stat.isDirectory()) return true;
+  if (!stat.isDirectory()) {
+    out.push(`${path} ${stat.size <= MAX_HASHED ? contentHash(path) : `${stat.size} ${stat.mtimeMs}`}`);
+    return true;
+  }
+  out.push(`${path}/`);
   if (out.length > MAX_ENTRIES) return false;
   let names: string[];
   try {
@@ -90,8 +100,16 @@ function digest(path: string, out: string[]): boolean {
   } catch {
     return true;
   }
-  for (const name of names) if (!digest(join(path, name), out)) return false;
+  for (const name of names) if (name !== 'node_modules' && !digest(join(path, name), out)) return false;
   return true;
+}
+
+function contentHash(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return 'unreadable';
+  }
 }
 
 /** The MCP servers as their tools depend on them: their commands and URLs, not their secrets' values. */
