@@ -46,6 +46,8 @@ export async function recordOpencode(
           launch: (program, needs) => context.launch(program, needs),
           isolatedNetwork: context.isolatedNetwork,
           serve: server,
+          // OpenCode's server starts as slowly as its agent does: bounded the same.
+          ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
           reaches: (url) => context.reaches(url),
           extraMcp,
           cache: { file: definitionsCacheFile(settings.stateDir, workspaceId) },
