@@ -25,8 +25,10 @@ import {
 } from '../../src/node/core/calibration-state';
 import {
   addItem,
+  addItems,
   addSegments,
   applyPrunes,
+  assignAll,
   assignCost,
   enterMessage,
   excludeReasoning,
@@ -130,6 +132,44 @@ describe('the view steps', () => {
     expect(s.bySource.evidence).toBe(40);
     expect(s.reasoningCal).toBe(40);
     expect(assignCost(s, r, 25, 'estimated').reasoningCal).toBe(25);
+  });
+
+  it('sets many costs in one pass as the costs set one by one would, the given state untouched', () => {
+    const [a, r, x] = [item('a', 10), item('r', 5, { reasoning: true }), item('x', 7, { source: 'conversation' })];
+    const base = [a, r, x].reduce(addItem, start(input([[a, r, x]]), { billing: true }));
+    // The same key twice: the second sees the first's cost, as a fold does.
+    const assigned = [
+      { item: a, tokens: 30, basis: 'measured' as const },
+      { item: r, tokens: 8, basis: 'estimated' as const },
+      { item: a, tokens: 12, basis: 'estimated' as const },
+      { item: x, tokens: 4, basis: 'measured' as const },
+    ];
+    const batched = assignAll(base, assigned);
+    const folded = assigned.reduce((s, c) => assignCost(s, c.item, c.tokens, c.basis), base);
+    const facts = (s: WalkState) => ({
+      cal: [...s.cal],
+      basis: [...s.basis],
+      bySource: s.bySource,
+      calTotal: s.calTotal,
+      reasoningCal: s.reasoningCal,
+      bills: s.bills.toArray(),
+    });
+    expect(facts(batched)).toEqual(facts(folded));
+    expect(batched.calTotal).toBe(24);
+    expect(base.cal.size).toBe(0);
+    expect(assignAll(base, [])).toBe(base);
+  });
+
+  it('brings many items in at once as adding them one by one would', () => {
+    const [a, r] = [item('a', 10), item('r', 5, { reasoning: true })];
+    const base = addItem(start(input([[a, r]])), a);
+    const batched = addItems(base, [a, r, r]);
+    const folded = [a, r, r].reduce(addItem, base);
+    expect([...batched.view.keys()]).toEqual([...folded.view.keys()]);
+    expect([...batched.addedSinceCall]).toEqual(['a', 'r']);
+    expect([...batched.reasoningInView]).toEqual(['r']);
+    expect(addItems(base, [a])).toBe(base);
+    expect(base.view.size).toBe(1);
   });
 
   it('takes an item out of view with its cost, and bills its leaving only while billing', () => {

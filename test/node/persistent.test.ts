@@ -3,7 +3,7 @@
  * calibration's purity rests on it), batched writes touch only what their own step made.
  */
 import { describe, expect, it } from 'vitest';
-import { closeEdit, newEdit, PList, PMap, PSet } from '../../src/node/core/persistent';
+import { closeEdit, Keys, newEdit, PList, PMap, PSet } from '../../src/node/core/persistent';
 
 describe('persistent collections (the calibration walk’s state)', () => {
   it('a map keeps insertion order: set again keeps its place, deleted and set again goes last', () => {
@@ -28,6 +28,18 @@ describe('persistent collections (the calibration walk’s state)', () => {
     expect(after.get('k500')).toBe(-1);
     expect(after.size).toBe(1000);
     expect([...after.keys()].at(-1)).toBe('new');
+  });
+
+  it('forEach visits what iteration yields, in the same order, in each mode', () => {
+    const keys = new Keys<string>();
+    const write = (m: PMap<string, number>) =>
+      m.set('a', 1).set('b', 2).set('c', 3).set('a', 10).delete('b').set('b', 20).delete('c');
+    for (const m of [write(PMap.empty<string, number>(keys)), write(PMap.empty<string, number>(keys, 'unordered'))]) {
+      const visited: [string, number][] = [];
+      m.forEach((value, key) => visited.push([key, value]));
+      expect(visited).toEqual([...m]);
+      expect(visited.map(([k]) => k).sort()).toEqual(['a', 'b']);
+    }
   });
 
   it('writes under an open edit are batched; once closed, the result is never written again', () => {

@@ -24,6 +24,7 @@ import {
 } from './calibration-state';
 import { assignAll, assignCost, excludeReasoning } from './calibration-view';
 import { familyRules } from './providers';
+import type { PMap } from './persistent';
 import type { Item, ModelCall, TimelineEvent } from './types';
 
 const withEvent = (events: readonly TimelineEvent[], event: TimelineEvent): readonly TimelineEvent[] =>
@@ -234,7 +235,10 @@ export function applyCallAccount(s: Measuring): Measuring {
   }
   const { fresh } = next.current;
   const added = fresh.filter((i) => !uncounted(next, i.key));
-  for (const item of fresh) if (uncounted(next, item.key)) next = assignCost(next, item, 0, 'measured');
+  const zero = fresh
+    .filter((i) => uncounted(next, i.key))
+    .map((item) => ({ item, tokens: 0, basis: 'measured' as const }));
+  next = assignAll(next, zero);
   return { ...next, current: { ...next.current, events, added } };
 }
 
@@ -344,13 +348,20 @@ export function recordPoint(s: Measuring, call: ModelCall): Measuring {
   };
 }
 
+/** A persistent map copied into a Map, in its order. */
+function toMap<K, V>(from: PMap<K, V>): Map<K, V> {
+  const to = new Map<K, V>();
+  from.forEach((value, key) => to.set(key, value));
+  return to;
+}
+
 /** At the reference call, the state kept (as of an earlier call: billing stops, its cost is that far). */
 export function keepSnapshot(s: Measuring, call: ModelCall): Measuring {
   if (call !== s.rules.reference) return s;
   const snapshot = {
-    view: new Map(s.view),
-    cal: new Map(s.cal),
-    basis: new Map(s.basis),
+    view: toMap(s.view),
+    cal: toMap(s.cal),
+    basis: toMap(s.basis),
     overhead: s.overhead ?? 0,
     hidden: [...s.hidden],
     unexplained: s.unexplained,

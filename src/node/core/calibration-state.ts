@@ -352,7 +352,9 @@ export const calOf = (s: ItemState, items: readonly Item[]): number =>
 export function orderedView(s: WalkState): Item[] {
   const { alwaysKeys, input } = s.context;
   const out: Item[] = [];
-  for (const item of s.view.values()) if (alwaysKeys.has(item.key)) out.push(item);
+  s.view.forEach((item) => {
+    if (alwaysKeys.has(item.key)) out.push(item);
+  });
   for (const message of s.order) {
     for (const item of input.items[message] ?? []) if (s.view.has(item.key)) out.push(item);
   }

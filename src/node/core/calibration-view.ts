@@ -31,6 +31,26 @@ export function addItem<S extends ItemState>(s: S, item: Item): S {
   };
 }
 
+/**
+ * Items enter the view: the fold of addItem over `items`, in one pass (the collections and sums
+ * in locals, the state copied once, not per item).
+ */
+export function addItems<S extends ItemState>(s: S, items: Iterable<Item>): S {
+  let { view, reasoningInView, reasoningCal, addedSinceCall } = s;
+  for (const item of items) {
+    const { key } = item;
+    if (view.has(key)) continue;
+    if (item.reasoning) {
+      reasoningInView = reasoningInView.add(key, s.edit);
+      if (!uncounted(s, key)) reasoningCal += s.cal.get(key) ?? 0;
+    }
+    view = view.set(key, item, s.edit);
+    addedSinceCall = addedSinceCall.add(key, s.edit);
+  }
+  if (view === s.view) return s;
+  return { ...s, view, reasoningInView, reasoningCal, addedSinceCall };
+}
+
 /** An item leaves the view: its cost leaves the running sums, and it keeps what it cost so far. */
 export function removeItem<S extends ItemState>(s: S, key: string): S {
   const item = s.view.get(key);
@@ -70,14 +90,31 @@ export function assignCost<S extends ItemState>(s: S, item: Item, tokens: number
   };
 }
 
-export const assignAll = <S extends ItemState>(
+/**
+ * Many costs set at once: the fold of assignCost over `assigned`, in one pass — the running sums
+ * in locals and the per-source sums in one fresh copy (not a state and a dozen sources copied per
+ * item). The copy is this step's own until it is returned, so the state given is never written.
+ */
+export function assignAll<S extends ItemState>(
   s: S,
   assigned: readonly { item: Item; tokens: number; basis: Basis }[],
-): S => {
+): S {
   if (assigned.length === 0) return s;
-  const part = assigned.reduce((state, a) => assignCost(state, a.item, a.tokens, a.basis), itemState(s));
-  return { ...s, ...part };
-};
+  let { cal, basis, bills, reasoningCal, calTotal } = s;
+  const bySource: Record<SourceId, number> = { ...s.bySource };
+  for (const a of assigned) {
+    const { key, source } = a.item;
+    const old = cal.get(key) ?? 0;
+    // Which items are counted reasoning does not change while costs are set.
+    if (s.reasoningInView.has(key) && !uncounted(s, key)) reasoningCal += a.tokens - old;
+    if (s.billing) bills = bills.push({ kind: 'settle', item: a.item, cal: a.tokens });
+    cal = cal.set(key, a.tokens, s.edit);
+    basis = basis.set(key, a.basis, s.edit);
+    bySource[source] = (bySource[source] ?? 0) + a.tokens - old;
+    calTotal += a.tokens - old;
+  }
+  return { ...s, cal, basis, bills, reasoningCal, calTotal, bySource };
+}
 
 /** Reasoning the provider no longer counts (never received, or dropped at a turn): out of the counted sum. */
 export function excludeReasoning<S extends ItemState>(s: S, key: string, as: 'notReceived' | 'droppedAtTurn'): S {
@@ -93,12 +130,11 @@ export function addSegments(s: WalkState, index: number, upTo: number): WalkStat
   const from = s.segmentsIn.get(index) ?? 0;
   if (upTo <= from || !s.inWindow.has(index))
     return { ...s, segmentsIn: s.segmentsIn.set(index, Math.max(from, upTo), s.edit) };
-  let part: ItemState | null = null;
-  for (const item of s.context.input.items[index] ?? []) {
+  const entering = (s.context.input.items[index] ?? []).filter((item) => {
     const segment = item.segment ?? 0;
-    if (segment >= from && segment < upTo && isInForm(item, s.time)) part = addItem(part ?? itemState(s), item);
-  }
-  return { ...s, ...part, segmentsIn: s.segmentsIn.set(index, upTo, s.edit) };
+    return segment >= from && segment < upTo && isInForm(item, s.time);
+  });
+  return { ...addItems(s, entering), segmentsIn: s.segmentsIn.set(index, upTo, s.edit) };
 }
 
 /**

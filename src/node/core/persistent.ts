@@ -182,12 +182,19 @@ export class PMap<K, V> implements Iterable<[K, V]> {
   }
 
   *entries(): Generator<[K, V]> {
-    let i = 0;
+    const entries: [K, V][] = [];
+    this.forEach((value, key) => entries.push([key, value]));
+    yield* entries;
+  }
+
+  /** Each entry in order, with no iterator or pair made per entry (a report's snapshot reads thousands). */
+  forEach(visit: (value: V, key: K) => void): void {
     const seen = this.mode === 'unordered' ? new Set<number>() : null;
-    for (const n of this.order) {
-      i++;
-      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet(this.place, n) === i;
-      if (live) yield [this.keyTable.at[n]!, this.valueAt(n)!];
+    const { keyTable, order } = this;
+    for (let i = 0; i < order.size; i++) {
+      const n = order.get(i)!;
+      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet(this.place, n) === i + 1;
+      if (live) visit(this.valueAt(n)!, keyTable.at[n]!);
     }
   }
 
