@@ -126,53 +126,9 @@ describe('in a workspace without opencode.json, by default', () => {
     // The model never saw the outside secret.
     expect(JSON.stringify(h.requests.map((r) => r.body))).not.toContain('the outside secret');
   });
-});
 
-describe('with every permission allowed (INVESTIBOOK_AGENT_PERMISSIONS=allow)', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness({
-      plain: true,
-      second: true,
-      permissions: 'allow',
-      turns: (root) => attack(join(root, '..', '..'), root, join(root, '..', '..', 'investibook.db')),
-    });
-    prepare(h);
-  });
-  afterAll(() => h?.close());
-
-  it('writes in the workspace, and the sandbox stops every write outside it and into the database', async () => {
-    const { events, before, after } = await attacked(h);
-    expect(of(events, 'permission').every((p) => p.allowed)).toBe(true);
-    expect(readFileSync(join(h.root, 'evidence', 'planted.txt'), 'utf8')).toBe('planted\n');
-    expect(readFileSync(join(h.root, 'notes.md'), 'utf8')).toBe('written by the agent');
-    expect(after.workspace).not.toBe(before.workspace);
-    // Outside the workspace nothing changed: the other workspace, the folder beside, the database.
-    expect(after.outside).toBe(before.outside);
-    expect(after.rows).toEqual(before.rows);
-    expect(existsSync(join(h.dir, 'outside', 'planted.txt'))).toBe(false);
-    // The same database write outside the sandbox works: the sandbox is what stopped it.
-    const copy = join(h.dir, 'outside-copy.db');
-    h.store.db.exec(`VACUUM INTO '${copy}'`);
-    execSync(databaseWrite(copy));
-    const check = await openSqlite(copy, { readOnly: true });
-    expect(await check.workspaceForMember('other', 'usr_demo')).not.toBeNull();
-    await check.close();
-    // The agent saw its commands fail: the paths do not exist in its sandbox.
-    const sent = JSON.stringify(h.requests.map((r) => r.body.messages));
-    expect(sent).toMatch(/No such file or directory|unable to open database file/);
-    expect(sent).not.toContain('the outside secret');
-  });
-});
-
-describe('two workspaces, two users', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness({ second: true });
-  });
-  afterAll(() => h?.close());
-
-  it('never reach each other’s sessions: every way of naming one answers as not found', async () => {
+  // Two workspaces, two users (this harness has both: no agent of its own needed for it).
+  it('two workspaces never reach each other’s sessions: every way of naming one answers as not found', async () => {
     const theirs = await h.other.prompt('What do we know so far? Our marker is OTHER-TEAM-SECRET');
     const theirSession = of(theirs.events, 'turn')[0]!.sessionId;
     const mine = await h.prompt('What do we know so far? Our marker is DEMO-TEAM-SECRET');
@@ -218,6 +174,43 @@ describe('two workspaces, two users', () => {
     expect(withMine.some((t) => t.includes('OTHER-TEAM-SECRET'))).toBe(false);
     expect(withTheirs.some((t) => t.includes('DEMO-TEAM-SECRET'))).toBe(false);
     expect(mySession).not.toBe(theirSession);
+  });
+});
+
+describe('with every permission allowed (INVESTIBOOK_AGENT_PERMISSIONS=allow)', () => {
+  let h: AgentHarness;
+  beforeAll(async () => {
+    h = await startAgentHarness({
+      plain: true,
+      second: true,
+      permissions: 'allow',
+      turns: (root) => attack(join(root, '..', '..'), root, join(root, '..', '..', 'investibook.db')),
+    });
+    prepare(h);
+  });
+  afterAll(() => h?.close());
+
+  it('writes in the workspace, and the sandbox stops every write outside it and into the database', async () => {
+    const { events, before, after } = await attacked(h);
+    expect(of(events, 'permission').every((p) => p.allowed)).toBe(true);
+    expect(readFileSync(join(h.root, 'evidence', 'planted.txt'), 'utf8')).toBe('planted\n');
+    expect(readFileSync(join(h.root, 'notes.md'), 'utf8')).toBe('written by the agent');
+    expect(after.workspace).not.toBe(before.workspace);
+    // Outside the workspace nothing changed: the other workspace, the folder beside, the database.
+    expect(after.outside).toBe(before.outside);
+    expect(after.rows).toEqual(before.rows);
+    expect(existsSync(join(h.dir, 'outside', 'planted.txt'))).toBe(false);
+    // The same database write outside the sandbox works: the sandbox is what stopped it.
+    const copy = join(h.dir, 'outside-copy.db');
+    h.store.db.exec(`VACUUM INTO '${copy}'`);
+    execSync(databaseWrite(copy));
+    const check = await openSqlite(copy, { readOnly: true });
+    expect(await check.workspaceForMember('other', 'usr_demo')).not.toBeNull();
+    await check.close();
+    // The agent saw its commands fail: the paths do not exist in its sandbox.
+    const sent = JSON.stringify(h.requests.map((r) => r.body.messages));
+    expect(sent).toMatch(/No such file or directory|unable to open database file/);
+    expect(sent).not.toContain('the outside secret');
   });
 });
 

@@ -4,7 +4,12 @@
  * OpenCode's own shapes with its ACP usage, and explained by /debug. Then the faults: a turn
  * stopped, a model that errs, an agent killed mid-turn, an agent that is not there.
  */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch } from '../../src/node/agent/confinement';
+import { definitionsCacheFile } from '../../src/node/agent/opencode/record';
+import { recordDefinitions, type DefinitionsOptions } from '../../src/node/agent/opencode/runtime-definitions';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
 import type { AgentEvent } from '../../src/shared/agent';
 import { contextReportSchema, messagesResponseSchema } from '../../src/shared/wire';
@@ -136,6 +141,46 @@ describe('a chat message to the live agent', () => {
         .sort(),
     ).toEqual(sent.map((t) => t.function.name).sort());
     expect(runtime.parts?.find((p) => p.kind === 'mcp_server')?.name).toBe('investibook');
+  });
+
+  it('asks OpenCode’s own server once per set-up: a later session’s definitions are the answers kept', async () => {
+    // The bridge kept the first recording's answers, owner-only, where no agent's sandbox sees them.
+    expect(statSync(definitionsCacheFile(h.settings.stateDir, WS)).mode & 0o777).toBe(0o600);
+    const served: string[] = [];
+    const workspace = { id: WS, root: h.root, others: [] };
+    const options: DefinitionsOptions = {
+      launch: async (program, needs) => {
+        if (program.args.includes('--port')) served.push(program.args.join(' '));
+        const how = await launch(h.settings, workspace, program, needs ? { network: { inbound: needs.inbound } } : {});
+        return { ...how, close: async () => how.network?.close() };
+      },
+      isolatedNetwork: true,
+      serve: h.settings.runtimeServer!,
+      cache: { file: join(h.dir, 'definitions-cache.json') },
+      sessions: new Map([
+        [sessionId, {}],
+        ['ses_later', {}],
+      ]),
+    };
+    const use = [{ agent: 'build', providerID: 'scripted', modelID: 'scripted' }];
+    const [first] = await recordDefinitions([{ sessionId, uses: use }], options);
+    expect(served).toHaveLength(1);
+    expect(first!.definitions.failed).toBeUndefined();
+    expect(first!.definitions.tools.map((t) => t.id)).toContain('read');
+    // The same set-up: no server started, the same definitions.
+    const [later] = await recordDefinitions([{ sessionId: 'ses_later', uses: use }], options);
+    expect(served).toHaveLength(1);
+    expect(later).toEqual({ ...first, sessionId: 'ses_later' });
+    // A configuration file changed: asked again (then put back as it was).
+    const config = join(h.root, 'opencode.json');
+    const original = readFileSync(config, 'utf8');
+    writeFileSync(config, `${original}\n`);
+    try {
+      await recordDefinitions([{ sessionId: 'ses_later', uses: use }], options);
+    } finally {
+      writeFileSync(config, original);
+    }
+    expect(served).toHaveLength(2);
   });
 
   it('continues the same session, and the files the agent read count where they belong', async () => {

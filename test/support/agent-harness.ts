@@ -123,6 +123,10 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
       turnTimeoutMs: options.turnTimeoutMs ?? 90_000,
       permissions: options.permissions ?? 'reject',
     }),
+    // The agent's start is bounded as a turn is (90 s), not by a tighter 30 s of its own: on a
+    // loaded machine OpenCode's start alone takes longer than that. (A shorter turn timeout, for
+    // the timeout's own test, does not shorten the start: that would fail the start instead.)
+    startTimeoutMs: 90_000,
     command,
     hidden: [dbPath],
     ...options.settings,

@@ -3,12 +3,16 @@
  * (each read back with `opencode export` and stored under its own id) and its definitions for
  * each agent and model not recorded yet, or recorded without an MCP server the agent now has
  * (session-runtime.ts) — their rows reserved at once, then asked of OpenCode's own server
- * (`opencode serve`, run as the agent is), which takes seconds: returned as `later`.
+ * (`opencode serve`, run as the agent is), which takes seconds: returned as `later`. Its answers
+ * about the agent's set-up are kept (definitions-cache.ts): a later session of the same set-up
+ * starts no server at all.
  */
+import { join } from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
+import { workspaceKey } from '../agent-home';
 import type { RecordContext } from '../runtime-seam';
 import type { AgentSettings } from '../settings';
-import type { DefinitionsOptions } from './runtime-definitions';
+import type { DefinitionsOptions, SessionInfo } from './runtime-definitions';
 import type { SessionExport } from './session-export';
 import { keepChildren, keepDefinitions, reserveDefinitions } from './session-runtime';
 
@@ -42,8 +46,14 @@ export async function recordOpencode(
           launch: (program, needs) => context.launch(program, needs),
           isolatedNetwork: context.isolatedNetwork,
           serve: server,
+          // OpenCode's server starts as slowly as its agent does: bounded the same.
+          ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
           reaches: (url) => context.reaches(url),
           extraMcp,
+          cache: { file: definitionsCacheFile(settings.stateDir, workspaceId) },
+          sessions: new Map(
+            [exported, ...children.map((c) => c.exported)].map((e) => [e.info.id, sessionInfo(e.info)] as const),
+          ),
         }
       : null;
     const later = keepDefinitions({ ...keep, reserved, definitions })
@@ -58,6 +68,23 @@ export async function recordOpencode(
     acpMcp?.revoke();
     throw error;
   }
+}
+
+/**
+ * Where the answers about a workspace agent's set-up are kept (definitions-cache.ts): in the
+ * agents' state, in the folder hidden from every agent's sandbox, owner-only.
+ */
+export function definitionsCacheFile(stateDir: string, workspaceId: string): string {
+  return join(stateDir, 'workspaces', 'definitions', `${workspaceKey(workspaceId)}.json`);
+}
+
+/** A session's parent and permission rules as its export records them (OpenCode's `Session.Info`). */
+function sessionInfo(info: SessionExport['info']): SessionInfo {
+  const { parentID, permission } = info as { parentID?: unknown; permission?: unknown };
+  return {
+    ...(typeof parentID === 'string' ? { parentID } : {}),
+    ...(Array.isArray(permission) ? { permission: permission as NonNullable<SessionInfo['permission']> } : {}),
+  };
 }
 
 /** ACP's MCP servers as OpenCode's configuration would name them (`mcp.<name>`). */

@@ -18,7 +18,13 @@ export function opencodeReverter(settings: AgentSettings): ((context: RevertCont
   return async (context) => {
     let server: Awaited<ReturnType<typeof startServer>> | null = null;
     try {
-      server = await startServer({ launch: context.launch, isolatedNetwork: context.isolatedNetwork, serve });
+      // Its start is bounded as the agent's own is (`startTimeoutMs`, else the server's default).
+      server = await startServer({
+        launch: context.launch,
+        isolatedNetwork: context.isolatedNetwork,
+        serve,
+        ...(settings.startTimeoutMs ? { startTimeoutMs: settings.startTimeoutMs } : {}),
+      });
       const session = await server.post<{ revert?: { messageID?: string } }>(
         `/session/${encodeURIComponent(context.sessionId)}/revert`,
         { messageID: context.messageId },

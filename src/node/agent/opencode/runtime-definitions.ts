@@ -19,6 +19,7 @@ import {
   type ToolDefinition,
 } from '../../../shared/opencode/definitions';
 import { listMcpTools, type McpConfig } from '../mcp-tools';
+import { readAnswers, setupKey, writeAnswers, type RuntimeAnswers } from './definitions-cache';
 import { startServer, type ServerOptions } from './opencode-server';
 
 /** One agent and model a session used: what its definitions are recorded for. */
@@ -47,6 +48,10 @@ export interface DefinitionsOptions extends ServerOptions {
   reaches?: (url: string) => boolean;
   /** MCP servers the agent is given besides its configuration's (ACP `session/new`), by name. */
   extraMcp?: Readonly<Record<string, McpConfig>>;
+  /** Where the answers about the set-up are kept for the next sessions (definitions-cache.ts); none: asked each time. */
+  cache?: { file: string };
+  /** Each session's own record as its export has it: with the cache, no server is asked for it. */
+  sessions?: ReadonlyMap<string, SessionInfo>;
 }
 
 interface ServedAgent {
@@ -60,17 +65,50 @@ interface Rule {
   action: string;
 }
 
-/** The definitions of every use of every session, one server run for all of them. */
+/** A session as OpenCode keeps it (its export's `info` is what its server answers for `/session/<id>`). */
+export interface SessionInfo {
+  parentID?: string;
+  permission?: Rule[];
+}
+
+/**
+ * The definitions of every use of every session, one server run for all of them — or none, when
+ * the answers about the same set-up were kept (definitions-cache.ts) and each session's own record
+ * (`sessions`: its parent and permission rules, from its export) is known.
+ */
 export async function recordDefinitions(
   sessions: readonly SessionUses[],
   options: DefinitionsOptions,
 ): Promise<RecordedDefinitions[]> {
   const wanted = sessions.filter((s) => s.uses.length > 0);
   if (wanted.length === 0) return [];
+  const models = [...new Set(wanted.flatMap((s) => s.uses.map(modelKey)))];
+  const key = options.cache ? await cacheKey(options) : null;
+  const known = options.sessions;
+  if (key && known && wanted.every((s) => known.has(s.sessionId))) {
+    const kept = readAnswers(options.cache!.file, key, models);
+    if (kept)
+      return wanted.flatMap((s) =>
+        definitionsOf(kept, { problems: [], unlisted: new Map() }, s, known.get(s.sessionId)!),
+      );
+  }
   let server: Awaited<ReturnType<typeof startServer>> | null = null;
   try {
     server = await startServer(options);
-    return await collect(server.get, wanted, options);
+    const get = server.get;
+    const problems: string[] = [];
+    const unlisted = new Map<string, string>();
+    const answers = await askRuntime(get, models, options, { problems, unlisted });
+    if (key && problems.length === 0 && unlisted.size === 0 && keepable(answers))
+      writeAnswers(options.cache!.file, key, answers);
+    const out: RecordedDefinitions[] = [];
+    for (const s of wanted) {
+      const session = await get<SessionInfo>(`/session/${encodeURIComponent(s.sessionId)}`).catch(
+        () => ({}) as SessionInfo,
+      );
+      out.push(...definitionsOf(answers, { problems, unlisted }, s, session));
+    }
+    return out;
   } catch (error) {
     const failed = error instanceof Error ? error.message : String(error);
     return notRecorded(wanted, `OpenCode's own server could not be asked: ${failed}`);
@@ -79,88 +117,114 @@ export async function recordDefinitions(
   }
 }
 
+const modelKey = (use: RuntimeUse) => `${use.providerID}/${use.modelID}`;
+
+/** The set-up's key, from how the agent's launch makes it (its folder, its environment; nothing is started). */
+async function cacheKey(options: DefinitionsOptions): Promise<string | null> {
+  const how = await options.launch(options.serve);
+  await how.close?.();
+  return setupKey(how, options.serve, options.extraMcp ?? {});
+}
+
+/** Answers worth keeping: every model's tools listed, every MCP server asked without a problem. */
+function keepable(answers: RuntimeAnswers): boolean {
+  return answers.mcp.every((m) => !m.problem && ['connected', 'disabled'].includes(m.status));
+}
+
 type Get = <T>(path: string) => Promise<T>;
 
-async function collect(get: Get, sessions: readonly SessionUses[], options: DefinitionsOptions) {
-  const problems: string[] = [];
+/** What could not be asked: in general, and a model's tools (why none). */
+interface Unanswered {
+  problems: string[];
+  unlisted: Map<string, string>;
+}
+
+/** What OpenCode's server says of the set-up, the same for every session; `unanswered` gathers what it could not. */
+async function askRuntime(
+  get: Get,
+  models: readonly string[],
+  options: DefinitionsOptions,
+  { problems, unlisted }: Unanswered,
+): Promise<RuntimeAnswers> {
   const health = await get<{ version?: string }>('/global/health').catch(() => ({ version: undefined }));
   const paths = await get<{ directory?: string; worktree?: string }>('/path');
   const project = await get<{ vcs?: string; worktree?: string }>('/project/current').catch(() => ({}) as never);
-  const providers = await get<{ providers?: { id: string; models?: Record<string, { api?: { id?: string } }> }[] }>(
-    '/config/providers',
-  ).catch(() => ({ providers: [] }));
+  const providers = await get<RuntimeAnswers['providers']>('/config/providers').catch(() => ({ providers: [] }));
   const agents = await get<ServedAgent[]>('/agent').catch((error: unknown) => {
     problems.push(`the agents' permission rules could not be read (${String(error)}): no tool is left out by them`);
     return [] as ServedAgent[];
   });
   const mcp = await mcpServers(get, options, problems);
-  const toolLists = new Map<string, ToolDefinition[] | string>();
-  const out: RecordedDefinitions[] = [];
-  for (const { sessionId, uses } of sessions) {
-    const session = await get<{ parentID?: string; permission?: Rule[] }>(
-      `/session/${encodeURIComponent(sessionId)}`,
-    ).catch(() => ({}) as { parentID?: string; permission?: Rule[] });
-    for (const use of uses) {
-      const tools = await toolsOf(get, toolLists, use);
-      const agent = agents.find((a) => a.name === use.agent);
-      const rules = [...(agent?.permission ?? []), ...(session.permission ?? [])];
-      const listed = typeof tools === 'string' ? [] : tools.filter((t) => t.id !== 'invalid');
-      const disabled = disabledTools(
-        listed.map((t) => t.id),
-        rules,
-      );
-      const apiId =
-        providers.providers?.find((p) => p.id === use.providerID)?.models?.[use.modelID]?.api?.id ?? use.modelID;
-      const definitions: OpenCodeDefinitions = {
-        kind: 'opencode',
-        version: DEFINITIONS_VERSION,
-        opencode: health.version ?? 'unknown',
-        agent: use.agent,
-        providerID: use.providerID,
-        modelID: use.modelID,
-        apiId,
-        tools: listed.filter((t) => !disabled.includes(t.id)),
-        disabled,
-        // MCP tools a rule denies outright are not sent either.
-        mcp: mcp.map((server) => ({
-          ...server,
-          tools: server.tools.filter((t) => disabledTools([mcpToolName(server.name, t.name)], rules).length === 0),
-        })),
-        environment:
-          paths.directory && paths.worktree
-            ? {
-                directory: paths.directory,
-                worktree: paths.worktree,
-                git: project.vcs === 'git' || (project.vcs === undefined && paths.worktree !== '/'),
-                platform: platform(),
-                date: new Date().toDateString(),
-              }
-            : null,
-        agentPrompt: typeof agent?.prompt === 'string' && agent.prompt !== '' ? { chars: agent.prompt.length } : null,
-        problems: [...problems, ...(typeof tools === 'string' ? [tools] : [])],
-      };
-      out.push({
-        sessionId,
-        key: definitionsKey(use.agent, use.providerID, use.modelID),
-        parentSessionId: session.parentID ?? null,
-        definitions,
-      });
-    }
+  const tools: Record<string, ToolDefinition[]> = {};
+  for (const model of models) {
+    const listed = await toolsOf(get, model);
+    if (typeof listed === 'string') unlisted.set(model, listed);
+    else tools[model] = listed;
   }
-  return out;
+  return { version: health.version, paths, project, providers, agents, mcp, tools };
 }
 
-/** The tools OpenCode offers a provider's model, asked once per model (an error: why none). */
-async function toolsOf(
-  get: Get,
-  asked: Map<string, ToolDefinition[] | string>,
-  use: RuntimeUse,
-): Promise<ToolDefinition[] | string> {
-  const modelKey = `${use.providerID}/${use.modelID}`;
-  const known = asked.get(modelKey);
-  if (known !== undefined) return known;
-  const query = `provider=${encodeURIComponent(use.providerID)}&model=${encodeURIComponent(use.modelID)}`;
-  const tools = await get<{ id: string; description?: string; parameters?: unknown }[]>(`/experimental/tool?${query}`)
+/** A session's definitions for each of its uses, from the set-up's answers and its own record. */
+function definitionsOf(
+  answers: RuntimeAnswers,
+  { problems, unlisted }: Unanswered,
+  { sessionId, uses }: SessionUses,
+  session: SessionInfo,
+): RecordedDefinitions[] {
+  const { paths, project, providers, agents, mcp } = answers;
+  return uses.map((use) => {
+    const tools = answers.tools[modelKey(use)];
+    const agent = agents.find((a) => a.name === use.agent);
+    const rules = [...(agent?.permission ?? []), ...(session.permission ?? [])];
+    const listed = (tools ?? []).filter((t) => t.id !== 'invalid');
+    const disabled = disabledTools(
+      listed.map((t) => t.id),
+      rules,
+    );
+    const apiId =
+      providers.providers?.find((p) => p.id === use.providerID)?.models?.[use.modelID]?.api?.id ?? use.modelID;
+    const definitions: OpenCodeDefinitions = {
+      kind: 'opencode',
+      version: DEFINITIONS_VERSION,
+      opencode: answers.version ?? 'unknown',
+      agent: use.agent,
+      providerID: use.providerID,
+      modelID: use.modelID,
+      apiId,
+      tools: listed.filter((t) => !disabled.includes(t.id)),
+      disabled,
+      // MCP tools a rule denies outright are not sent either.
+      mcp: mcp.map((server) => ({
+        ...server,
+        tools: server.tools.filter((t) => disabledTools([mcpToolName(server.name, t.name)], rules).length === 0),
+      })),
+      environment:
+        paths.directory && paths.worktree
+          ? {
+              directory: paths.directory,
+              worktree: paths.worktree,
+              git: project.vcs === 'git' || (project.vcs === undefined && paths.worktree !== '/'),
+              platform: platform(),
+              date: new Date().toDateString(),
+            }
+          : null,
+      agentPrompt: typeof agent?.prompt === 'string' && agent.prompt !== '' ? { chars: agent.prompt.length } : null,
+      problems: [...problems, ...(unlisted.has(modelKey(use)) ? [unlisted.get(modelKey(use))!] : [])],
+    };
+    return {
+      sessionId,
+      key: definitionsKey(use.agent, use.providerID, use.modelID),
+      parentSessionId: session.parentID ?? null,
+      definitions,
+    };
+  });
+}
+
+/** The tools OpenCode offers a provider's model (an error: why none). */
+async function toolsOf(get: Get, model: string): Promise<ToolDefinition[] | string> {
+  const [providerID, ...rest] = model.split('/');
+  const query = `provider=${encodeURIComponent(providerID!)}&model=${encodeURIComponent(rest.join('/'))}`;
+  return get<{ id: string; description?: string; parameters?: unknown }[]>(`/experimental/tool?${query}`)
     .then((list) =>
       list.map((t) => ({
         id: t.id,
@@ -169,8 +233,6 @@ async function toolsOf(
       })),
     )
     .catch((error: unknown) => `its tools could not be listed: ${String(error)}`);
-  asked.set(modelKey, tools);
-  return tools;
 }
 
 /** Every MCP server of the configuration (and those given besides), with the tools of each connected one. */
