@@ -519,7 +519,8 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(await signIn.locator('body').textContent()).not.toContain('`');
     expect(await signIn.locator('code').first().textContent()).toBe('npm start');
     await out.close();
-  });
+    // Two pages, three reports and a held chunk in one test: twice a test's time before a hang is called one.
+  }, 240_000);
 });
 
 describe('on a phone, by touch', () => {

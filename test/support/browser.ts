@@ -51,10 +51,7 @@ export async function newContext(browser: Browser, options: BrowserContextOption
   return context;
 }
 
-/** A page in a context of its own (`newContext`), closed with it. */
+/** A page in a context of its own (`newContext`): close it with `page.context().close()`. */
 export async function newPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
-  const context = await newContext(browser, options);
-  const page = await context.newPage();
-  page.once('close', () => void context.close());
-  return page;
+  return (await newContext(browser, options)).newPage();
 }
