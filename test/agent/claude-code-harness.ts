@@ -72,6 +72,9 @@ export async function startClaudeCodeHarness(
     stateDir: join(dir, 'agent'),
     hidden: [dbPath],
     turnTimeoutMs: 120_000,
+    // The adapter (~400 MB of JavaScript) answers `initialize` in seconds on a quiet machine, but
+    // well over the 30 s default on a loaded one: only a hang should fail here.
+    startTimeoutMs: 120_000,
   };
   const served = await serveAgent(settings, dbPath);
   const { store, bridge, logs } = served;

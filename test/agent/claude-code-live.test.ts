@@ -1,16 +1,23 @@
 /**
  * Claude Code as the live agent, under the bridge's faults and its meter, against the real
- * pinned claude-agent-acp on the scripted model (one agent launch for the file): the meter moves
- * with Claude Code's `usage_update`s (whose `used` includes the last call's output), a saved
- * session is named as Claude Code names it, Stop ends a turn and the next prompt is taken at
- * once, and an agent killed mid-turn is started again for the next prompt.
+ * pinned claude-agent-acp on the scripted model — one agent launch and one session for the file
+ * (its new sessions are the hand-off's, and the restart's after a kill): the meter moves with
+ * Claude Code's `usage_update`s (whose `used` includes the last call's output), a saved session is
+ * named as Claude Code names it, the demo's story runs in the tools Claude Code offers (every
+ * tool call of the script — written with OpenCode's tools, demo-script.ts makes them Claude
+ * Code's — its searches, a subagent, a todo list, a skill — runs; the shell command is asked
+ * about and refused by the server's policy, as with OpenCode; nothing the model is sent says "No
+ * such tool available"), Stop ends a turn and the next prompt is taken at once, and an agent
+ * killed mid-turn is started again for the next prompt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { DEMO_MODEL } from '../../src/node/agent/claude-code/demo';
+import { claudeCodeScript } from '../../src/node/agent/claude-code/demo-script';
 import { transcriptPath } from '../../src/node/agent/claude-code/install';
 import { agentHome } from '../../src/node/agent/claude-code/write-side';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
+import { liveDemoScript, SEEDED_FINDING } from '../../src/node/demo/live-script';
 import type { AgentEvent } from '../../src/shared/agent';
 import { workspaceContext } from '../../src/node/agent/workspace-context';
 import {
@@ -22,12 +29,22 @@ import {
 } from '../../src/shared/wire';
 import { readTurn } from '../support/agent-harness';
 import { startClaudeCodeHarness, type ClaudeCodeHarness } from './claude-code-harness';
+import { killAtFirstTool, stopAtFirstTool } from './mid-turn';
 
 let h: ClaudeCodeHarness;
+
+/** The seeded conversation's planning turn (its todo list), asked where it does not know the finding. */
+const planTurn = (root: string) => {
+  const report = claudeCodeScript(liveDemoScript(root)).turns.find(
+    (t) => t.when === 'report' && t.knows === SEEDED_FINDING,
+  )!;
+  return { when: 'make the todo list', steps: report.steps.map(({ delayMs: _wait, ...step }) => step) };
+};
 
 beforeAll(async () => {
   h = await startClaudeCodeHarness({
     turns: (root) => [
+      planTurn(root),
       {
         when: 'take your time',
         steps: [
@@ -49,10 +66,36 @@ const mainCalls = () =>
 const promptOf = (u: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }) =>
   u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
-describe('Claude Code as the live agent', () => {
-  let sessionId = '';
+type ToolEvent = Extract<AgentEvent, { type: 'tool' }>;
+/** Each call's last state, by Claude Code's tool name. */
+const finished = (events: AgentEvent[]) =>
+  [...new Map(of(events, 'tool').map((e: ToolEvent) => [e.toolCallId, e])).values()].map((e) => [e.tool, e.status]);
 
-  it('moves the meter with its usage_updates: the latest main call’s prompt and its output', async () => {
+type Block = { type: string; id?: string; name?: string; tool_use_id?: string; is_error?: boolean };
+/** How each call of a tool was answered, as the model was last sent them. */
+function results(tool: string): string[] {
+  const blocks = h.requests
+    .filter((r) => r.kind === 'step')
+    .at(-1)!
+    .body.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : []));
+  const ids = blocks.filter((b) => b.type === 'tool_use' && b.name === tool).map((b) => b.id);
+  return ids.map((id) => {
+    const result = blocks.find((b) => b.type === 'tool_result' && b.tool_use_id === id);
+    return !result ? 'missing' : result.is_error ? 'error' : 'ok';
+  });
+}
+
+/** How many of the session's saved rows hold this text. */
+async function rowsWith(sessionId: string, text: string): Promise<number> {
+  const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
+  return rows.filter((r) => String(r.parts).includes(text)).length;
+}
+
+/** The file's one session: every turn below but the hand-off's runs in it. */
+let sessionId = '';
+
+describe('Claude Code as the live agent', () => {
+  it('moves the meter with its usage_updates: the latest main call’s prompt and its output; searches with Grep and reads', async () => {
     const before = mainCalls().length;
     const { events } = await h.prompt('What do we know so far?');
     sessionId = of(events, 'turn')[0]!.sessionId;
@@ -71,6 +114,11 @@ describe('Claude Code as the live agent', () => {
     // The next turn's calls carry more: the meter moves with them.
     const next = await h.prompt('Tell me about the slow queries', { sessionId });
     expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');
+    // The demo's slow-query turn, in Claude Code's tools.
+    expect(finished(next.events)).toEqual([
+      ['Grep', 'completed'],
+      ['Read', 'completed'],
+    ]);
     const latest = mainCalls().at(-1)!.usage;
     const moved = usageSchema.parse(await (await h.api(`/usage?session_id=${sessionId}`)).json());
     expect(moved.latest?.contextUsed).toBe(promptOf(latest) + latest.output_tokens);
@@ -98,10 +146,10 @@ describe('Claude Code as the live agent', () => {
 });
 
 describe('the report’s history changes, in Claude Code’s terms', () => {
-  let sessionId = '';
+  let titled = '';
   beforeAll(async () => {
     const workspace = workspaceSchema.parse(await (await h.api('')).json());
-    sessionId = workspace.sessions.find((s) => s.title !== null && !s.parentSessionId)!.id;
+    titled = workspace.sessions.find((s) => s.title !== null && !s.parentSessionId)!.id;
   });
 
   async function report(id: string): Promise<ContextReport> {
@@ -118,14 +166,14 @@ describe('the report’s history changes, in Claude Code’s terms', () => {
   }
 
   it('a new session with the hand-off (Claude Code’s /clear): its first call is now − frees', async () => {
-    const r = await report(sessionId);
+    const r = await report(titled);
     const s = r.suggestions.find((x) => x.change?.kind === 'new_session')!;
     expect(s.frees.tokens).toBeGreaterThan(0);
     expect(s.change!.request?.path).toBe(`/api/workspace/${DEMO_WORKSPACE_ID}/agent/new-session`);
     const before = h.requests.length;
     const opened = await change(s.change!.request!);
     expect(opened).toMatchObject({ newSession: true });
-    expect(opened.sessionId).not.toBe(sessionId);
+    expect(opened.sessionId).not.toBe(titled);
     // The new session's first call (the old session's prompt suggestion, a helper call, may come first).
     const opening = s.change!.text.split('\n')[0]!;
     const first = h.requests
@@ -145,55 +193,84 @@ describe('the report’s history changes, in Claude Code’s terms', () => {
   });
 
   it('offers a compaction only as Claude Code’s own /compact, with no request', async () => {
-    const r = await report(sessionId);
+    const r = await report(titled);
     // No earlier compaction in this session: Claude Code's summary has nothing to go by, so no figure.
     expect(r.suggestions.find((x) => x.change?.kind === 'compact')).toBeUndefined();
   });
 });
 
+describe("the demo's story in the tools Claude Code offers", () => {
+  it('loads a skill, hands a check to a subagent and plans with its todo tool', async () => {
+    const turns: AgentEvent[][] = [];
+    for (const text of ['Load the skill', 'Have a subagent check it', 'make the todo list']) {
+      const { events } = await h.prompt(text, { sessionId });
+      expect(events.find((e) => e.type === 'done')).toMatchObject({ stopReason: 'end_turn' });
+      turns.push(events);
+    }
+    const [skill, subagent, plan] = turns.map(finished);
+    expect(skill).toEqual([['Skill', 'completed']]);
+    // The subagent's own Read and Grep stream in the parent's turn.
+    expect(subagent).toEqual(
+      expect.arrayContaining([
+        ['Agent', 'completed'],
+        ['Read', 'completed'],
+        ['Grep', 'completed'],
+      ]),
+    );
+    // Claude Code's adapter streams its task list as an ACP plan, not as tool calls: the model's side shows them.
+    expect(plan).toEqual([['ToolSearch', 'completed']]);
+    expect(results('TaskCreate')).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('asks before the shell, and the server refuses, as with OpenCode', async () => {
+    const { events } = await h.prompt('Check the cluster', { sessionId });
+    expect(finished(events)).toEqual([['Bash', 'failed']]);
+  });
+
+  it('offers every tool the script calls, and never answers one with "No such tool available"', () => {
+    const sent = JSON.stringify(h.requests.map((r) => r.body));
+    expect(sent).not.toContain('No such tool available');
+    const last = h.requests.filter((r) => r.kind === 'step').at(-1)!.body;
+    const offered = new Set((last.tools ?? []).map((t) => t.name));
+    // Deferred tools are listed by name in the conversation, one a line, their schemas loaded on demand.
+    const deferred = (name: string) => sent.includes(`\\n${name}\\n`);
+    const called = claudeCodeScript(liveDemoScript(h.root)).turns.flatMap((t) =>
+      t.steps.flatMap((s) => (s.tools ?? []).map((c) => c.name)),
+    );
+    expect(called.filter((name) => !offered.has(name) && !deferred(name))).toEqual([]);
+  });
+});
+
 describe('when a Claude Code turn does not go to plan', () => {
   it('stops a turn on Stop: over at once, saved after, and the next prompt is taken', async () => {
-    let sessionId = '';
-    let asked = false;
-    let next: ReturnType<typeof h.prompt> | null = null;
-    const { events } = await h.prompt('Please take your time', {
-      during: (event) => {
-        if (event.type === 'turn') sessionId = event.sessionId;
-        if (event.type === 'tool' && event.status === 'completed' && !asked) {
-          asked = true;
-          void h.api('/agent/cancel', { method: 'POST', body: JSON.stringify({ sessionId }) });
-        }
-        if (event.type === 'done') next = h.prompt('What do we know so far?', { sessionId });
-      },
-    });
-    expect(asked).toBe(true);
-    expect(of(events, 'done')[0]?.stopReason).toBe('cancelled');
-    expect(of(events, 'saved')).toHaveLength(1);
-    const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
-    expect(rows.some((r) => String(r.parts).includes('Please take your time'))).toBe(true);
-    expect(rows.some((r) => String(r.parts).includes('pd-hot-regions.txt'))).toBe(true);
-    const after = await next!;
+    const [prompts, reads] = [
+      await rowsWith(sessionId, 'Please take your time'),
+      await rowsWith(sessionId, 'pd-hot-regions.txt'),
+    ];
+    const stopped = await stopAtFirstTool(h, 'Please take your time', 'What do we know so far?', { sessionId });
+    expect(stopped.asked).toBe(true);
+    expect(of(stopped.events, 'done')[0]?.stopReason).toBe('cancelled');
+    expect(of(stopped.events, 'saved')).toHaveLength(1);
+    // Saved: the prompt and the call it finished, as rows the session did not hold before.
+    expect(await rowsWith(sessionId, 'Please take your time')).toBeGreaterThan(prompts);
+    expect(await rowsWith(sessionId, 'pd-hot-regions.txt')).toBeGreaterThan(reads);
+    const after = await stopped.next!;
     expect(of(after.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
     expect(of(after.events, 'done')[0]?.stopReason).toBe('end_turn');
     expect((await (await h.api('/agent')).json()).running).toEqual([]);
   });
 
   it('survives Claude Code being killed mid-turn, and starts it again for the next prompt', async () => {
-    let sessionId = '';
-    let killed = false;
-    const { events } = await h.prompt('Please take your time', {
-      during: (event) => {
-        if (event.type === 'turn') sessionId = event.sessionId;
-        if (event.type === 'tool' && event.status === 'completed' && !killed) {
-          killed = true;
-          process.kill(h.bridge.processId(DEMO_WORKSPACE_ID)!, 'SIGKILL');
-        }
-      },
-    });
-    expect(killed).toBe(true);
-    expect(of(events, 'error')[0]).toMatchObject({ code: 'agent_exited' });
-    const rows = await h.store.listMessages(DEMO_WORKSPACE_ID, sessionId);
-    expect(rows.some((r) => String(r.parts).includes('Please take your time'))).toBe(true);
+    const prompts = await rowsWith(sessionId, 'Please take your time');
+    const cut = await killAtFirstTool(
+      h,
+      'Please take your time',
+      () => process.kill(h.bridge.processId(DEMO_WORKSPACE_ID)!, 'SIGKILL'),
+      { sessionId },
+    );
+    expect(cut.killed).toBe(true);
+    expect(of(cut.events, 'error')[0]).toMatchObject({ code: 'agent_exited' });
+    expect(await rowsWith(sessionId, 'Please take your time')).toBeGreaterThan(prompts);
     const next = await h.prompt('What do we know so far?', { sessionId });
     expect(of(next.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
     expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');

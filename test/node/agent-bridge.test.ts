@@ -4,7 +4,7 @@
  * one last event, a second turn is never confused with the first. The real runtime's behaviour
  * is tested in test/agent/ with OpenCode itself.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -125,13 +125,14 @@ describe('the agent bridge', () => {
   });
 
   it('keeps the text of a turn stopped before the agent got it', async () => {
-    bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
+    bridge = new AgentBridge(settings({ FAKE_START_GATE: '1' }), fx.store);
     const pending = turn('stop me before I start');
-    // Stop while the agent is still opening the session (the fake agent takes 1.5 s to), as soon as the turn runs.
-    await until(() => bridge.status(WS).running.length === 1);
+    // Stop while the agent is opening the session: it holds session/new at its gate until the stop is in.
+    await until(() => gate.asked(1));
     const running = bridge.status(WS).running;
     expect(running).toHaveLength(1);
     const stopped = await bridge.cancel(WS, running[0]!.sessionId);
+    gate.open(1);
     const events = await pending;
     expect(stopped).toBe(true);
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'cancelled' });
@@ -172,22 +173,25 @@ describe('the agent bridge', () => {
   });
 
   it('never lets a finished turn clear the bookkeeping of the next one in the same session', async () => {
-    bridge = new AgentBridge(settings({ FAKE_SLOW_START: '1' }), fx.store);
-    // A session this agent never had: the first turn opens a new one (slowly) and frees the asked id.
+    bridge = new AgentBridge(settings({ FAKE_START_GATE: '1' }), fx.store);
+    // A session this agent never had: the first turn opens a new one and frees the asked id.
     const first = turn('hello', { sessionId: 'ses_elsewhere' });
+    await until(() => gate.asked(1));
+    gate.open(1);
     // (Its entry there first: on a loaded machine the turn may not have started yet, and `every` of none is true.)
     await until(() => {
       const running = bridge.status(WS).running;
       return running.length === 1 && running[0]!.sessionId !== 'ses_elsewhere';
     });
-    // The second turn holds the freed id while it, too, opens a new session.
+    // The second turn holds the freed id while it, too, opens a new session: held at the gate until it is stopped.
     const second = turn('please hang', { sessionId: 'ses_elsewhere' });
+    await until(() => gate.asked(2));
     await first;
-    // The first turn's end must leave the second one's entry alone: it is running and stoppable —
-    // under the asked id, or under its new session's if a loaded machine let it open that first.
+    // The first turn's end must leave the second one's entry alone: it is running and stoppable, under the asked id.
     const running = bridge.status(WS).running;
-    expect(running).toHaveLength(1);
-    expect(await bridge.cancel(WS, running[0]!.sessionId)).toBe(true);
+    expect(running.map((r) => r.sessionId)).toEqual(['ses_elsewhere']);
+    expect(await bridge.cancel(WS, 'ses_elsewhere')).toBe(true);
+    gate.open(2);
     expect((await second).find((e) => e.type === 'done')).toEqual({ type: 'done', stopReason: 'cancelled' });
   });
 });
@@ -350,6 +354,23 @@ describe('the prompt route', () => {
     }
   });
 });
+
+/**
+ * The fake agent's session/new gate (FAKE_START_GATE in test/support/fake-acp-agent.mjs), in the
+ * agent's own store: the n-th session/new says it arrived and waits for the test to open it.
+ */
+const gate = {
+  store: () => {
+    const workspaces = join(dir, 'agent', 'workspaces');
+    const [workspace] = existsSync(workspaces) ? readdirSync(workspaces) : [];
+    return workspace === undefined ? undefined : join(workspaces, workspace, 'data', 'fake-agent');
+  },
+  asked: (n: number) => {
+    const store = gate.store();
+    return store !== undefined && existsSync(join(store, `asked-${n}`));
+  },
+  open: (n: number) => writeFileSync(join(gate.store()!, `open-${n}`), ''),
+};
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((done) => setTimeout(done, 5));

@@ -1,14 +1,17 @@
 // A tiny ACP agent for the bridge's own tests (the real one is OpenCode: test/agent/). Speaks
 // ACP over stdio with the same SDK; behaviour is chosen by words of the prompt:
-//   "slow-start"  session/new takes 1.5 s    "hang"  the prompt never ends until cancelled
+//   "hang"  the prompt never ends until cancelled
 //   "crash"       the process exits mid-turn  "delegate"  a task call whose subagent has a session of its own
 //   "/compact"    as OpenCode's ACP agent does: its summarize — a user message holding a
 //                 compaction part (no text) and a summary — never a user message of the text
 //   anything else: a short reply and a usage_update
+// With FAKE_START_GATE set, the n-th session/new is held at a gate the test opens: it writes
+// asked-<n> in its store on arrival and answers once open-<n> exists there (a condition the test
+// controls, never a fixed delay).
 // Sessions are written to $XDG_DATA_HOME/fake-agent/<id>.json (the workspace's own agent
 // storage, as the server sets it) in OpenCode's export shape, so
 // `node fake-acp-agent.mjs export <id>` can read them back like `opencode export`.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -29,8 +32,15 @@ if (process.argv[2] === 'export') {
 }
 
 let counter = 0;
+let opened = 0;
 const cancelled = new Map();
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function startGate() {
+  const n = ++opened;
+  writeFileSync(join(store, `asked-${n}`), '');
+  // Polls for the test's file: the agent's event loop stays free for other requests meanwhile.
+  while (!existsSync(join(store, `open-${n}`))) await new Promise((done) => setTimeout(done, 10));
+}
 
 const app = agent({ name: 'fake' })
   .onRequest(methods.agent.initialize, () => ({
@@ -38,7 +48,7 @@ const app = agent({ name: 'fake' })
     agentCapabilities: { loadSession: true },
   }))
   .onRequest(methods.agent.session.new, async () => {
-    if (process.env.FAKE_SLOW_START) await sleep(1500);
+    if (process.env.FAKE_START_GATE) await startGate();
     const id = `ses_fake${Date.now()}${++counter}`;
     writeFileSync(file(id), JSON.stringify({ info: { id }, messages: [] }));
     return { sessionId: id };
