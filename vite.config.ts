@@ -63,6 +63,8 @@ export default defineConfig({
           ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // expect.poll waits on a condition: no 1 s bound of its own on a loaded machine (the test's timeout ends a hang).
+          expect: { poll: { timeout: 120_000 } },
           fileParallelism: false,
         },
       },

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_LABELS } from '../../src/shared/wire';
-import { launchChromium } from '../support/browser';
+import { launchChromium, newPage } from '../support/browser';
 import { axeViolations, framesPainted, overflow, watchErrors } from '../support/browser-checks';
 import { databaseDigest } from '../support/fixtures';
 import { sharedDemoServer } from '../support/server-process';
@@ -46,7 +46,7 @@ describe('/debug in a real browser', () => {
   it('signs in, shows the report, sends only GETs, is gone after reload, and writes nothing', async () => {
     const origin = new URL(openUrl).origin;
     const before = await databaseDigest(server.dbPath);
-    const page = await browser.newPage();
+    const page = await newPage(browser);
     const requests = recordRequests(page, origin);
     const errors = await watchErrors(page);
 
@@ -66,7 +66,7 @@ describe('/debug in a real browser', () => {
     await input.press('Enter');
 
     const region = page.getByRole('region', { name: 'Context breakdown' });
-    await region.waitFor({ timeout: 30_000 });
+    await region.waitFor();
     // Every source with something in context is a row; the demo's only empty one (every tool payload has an
     // owner since issue 38) is named in the line of empty sources.
     for (const label of Object.values(SOURCE_LABELS).filter((l) => l !== 'Unknown tool payload')) {
@@ -101,7 +101,7 @@ describe('/debug in a real browser', () => {
     ).toHaveLength(1);
     expect(requests.filter((r) => r.path.endsWith('/debug/context/reader'))).toHaveLength(1);
     expect(errors).toEqual([]);
-    await page.close();
+    await page.context().close();
     expect(await databaseDigest(server.dbPath)).toBe(before);
   });
 
@@ -109,8 +109,19 @@ describe('/debug in a real browser', () => {
     { name: 'desktop', width: 1440, height: 900 },
     { name: 'phone', width: 390, height: 844 },
   ])('on a $name ($width × $height)', ({ width, height }) => {
-    it.each(['light', 'dark'] as const)('%s: fits, takes focus, stays in view, and passes axe', async (scheme) => {
-      const page = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
+    // One page for both colour schemes: the layout and focus are the scheme's to keep, axe looks
+    // at each (contrast), switched without a reload.
+    it('fits, takes focus, stays in view, and passes axe, light and dark', async () => {
+      const page = await newPage(browser, { viewport: { width, height }, colorScheme: 'light' });
+      /** axe in both schemes, the page back in light after. */
+      const axeInBoth = async (what: string) => {
+        const found: string[] = [];
+        for (const scheme of ['dark', 'light'] as const) {
+          await page.emulateMedia({ colorScheme: scheme });
+          found.push(...(await axeViolations(page, `${what} (${scheme})`)));
+        }
+        return found;
+      };
       const errors = await watchErrors(page);
       await page.goto(openUrl);
       await page.getByText(/Stopped\. Summary: cause found/).waitFor();
@@ -122,7 +133,7 @@ describe('/debug in a real browser', () => {
       await input.press('Enter');
       const region = page.getByRole('region', { name: 'Context breakdown' });
       const heading = region.getByRole('heading', { name: 'Context breakdown' });
-      await heading.waitFor({ timeout: 30_000 });
+      await heading.waitFor();
       await expect.poll(() => heading.evaluate((el) => el === document.activeElement)).toBe(true);
       await expect.poll(() => inViewport(page, heading)).toBe(true);
       expect(await overflow(page)).toEqual({ page: 0, list: 0 });
@@ -151,14 +162,14 @@ describe('/debug in a real browser', () => {
         .first()
         .waitFor();
       expect(await overflow(page)).toEqual({ page: 0, list: 0 });
-      const violations = await axeViolations(page, 'report with a Reveal open');
+      const violations = await axeInBoth('report with a Reveal open');
 
       await region.getByRole('button', { name: 'Open reader' }).click();
       const reader = page.getByRole('dialog', { name: 'Reader' });
       await reader.getByText('Instructions: AGENTS.md').waitFor();
       await reader.getByRole('button', { name: /^Evidence \d+ blocks$/ }).click();
       expect(await overflow(page)).toEqual({ page: 0, list: 0 });
-      violations.push(...(await axeViolations(page, 'reader open')));
+      violations.push(...(await axeInBoth('reader open')));
       await page.keyboard.press('Escape');
       expect(await reader.count()).toBe(0);
       expect(
@@ -177,7 +188,8 @@ describe('/debug in a real browser', () => {
       expect(await overflow(page)).toEqual({ page: 0, list: 0 });
 
       expect(errors).toEqual([]);
-      await page.close();
-    });
+      await page.context().close();
+      // What two tests did, each scheme's axe on one page: twice a test's time before a hang is called one.
+    }, 240_000);
   });
 });

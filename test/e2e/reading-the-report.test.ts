@@ -6,7 +6,7 @@
  * table and one entry of the legend, with one cost; plain words and one money format in the main
  * views, what Cost means said without hover; two reports on one page name their regions apart.
  */
-import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReportModel } from '../../src/chat/report/report-model';
 import { reportToMarkdown } from '../../src/chat/report/report-markdown';
@@ -21,7 +21,7 @@ import {
   runtimeFigures,
 } from '../../src/shared/report-figures';
 import { contextReportSchema, workspaceSchema, type ContextReport, type Workspace } from '../../src/shared/wire';
-import { launchChromium } from '../support/browser';
+import { launchChromium, newContext } from '../support/browser';
 import {
   axeViolations,
   brokenWords,
@@ -50,6 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all([...shared.values()].map(async (s) => (await s.opened).context.close()));
   await browser?.close();
 });
 
@@ -59,9 +60,10 @@ const SIZES = [
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
 type Size = (typeof SIZES)[number];
+type Scheme = (typeof SCHEMES)[number];
 
-async function open(size: Size, scheme: 'light' | 'dark' = 'light', options: BrowserContextOptions = {}) {
-  const context = await browser.newContext({
+async function open(size: Size, scheme: Scheme = 'light', options: BrowserContextOptions = {}) {
+  const context = await newContext(browser, {
     viewport: size.viewport,
     colorScheme: scheme,
     ...(size.touch ? { hasTouch: true, isMobile: true } : {}),
@@ -79,8 +81,44 @@ async function runDebug(page: Page, args = ''): Promise<Locator> {
   await input.fill(`/debug${args}`);
   await input.press('Enter');
   const region = page.getByRole('region', { name: /^Context breakdown/ }).last();
-  await region.getByRole('heading', { name: 'Context breakdown' }).waitFor({ timeout: 30_000 });
+  await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
   return region;
+}
+
+/**
+ * One page per size for the tests that read the first report: signed in once, its /debug run
+ * once (a context, a page load and a report per test were most of this file's time). They run
+ * in this file's order and leave open what they opened — each opens what it needs unless it
+ * already is (a second click would close it) and puts back what it changes — and each says its
+ * colour scheme, which the page switches without a reload. The tests that make more reports on
+ * a page, or reload it, open their own; two reports of two sessions are made last, on this page.
+ */
+interface Shared {
+  opened: Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  region?: Promise<Locator>;
+}
+const shared = new Map<Size['name'], Shared>();
+
+async function sharedReport(size: Size, scheme: Scheme = 'light') {
+  let entry = shared.get(size.name);
+  if (!entry) {
+    entry = { opened: open(size, 'light', { permissions: ['clipboard-read', 'clipboard-write'] }) };
+    shared.set(size.name, entry);
+  }
+  const opened = await entry.opened;
+  await opened.page.emulateMedia({ colorScheme: scheme });
+  entry.region ??= runDebug(opened.page).then(() =>
+    // The first report's region, whatever reports follow it on the page.
+    opened.page.getByRole('region', { name: /^Context breakdown/ }).first(),
+  );
+  return { ...opened, region: await entry.region };
+}
+
+/** Opens a disclosure (a source's row, an item's parts) by a tap or a click, unless it is open. */
+async function expand(toggle: Locator, touch: boolean): Promise<void> {
+  if ((await toggle.getAttribute('aria-expanded')) === 'true') return;
+  await (touch ? toggle.tap() : toggle.click());
+  await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
 }
 
 /** Every label the report shows: sources, items, the legend, the runtime's parts, what a call added, suggestions. */
@@ -104,75 +142,81 @@ const moneyRule = (text: string) =>
 
 describe.each(SIZES)('on a $name', (size) => {
   it.each(SCHEMES)('%s: no label breaks inside a word, every source, item and part open', async (scheme) => {
-    const { context, page, errors } = await open(size, scheme);
-    const region = await runDebug(page);
-    for (const row of reportFigures(report).rows.filter((r) => r.source && r.source.items.length > 0)) {
-      const toggle = region.getByRole('button', { name: row.label, exact: true });
-      await (size.touch ? toggle.tap() : toggle.click());
-    }
-    await region.getByRole('button', { name: /^Parts \(\d+\)/ }).click();
+    const { page, errors, region } = await sharedReport(size, scheme);
+    for (const row of reportFigures(report).rows.filter((r) => r.source && r.source.items.length > 0))
+      await expand(region.getByRole('button', { name: row.label, exact: true }), size.touch);
+    await expand(region.getByRole('button', { name: /^Parts \(\d+\)/ }), false);
     await region.locator('.parts-table').waitFor();
     const broken = await brokenWords(region, `${LABELS}, .parts-table .item-label`);
     expect(broken).toEqual([]);
     // The check bites: it finds the break a four-letter column made before (a name laid out that narrow).
-    await region
-      .locator('.source-label')
-      .first()
-      .evaluate((el) => ((el as HTMLElement).style.width = '3.5ch'));
+    const narrowed = region.locator('.source-label').first();
+    await narrowed.evaluate((el) => ((el as HTMLElement).style.width = '3.5ch'));
     expect((await brokenWords(region, '.source-label')).length).toBeGreaterThan(0);
+    await narrowed.evaluate((el) => ((el as HTMLElement).style.width = ''));
     expect(await overflow(page)).toEqual({ page: 0, list: 0 });
     expect(errors).toEqual([]);
-    await context.close();
   });
 
-  it.each(SCHEMES)(
-    '%s: every report lays out like the first — /debug, /debug again, Refresh: no hidden column, no broken name',
-    async (scheme) => {
-      const { context, page, errors } = await open(size, scheme);
-      const folded = page.locator('.superseded');
-      /** The newest report's table: each header cell drawn, together as wide as the table; no name broken. */
-      const layout = async (region: Locator) => {
-        const table = region.locator('.report-table');
-        const columns = await table.evaluate((el) => {
-          const cells = [...el.querySelectorAll<HTMLElement>('thead th')];
-          return {
-            hidden: cells.filter((c) => !c.checkVisibility()).map((c) => c.textContent),
-            gap: el.getBoundingClientRect().width - cells.reduce((w, c) => w + c.getBoundingClientRect().width, 0),
-            source: cells[0]!.getBoundingClientRect().width,
-          };
-        });
-        return { ...columns, broken: await brokenWords(region, `${LABELS}, .report-table th`) };
-      };
-      const first = await layout(await runDebug(page));
-      expect(first.hidden).toEqual([]);
-      expect(Math.abs(first.gap)).toBeLessThan(2);
-      expect(first.broken).toEqual([]);
-      // A second /debug of the session: the first folds, the new one compares with it.
-      const second = await runDebug(page);
-      await expect.poll(() => folded.count()).toBe(1);
-      const again = await layout(second);
-      // Refresh: a third report, made the same way.
-      await second.getByRole('button', { name: 'Refresh' }).click();
-      await expect.poll(() => folded.count()).toBe(2);
-      const region = page.getByRole('region', { name: /^Context breakdown/ }).last();
-      await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
-      const refreshed = await layout(region);
+  // A page of its own: it makes three reports of one session (the shared page reads its first).
+  it('every report lays out like the first, light and dark — /debug, /debug again, Refresh: no hidden column, no broken name', async () => {
+    const { context, page, errors } = await open(size);
+    const folded = page.locator('.superseded');
+    /** The newest report's table: each header cell drawn, together as wide as the table; no name broken. */
+    const layout = async (region: Locator) => {
+      const table = region.locator('.report-table');
+      const columns = await table.evaluate((el) => {
+        const cells = [...el.querySelectorAll<HTMLElement>('thead th')];
+        return {
+          hidden: cells.filter((c) => !c.checkVisibility()).map((c) => c.textContent),
+          gap: el.getBoundingClientRect().width - cells.reduce((w, c) => w + c.getBoundingClientRect().width, 0),
+          source: cells[0]!.getBoundingClientRect().width,
+        };
+      });
+      return { ...columns, broken: await brokenWords(region, `${LABELS}, .report-table th`) };
+    };
+    /** The newest report laid out in each scheme: the page switches without a reload. */
+    const inBothSchemes = async (region: Locator) => {
+      const shown: Record<string, Awaited<ReturnType<typeof layout>>> = {};
+      for (const scheme of SCHEMES) {
+        await page.emulateMedia({ colorScheme: scheme });
+        shown[scheme] = await layout(region);
+      }
+      return shown;
+    };
+    const first = await inBothSchemes(await runDebug(page));
+    for (const scheme of SCHEMES) {
+      expect(first[scheme]!.hidden, scheme).toEqual([]);
+      expect(Math.abs(first[scheme]!.gap), scheme).toBeLessThan(2);
+      expect(first[scheme]!.broken, scheme).toEqual([]);
+    }
+    // A second /debug of the session: the first folds, the new one compares with it.
+    const second = await runDebug(page);
+    await expect.poll(() => folded.count()).toBe(1);
+    const again = await inBothSchemes(second);
+    // Refresh: a third report, made the same way.
+    await second.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => folded.count()).toBe(2);
+    const region = page.getByRole('region', { name: /^Context breakdown/ }).last();
+    await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
+    const refreshed = await inBothSchemes(region);
+    for (const scheme of SCHEMES)
       for (const [name, shown] of [
-        ['second', again],
-        ['refreshed', refreshed],
+        [`${scheme} second`, again[scheme]!],
+        [`${scheme} refreshed`, refreshed[scheme]!],
       ] as const) {
         expect(shown.hidden, name).toEqual([]);
         expect(Math.abs(shown.gap), name).toBeLessThan(2);
         expect(shown.broken, name).toEqual([]);
         // On a phone the table is the first one's (the change is in the expanded rows).
-        if (size.touch) expect(Math.abs(shown.source - first.source), name).toBeLessThan(1);
+        if (size.touch) expect(Math.abs(shown.source - first[scheme]!.source), name).toBeLessThan(1);
       }
-      expect(await overflow(page)).toEqual({ page: 0, list: 0 });
-      expect(errors).toEqual([]);
-      await context.close();
-    },
-  );
+    expect(await overflow(page)).toEqual({ page: 0, list: 0 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
+  // A page of its own: it steps through the history and reloads.
   it('chooses exactly the call under the pointer, marks it, and makes it a step in the history', async () => {
     const { context, page, errors } = await open(size);
     const region = await runDebug(page);
@@ -250,8 +294,7 @@ describe.each(SIZES)('on a $name', (size) => {
   });
 
   it('shows OpenCode’s runtime as one row, one legend entry and one cost, its parts inside the row', async () => {
-    const { context, page } = await open(size);
-    const region = await runDebug(page);
+    const { region } = await sharedReport(size);
     const runtime = runtimeFigures(report)!;
     const row = reportFigures(report).rows.find((r) => r.key === runtime.sourceId)!;
     // The legend: one entry per table row (Other groups the small ones), the table's shares.
@@ -269,9 +312,8 @@ describe.each(SIZES)('on a $name', (size) => {
       cost,
     ]);
     // Its parts, inside the row: the same figures.
-    const toggle = region.getByRole('button', { name: row.label, exact: true });
-    await (size.touch ? toggle.tap() : toggle.click());
-    await region.getByRole('button', { name: /^Parts \(\d+\)/ }).click();
+    await expand(region.getByRole('button', { name: row.label, exact: true }), size.touch);
+    await expand(region.getByRole('button', { name: /^Parts \(\d+\)/ }), false);
     const parts = region.locator('.parts-table');
     expect(await parts.locator('caption').textContent()).toContain(`part of ${row.label}`);
     const cells = await parts
@@ -281,12 +323,10 @@ describe.each(SIZES)('on a $name', (size) => {
       );
     expect(cells).toEqual(runtime.parts!.map((p) => [p.label, fmt(p.tokens)]));
     expect(runtime.parts!.map(partLabel).join(' ')).not.toContain('Framing');
-    await context.close();
   });
 
   it.each(SCHEMES)('%s: plain words, one money format, and what Cost means without hover', async (scheme) => {
-    const { context, page } = await open(size, scheme);
-    const region = await runDebug(page);
+    const { region } = await sharedReport(size, scheme);
     const text = await visibleText(region);
     for (const jargon of [
       'Framing and the rest',
@@ -308,30 +348,12 @@ describe.each(SIZES)('on a $name', (size) => {
     expect(moneyRule(costs.join(' '))).toEqual([]);
     // The room sentence every view prints (the CLI, the Markdown, the MCP text).
     expect(text).toContain(roomParts(report.verdict!.headroom!).text);
-    await context.close();
-  });
-});
-
-describe('two reports on one page', () => {
-  it.each(SIZES)('name their regions apart ($name): no landmark shares a name', async (size) => {
-    const { context, page } = await open(size);
-    await runDebug(page);
-    const warmup = workspace.sessions.find((s) => s.id !== workspace.defaultSessionId)!;
-    const second = await runDebug(page, ` ${warmup.id}`);
-    await second.getByRole('region', { name: new RegExp(`^In short — ${escape(warmup.title!)}`) }).waitFor();
-    const names = await page
-      .locator('section[aria-label], section[aria-labelledby]')
-      .evaluateAll((sections) => sections.map((s) => s.getAttribute('aria-label') ?? ''));
-    expect(new Set(names.filter(Boolean)).size).toBe(names.filter(Boolean).length);
-    expect(await axeViolations(page, `two reports (${size.name})`)).toEqual([]);
-    await context.close();
   });
 });
 
 describe('the Markdown export', () => {
   it('is the page’s report: its Cost column, its repeat marks and its room sentence', async () => {
-    const { context, page } = await open(SIZES[1], 'light', { permissions: ['clipboard-read', 'clipboard-write'] });
-    const region = await runDebug(page);
+    const { page, region } = await sharedReport(SIZES[1]);
     await region.getByRole('button', { name: 'Copy Markdown' }).click();
     await region.getByText('Markdown copied').waitFor();
     const markdown = await page.evaluate(() => navigator.clipboard.readText());
@@ -343,7 +365,21 @@ describe('the Markdown export', () => {
     expect(markdown).toContain('| Source | Tokens | Used % | Cost |');
     expect(markdown).toMatch(/_\(read again: 2 of 2\)_/);
     expect(markdown).toContain(roomParts(report.verdict!.headroom!).text);
-    await context.close();
+  });
+});
+
+// Last: it adds a second report to the shared pages.
+describe('two reports on one page', () => {
+  it.each(SIZES)('name their regions apart ($name): no landmark shares a name', async (size) => {
+    const { page } = await sharedReport(size);
+    const warmup = workspace.sessions.find((s) => s.id !== workspace.defaultSessionId)!;
+    const second = await runDebug(page, ` ${warmup.id}`);
+    await second.getByRole('region', { name: new RegExp(`^In short — ${escape(warmup.title!)}`) }).waitFor();
+    const names = await page
+      .locator('section[aria-label], section[aria-labelledby]')
+      .evaluateAll((sections) => sections.map((s) => s.getAttribute('aria-label') ?? ''));
+    expect(new Set(names.filter(Boolean)).size).toBe(names.filter(Boolean).length);
+    expect(await axeViolations(page, `two reports (${size.name})`)).toEqual([]);
   });
 });
 

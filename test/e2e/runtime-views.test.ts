@@ -1,5 +1,6 @@
 /**
- * Issue 22 in a real Chromium, on `npm start` with a second workspace holding a session the real
+ * Issue 22 in a real Chromium, on the project's `npm start` demo server with a workspace of this
+ * file's own beside the demo, holding a session the real
  * OpenCode recorded (a task call whose subagent worked in a session of its own, an MCP server,
  * the runtime's definitions as the bridge records them): the runtime item's parts in the item
  * view, the task item's subagent with the way to its own report, and a call chosen on the
@@ -14,16 +15,18 @@ import { DEMO_USER_ID } from '../../src/node/demo/builder';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
 import { fmt } from '../../src/shared/format';
 import { contextReportSchema, workspaceSchema, type ContextReport, type ReportItem } from '../../src/shared/wire';
-import { launchChromium } from '../support/browser';
+import { launchChromium, newContext } from '../support/browser';
 import { axeViolations, watchErrors } from '../support/browser-checks';
 import type { Fixture } from '../support/fixtures';
 import { loadRecording, seedRecording, type Recording } from '../support/recordings';
-import { startServerProcess, type ServerProcess } from '../support/server-process';
+import { sharedDemoServer } from '../support/server-process';
 
-const TOKEN = 'runtime-views-token';
-const WS = 'rec';
+// The project's demo server: this file adds a workspace of its own to it (another workspace's
+// rows change nothing of the demo's) and reads only that.
+const server = sharedDemoServer();
+const TOKEN = server.token;
+const WS = 'runtime-views';
 let dir: string;
-let server: ServerProcess;
 let browser: Browser;
 let recording: Recording;
 let report: ContextReport;
@@ -40,12 +43,10 @@ const api = async (path: string) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'investibook-runtime-views-'));
-  const dbPath = join(dir, 'investibook.db');
-  server = await startServerProcess(dbPath, TOKEN);
   // Another writer's rows, as the bridge would store them: a workspace of the demo user.
   const root = join(dir, 'rec');
   mkdirSync(root);
-  const store = await openSqlite(dbPath);
+  const store = await openSqlite(server.dbPath);
   await store.insertWorkspace({ id: WS, name: 'Recorded subagent', root_path: root, created_at: Date.now() });
   await store.addMember(WS, DEMO_USER_ID);
   recording = loadRecording('subagent');
@@ -57,12 +58,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function open(): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext(browser, { viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const errors = await watchErrors(page);
   await page.goto(server.url.replace(`/w/demo`, `/w/${WS}`));
@@ -75,7 +75,7 @@ async function runDebug(page: Page): Promise<Locator> {
   await input.fill('/debug');
   await input.press('Enter');
   const region = page.getByRole('region', { name: 'Context breakdown' }).last();
-  await region.getByRole('heading', { name: 'Context breakdown' }).waitFor({ timeout: 30_000 });
+  await region.getByRole('heading', { name: 'Context breakdown' }).waitFor();
   return region;
 }
 
@@ -132,7 +132,7 @@ describe('the runtime, subagents and any call, in the browser', () => {
     await note.getByRole('button', { name: /^Open its report/ }).click();
     // A new /debug output, about the child's session: its own total, and the way back to its parent.
     const childRegion = page.getByRole('region', { name: 'Context breakdown' }).nth(1);
-    await childRegion.getByRole('heading', { name: 'Context breakdown' }).waitFor({ timeout: 30_000 });
+    await childRegion.getByRole('heading', { name: 'Context breakdown' }).waitFor();
     await childRegion.locator('.subagent-parent').waitFor();
     expect(await childRegion.locator('.summary-figure').textContent()).toContain(fmt(own.actual!.contextUsed));
     // Its parent named as the chat names it — by its title, never its session id.

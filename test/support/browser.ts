@@ -1,5 +1,12 @@
 /** Debian's Chromium driven by playwright-core: the flags this machine and CI need. */
-import { chromium, type Browser, type BrowserServer } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type BrowserServer,
+  type Page,
+} from 'playwright-core';
 import { inject } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,4 +38,20 @@ export function launchChromiumServer(): Promise<BrowserServer> {
 export function launchChromium(): Promise<Browser> {
   const endpoint = process.env.VITEST ? inject('chromiumEndpoint') : undefined;
   return endpoint ? chromium.connect(endpoint) : chromium.launch(options);
+}
+
+/**
+ * A context whose waits have no bound of their own: every wait in these tests is on a condition,
+ * and Playwright's default 30 s per wait is a clock that a loaded shared machine can outrun. A
+ * hang still ends, at the test's timeout (vite.config.ts).
+ */
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(0);
+  return context;
+}
+
+/** A page in a context of its own (`newContext`): close it with `page.context().close()`. */
+export async function newPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  return (await newContext(browser, options)).newPage();
 }

@@ -1,8 +1,10 @@
 /**
  * Vitest global setup of the e2e project: one `npm start` server on the demo, on a fresh SQLite
- * file, for every file that only reads it (test/support/server-process.ts `sharedDemoServer`).
- * A file that writes to its server (messages, another workspace's rows, a load) or needs one set
- * up its own way starts its own, and says why: one file's writes would change another's figures.
+ * file, for every file that only reads the demo (test/support/server-process.ts
+ * `sharedDemoServer`). A file may add a workspace of its own beside it and read that (the files
+ * run one at a time, and another workspace's rows change nothing of the demo's). A file that
+ * writes to the demo workspace (messages, a load) or needs a server set up its own way starts its
+ * own, and says why: one file's writes would change another's figures.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
