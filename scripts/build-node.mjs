@@ -97,6 +97,26 @@ function fingerprint(root) {
   return hash.digest('hex');
 }
 
+/**
+ * The sources' contents, hashed: the compiled programs carry it (`__INVESTIBOOK_CODE_DIGEST__`), so
+ * what they stored under one build's code (report/stored-analyses.ts) is never read by another's.
+ * Made here, at build time only: nothing walks the sources when a program starts.
+ */
+export function codeDigest(root) {
+  const hash = createHash('sha256');
+  const walk = (folder) => {
+    if (statSync(folder).isFile()) {
+      hash.update(`${relative(root, folder)}\0`).update(readFileSync(folder));
+      return;
+    }
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      walk(join(folder, entry.name));
+    }
+  };
+  for (const folder of SOURCES) walk(join(root, folder));
+  return hash.digest('hex').slice(0, 16);
+}
+
 /** Writes a file so that a concurrent reader sees the old or the new one, never half of one. */
 function writeAtomic(path, content) {
   const temporary = `${path}.${process.pid}.tmp`;
@@ -128,6 +148,7 @@ export async function buildNode(root = PROJECT) {
     outdir: outDir(root),
     outExtension: { '.js': '.mjs' },
     plugins: [largeJsonAsParse],
+    define: { __INVESTIBOOK_CODE_DIGEST__: JSON.stringify(codeDigest(root)) },
     write: false,
     logLevel: 'silent',
   };

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript, no declarations
-import { ensureBuilt, RUNTIME_EXTERNAL } from '../../scripts/build-node.mjs';
+import { codeDigest, ensureBuilt, RUNTIME_EXTERNAL } from '../../scripts/build-node.mjs';
 // @ts-expect-error plain JavaScript, no declarations
 import { freshEntry, readStamp } from '../../scripts/build-stamp.mjs';
 import { PROJECT_ROOT } from '../../src/node/project';
@@ -45,6 +45,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/** The compiled server (one bundle: the write path that stores analyses is in it). */
+const builtServer = () => readFileSync(join(root, 'build/node/server.mjs'), 'utf8');
+
 describe('the compiled programs', () => {
   it(
     'are built when missing, reused while the sources stand still, and rebuilt when one changes',
@@ -53,6 +56,9 @@ describe('the compiled programs', () => {
       expect(cli).toBe(join(root, 'build/node/cli.mjs'));
       expect(readFileSync(cli, 'utf8')).not.toMatch(/from ["'][^"']+\.ts["']/);
       const builtAt = statSync(cli).mtimeMs;
+      // The stored analyses' version carries the sources' digest (report/stored-analyses.ts).
+      const digest = codeDigest(root) as string;
+      expect(builtServer()).toContain(`"${digest}"`);
 
       await ensureBuilt('cli', root);
       expect(statSync(cli).mtimeMs).toBe(builtAt);
@@ -62,6 +68,11 @@ describe('the compiled programs', () => {
       utimesSync(source, new Date(), new Date(Date.now() + 5000));
       await ensureBuilt('cli', root);
       expect(readFileSync(cli, 'utf8')).toContain('call by call, changed');
+      // Any change to the code is a new digest: no analysis the old build stored is read by this one.
+      const changed = codeDigest(root) as string;
+      expect(changed).not.toBe(digest);
+      expect(builtServer()).toContain(`"${changed}"`);
+      expect(builtServer()).not.toContain(`"${digest}"`);
     },
     BUILDS,
   );

@@ -5,7 +5,9 @@
  * all three and used only while all three hold:
  *
  * - the row: the SHA-256 of its columns as the snapshot read them (any writer's change shows);
- * - the code: `analyzerVersion()`, investibook's version and ANALYSIS_RULES;
+ * - the code: `analyzerVersion()`, investibook's version, ANALYSIS_RULES and, in the compiled
+ *   programs, the digest of every source they were built from (so a change to the code that
+ *   forgot to bump ANALYSIS_RULES still never reads an older build's analyses);
  * - the context: the core's `storedKey` (the estimator, live or history, the runtime, the
  *   workspace's sources, the session's facts) and, checked by the core, the file sizes it read.
  *
@@ -26,13 +28,17 @@ import type { MessageAnalysisRow, ReadSnapshot } from '../storage/store';
  */
 const ANALYSIS_RULES = 1;
 
+/** Set by the build (scripts/build-node.mjs); absent when the sources run as they are (tests, tsx). */
+declare const __INVESTIBOOK_CODE_DIGEST__: string | undefined;
+const CODE_DIGEST = typeof __INVESTIBOOK_CODE_DIGEST__ === 'string' ? __INVESTIBOOK_CODE_DIGEST__ : 'sources';
+
 let version: string | null = null;
 
 /** The version stored analyses are read and written under. */
 export function analyzerVersion(): string {
   if (version === null) {
     const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
-    version = `investibook@${manifest.version}/${ANALYSIS_RULES}`;
+    version = `investibook@${manifest.version}/${ANALYSIS_RULES}/${CODE_DIGEST}`;
   }
   return version;
 }
