@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
+import { launchChromium, newPage } from '../support/browser';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
 const TOKEN = 'dev-token';
@@ -63,16 +63,16 @@ describe('npm run dev', () => {
 
   it('runs in Chromium: the chat renders and the HMR socket connects', async () => {
     browser = await launchChromium();
-    const page = await browser.newPage();
+    const page = await newPage(browser);
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
     await page.goto(server.url);
     expect(new URL(page.url()).search).toBe('');
-    await page.getByRole('combobox', { name: 'Message' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('combobox', { name: 'Message' }).waitFor();
     await expect.poll(() => sockets.some((url) => url.startsWith(server.origin.replace('http', 'ws')))).toBe(true);
     expect(errors).toEqual([]);
-    await page.close();
+    await page.context().close();
   });
 });
