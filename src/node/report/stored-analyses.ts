@@ -15,10 +15,8 @@
  * (test/node/stored-analyses.test.ts proves stored = fresh on both backends).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AnalysisEntry, StoredAnalyses, StoredRow } from '../core';
-import { PROJECT_ROOT } from '../project';
+import { PROJECT_VERSION } from '../project';
 import type { MessageAnalysisRow, ReadSnapshot } from '../storage/store';
 
 /**
@@ -32,15 +30,11 @@ const ANALYSIS_RULES = 1;
 declare const __INVESTIBOOK_CODE_DIGEST__: string | undefined;
 const CODE_DIGEST = typeof __INVESTIBOOK_CODE_DIGEST__ === 'string' ? __INVESTIBOOK_CODE_DIGEST__ : 'sources';
 
-let version: string | null = null;
+const VERSION = `investibook@${PROJECT_VERSION}/${ANALYSIS_RULES}/${CODE_DIGEST}`;
 
 /** The version stored analyses are read and written under. */
 export function analyzerVersion(): string {
-  if (version === null) {
-    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
-    version = `investibook@${manifest.version}/${ANALYSIS_RULES}/${CODE_DIGEST}`;
-  }
-  return version;
+  return VERSION;
 }
 
 /** Up to this many rows read, their analyses are asked for by id (well under every backend's parameter limit). */
