@@ -41,6 +41,11 @@ export default defineConfig({
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
           globalSetup: ['test/support/postgres-global.ts', 'test/support/build-global.ts'],
+          // Every file in one worker with one module cache: each file loading the product's
+          // modules afresh (a new process per file) was most of this project's CPU. A file that
+          // mocks a module, or changes process-wide state (process.env, the umask), puts it back
+          // when it ends (public-exports.test.ts, bad-files.test.ts, owner-only.test.ts).
+          isolate: false,
           // Only a hang runs into these (see web): a loaded machine stretches every step.
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -19,11 +19,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { run } from '../../src/node/cli/main';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as cli from '../../src/node/cli/main';
 import type * as timeline from '../../src/node/core/timeline';
-import { ReportService } from '../../src/node/report/service';
-import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
+import type * as service from '../../src/node/report/service';
+import type * as sqlite from '../../src/node/storage/sqlite/sqlite-store';
 import { catalogModel } from '../../src/node/core/model-catalog';
 import { contextReportSchema, type ContextReport } from '../../src/shared/wire';
 import { captureIo } from '../support/cli';
@@ -31,10 +31,27 @@ import { WS } from '../support/fixtures';
 import { publicExportFiles, publicSources } from '../support/public-exports';
 
 // Every call on the timeline: the wire bounds it to 200 points (the largest jumps and the calls
-// with an event kept first), and growth compares only between consecutive calls.
-vi.mock('../../src/node/core/timeline', async (original) => {
-  const actual = await original<typeof timeline>();
-  return { ...actual, downsample: (points: Parameters<typeof actual.downsample>[0]) => [...points] };
+// with an event kept first), and growth compares only between consecutive calls. The node
+// project runs its files in one process with one module cache (isolate: false in
+// vite.config.ts), so the mock is this file's alone: the modules are loaded afresh after it is
+// set, and loaded afresh again for the next file once it is removed.
+const TIMELINE = '../../src/node/core/timeline';
+let run: typeof cli.run;
+let ReportService: typeof service.ReportService;
+let openSqlite: typeof sqlite.openSqlite;
+beforeAll(async () => {
+  vi.resetModules();
+  vi.doMock(TIMELINE, async (original) => {
+    const actual = await original<typeof timeline>();
+    return { ...actual, downsample: (points: Parameters<typeof actual.downsample>[0]) => [...points] };
+  });
+  ({ run } = await import('../../src/node/cli/main'));
+  ({ ReportService } = await import('../../src/node/report/service'));
+  ({ openSqlite } = await import('../../src/node/storage/sqlite/sqlite-store'));
+});
+afterAll(() => {
+  vi.doUnmock(TIMELINE);
+  vi.resetModules();
 });
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'public');
@@ -83,6 +100,16 @@ async function reportOfExport(file: string, path = join(DIR, file), call?: numbe
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Each export's report as imported, made once for the file: several tests read the same report
+ * (an import and a report of the same file are the same every time), each with checks of its own.
+ */
+const imported = new Map<string, Promise<ContextReport>>();
+function importedReport(file: string): Promise<ContextReport> {
+  if (!imported.has(file)) imported.set(file, reportOfExport(file));
+  return imported.get(file)!;
 }
 
 interface ExportMessage {
@@ -240,7 +267,7 @@ describe('public OpenCode sessions', () => {
 
   for (const file of FILES) {
     it(`${file}: the runtime item measures the runtime, and each call's items follow its growth`, async () => {
-      const r = await reportOfExport(file);
+      const r = await importedReport(file);
       expect(r.calibration!.mode).toBe('measured');
       const rows = r.remainder ?? [];
       expect(r.sources.reduce((n, s) => n + s.scaledTokens!, 0) + rows.reduce((n, row) => n + row.tokens, 0)).toBe(
@@ -266,7 +293,7 @@ describe('public OpenCode sessions', () => {
     });
 
     it(`${file}: the runtime never falls below half its first measure, and no more reasoning is booked than its rule allows`, async () => {
-      const r = await reportOfExport(file);
+      const r = await importedReport(file);
       const [first, ...later] = r.calibration!.runtime!.changes;
       const at = new Map(r.timeline!.map((p) => [p.call, p]));
       for (const change of later) expect(at.get(change.call)!.runtimeOverhead).toBeGreaterThanOrEqual(first!.delta / 2);
@@ -284,7 +311,7 @@ describe('public OpenCode sessions', () => {
 
 describe('the provider’s rule, and the counts against it', () => {
   it('confirmed: silent-panda, OpenAI’s rule — the plan turn’s reasoning dropped at the user message, the runtime what it is made of', async () => {
-    const r = await reportOfExport('openai-gpt-5.3-codex_dark-factory_silent-panda.json');
+    const r = await importedReport('openai-gpt-5.3-codex_dark-factory_silent-panda.json');
     const reasoning = r.calibration!.reasoning!;
     expect(reasoning).toMatchObject({
       dropsHiddenAtTurn: true,
@@ -337,7 +364,7 @@ describe('the provider’s rule, and the counts against it', () => {
     );
     expect(reasoning.said).toMatch(/counts overturn it .* none favours the rule/);
     // What the report then books is what the rule it was kept from would: the same as under OpenAI's own.
-    const own = await reportOfExport('openai-gpt-5.3-codex_dark-factory_hidden-river.json');
+    const own = await importedReport('openai-gpt-5.3-codex_dark-factory_hidden-river.json');
     const hidden = (x: ContextReport) => x.remainder!.find((row) => row.kind === 'hidden_reasoning')?.tokens ?? 0;
     expect(hidden(r)).toBe(hidden(own));
   });
@@ -362,7 +389,7 @@ describe('one numbering of calls', () => {
     // silent-panda: 60 assistant messages, 57 calls the provider counted (two aborted replies and a
     // last one holding only its step-start counted nothing).
     const file = 'openai-gpt-5.3-codex_dark-factory_silent-panda.json';
-    const r = await reportOfExport(file);
+    const r = await importedReport(file);
     expect(r.calibration!.calls).toBe(57);
     expect(r.timeline!.map((p) => p.call)).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
     expect(r.calibration!.reference!.call).toBe(57);
@@ -380,8 +407,13 @@ describe('one numbering of calls', () => {
   });
 });
 
-/** The report `debug context --export FILE --json` prints, as a user runs it. */
-async function reportOfFile(file: string): Promise<ContextReport> {
+/** The report `debug context --export FILE --json` prints, as a user runs it: once per file (see `importedReport`). */
+const printed = new Map<string, Promise<ContextReport>>();
+function reportOfFile(file: string): Promise<ContextReport> {
+  if (!printed.has(file)) printed.set(file, printReport(file));
+  return printed.get(file)!;
+}
+async function printReport(file: string): Promise<ContextReport> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-public-file-'));
   dirs.push(dir);
   const io = captureIo(dir);
