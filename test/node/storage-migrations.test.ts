@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openPostgres } from '../../src/node/storage/postgres/postgres-store';
 import { MIGRATIONS, SCHEMA_VERSION, TABLE_ORDER } from '../../src/node/storage/schema';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
@@ -207,12 +207,13 @@ describe('SQLite databases written before the Migrator', () => {
     }
   };
 
+  // The schema a new database gets, made before any test compares with it (each test stands alone).
   const fresh = join(dir, 'fresh.db');
+  beforeAll(async () => (await openSqlite(fresh)).close());
 
   it.each([0, 1, 2, 3])(
     'at version %i: opens, migrates, keeps every row, and ends on the current schema',
     async (version) => {
-      if (version === 0) await (await openSqlite(fresh)).close();
       const path = join(dir, `v${version}.db`);
       const raw = new BetterSqlite3(path);
       raw.exec(OLD_SQLITE.slice(0, version).join('\n'));
@@ -307,13 +308,16 @@ describe('PostgreSQL databases written before the Migrator', () => {
       return { columns: columns.rows, indexes: indexes.rows, constraints: constraints.rows };
     });
 
+  // The schema a new database gets, made before any test compares with it (each test stands alone).
   let freshUrl: string;
+  beforeAll(async () => {
+    freshUrl = await createDatabase(inject('postgresUrl'), 'fresh');
+    await (await openPostgres(freshUrl, { readOnly: false, dataDir })).close();
+  });
 
   it.each([0, 1, 2, 3])(
     'at version %i: opens (two instances at once), migrates, keeps every row, and ends on the current schema',
     async (version) => {
-      freshUrl ??= await createDatabase(inject('postgresUrl'), 'fresh');
-      if (version === 0) await (await openPostgres(freshUrl, { readOnly: false, dataDir })).close();
       const url = await createDatabase(inject('postgresUrl'), `v${version}`);
       if (version > 0) {
         await withClient(url, async (client) => {
