@@ -72,7 +72,8 @@ async function liveTurn(): Promise<SessionExport> {
 const runtimeItem = (report: Awaited<ReturnType<ReportService['report']>>) =>
   report.sources.flatMap((s) => s.items).find((i) => i.runtime)!;
 
-describe('the definitions of a live turn', () => {
+// One story in order: the second test takes the live turn the first recorded (never shuffled).
+describe('the definitions of a live turn', { shuffle: false }, () => {
   it('are recorded again when the agent has an MCP server the seeded ones lack; the report at the turn’s end keeps its pages', async () => {
     const exported = await liveTurn();
     const sessionId = exported.info.id;
