@@ -5,7 +5,7 @@
  */
 import { serve, type ServerType } from '@hono/node-server';
 import BetterSqlite3 from 'better-sqlite3';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -287,23 +287,32 @@ describe('file-system failures end in one line', { timeout: 90_000 }, () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'investibook-paths-'));
   });
+  // The processes a test started: a hang is killed when its test ends (at the test's timeout).
+  const running = new Set<ChildProcess>();
   afterEach(() => {
+    for (const child of running) child.kill('SIGKILL');
+    running.clear();
     chmodSync(dir, 0o755);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A real process: its exit code and output. Killed after 20 s (a hang: its code is then null). */
+  /**
+   * A real process: its exit code and output. No time bound of its own (a loaded machine
+   * stretches a start past any fixed one); a hang fails at the test's timeout.
+   */
   const runProcess = (file: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
     new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-      execFile(
+      const child = execFile(
         process.execPath,
         [file, ...args],
-        { env: { ...process.env, ...env }, timeout: 20_000, killSignal: 'SIGKILL' },
+        { env: { ...process.env, ...env } },
         (error, stdout, stderr) => {
+          running.delete(child);
           const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
           resolve({ code, stderr, stdout });
         },
       );
+      running.add(child);
     });
 
   const expectOneLine = (result: { code: number | null; stderr: string }, code: number, message: RegExp) => {
