@@ -63,6 +63,30 @@ const reportOnly = (root) => ({
 });
 
 /**
+ * A package whose CommonJS build exports its default as `exports.default` (ai-tokenizer's
+ * Tokenizer): an ES module in a CommonJS bundle takes a package's `module.exports` whole as its
+ * default, as Node does for CommonJS, but Node gives the ES modules the package's own ES build
+ * (its `import` condition), whose default is the class; the script, which requires the package,
+ * gets the CommonJS build. So in cli.cjs such a package's default is its `exports.default`.
+ */
+const DEFAULT_EXPORT_AS_PROPERTY = ['ai-tokenizer'];
+const defaultExportAsProperty = {
+  name: 'default-export-as-property',
+  setup(build) {
+    const names = new RegExp(`^(${DEFAULT_EXPORT_AS_PROPERTY.join('|')})$`);
+    build.onResolve({ filter: names }, (args) =>
+      args.namespace === 'default-export-as-property'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'default-export-as-property' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'default-export-as-property' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)}).default;`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * cli.cjs as bin/investibook.js reads it at every report. ASCII only: esbuild escapes every
  * character but those in regular expression literals, where `\uXXXX` means the same one (a
  * UTF-16 unit each, as JavaScript counts them); V8 then holds the source as one byte a character,
@@ -214,7 +238,7 @@ export async function buildNode(root = PROJECT) {
       minifyWhitespace: true,
       define: { ...options.define, 'import.meta.url': SCRIPT_URL },
       banner: { js: `var ${SCRIPT_URL} = require('node:url').pathToFileURL(__filename).href;` },
-      plugins: [...options.plugins, reportOnly(root)],
+      plugins: [...options.plugins, reportOnly(root), defaultExportAsProperty],
     }),
   ]);
   const written = [...programs.outputFiles, ...cli.outputFiles, ...script.outputFiles];
