@@ -14,6 +14,13 @@ import { setFlagsFromString } from 'node:v8';
 // factor is read whenever V8 would grow it: at 1, set before anything loads, the space stays at
 // its initial 1 MB semi-space. `investibook serve` gives V8's default back (cli/lean-heap.ts).
 setFlagsFromString('--semi-space-growth-factor=1');
+// A command is also short: most of its functions run a few times and are done, and TurboFan
+// compiling the ones V8 first finds hot (on threads beside the command's own) cost more CPU than
+// it saved — the demo's report 587 → 520 ms CPU, a 4 MB export's 4.6 → 3.8 s, with V8's
+// interrupt budget 16 times its default (67,584), so that a function is optimized only after 16
+// times the work. What runs long (a large workspace's analysis) still is, a little later.
+// `investibook serve` gives the default back too (cli/lean-heap.ts).
+setFlagsFromString('--interrupt-budget=1081344');
 
 const fail = (message) => {
   process.stderr.write(`investibook: ${message}\n`);
