@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { cachedDataVersionTag } from 'node:v8';
 import { constants, Script } from 'node:vm';
 
 const MAGIC = 'investibook v8 code cache 2\n';
@@ -42,9 +43,17 @@ export interface CachedScript<T> {
   save(): boolean;
 }
 
-/** One cache per Node build and architecture beside the script: another Node's is never read, nor overwritten. */
+/**
+ * One cache per Node, architecture and V8 configuration beside the script: V8's version tag
+ * hashes its version, its flags (those set at run time too) and the CPU's features, any of which
+ * makes V8 refuse a cache; so runs with other flags (NODE_OPTIONS, the bench's variants) keep a
+ * cache each instead of replacing one another's at every run.
+ */
 export const cachePath = (file: string) =>
-  join(dirname(file), `${basename(file)}.node-${process.version}-v8-${process.versions.v8}-${process.arch}.cache`);
+  join(
+    dirname(file),
+    `${basename(file)}.node-${process.version}-${process.arch}-${cachedDataVersionTag().toString(16)}.cache`,
+  );
 
 /** CommonJS's module wrapper, as Node's loader puts it around a file (its lines, hence stack traces, unchanged). */
 const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
