@@ -21,7 +21,7 @@ import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, write
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
 const MAGIC = 'investibook v8 code cache 2\n';
 /** The script's SHA-256, which the build writes as its last comment (scripts/build-node.mjs). */
@@ -107,7 +107,7 @@ function writeCache(path: string, scriptDigest: string, payload: Buffer): boolea
 
 /**
  * Runs the CommonJS script at `file` as Node would load it (module, exports, require from its own
- * folder, __filename, __dirname; `import()` through Node's loader), compiled from its code cache
+ * folder, __filename, __dirname; no `import()`), compiled from its code cache
  * when a valid one is there.
  */
 export function runCached<T>(file: string, cache = cachePath(file)): CachedScript<T> {
@@ -118,11 +118,8 @@ export function runCached<T>(file: string, cache = cachePath(file)): CachedScrip
   // The build's digest of the script when it wrote one, else the script hashed here.
   const scriptDigest = DIGEST_COMMENT.exec(source.slice(-100))?.[1] ?? sha256(bytes);
   const cachedData = readCache(cache, scriptDigest);
-  const script = new Script(wrap(source), {
-    filename: file,
-    cachedData,
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No `importModuleDynamically`: the build leaves no `import()` in the script (a require each).
+  const script = new Script(wrap(source), { filename: file, cachedData });
   const fromCache = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} as T };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
