@@ -205,10 +205,11 @@ export class PMap<K, V> implements Iterable<[K, V]> {
     return this.size === 0 ? this : PMap.empty(this.keyTable, this.mode);
   }
 
-  *entries(): Generator<[K, V]> {
+  /** The entries in order, collected at once (the map never changes): an array's iterator, no generator. */
+  entries(): IterableIterator<[K, V]> {
     const entries: [K, V][] = [];
     this.forEach((value, key) => entries.push([key, value]));
-    yield* entries;
+    return entries[Symbol.iterator]();
   }
 
   /** Each entry in order, with no iterator or pair made per entry (a report's snapshot reads thousands). */
@@ -222,12 +223,17 @@ export class PMap<K, V> implements Iterable<[K, V]> {
     }
   }
 
-  *keys(): Generator<K> {
-    for (const [key] of this.entries()) yield key;
+  /** The keys in order, with no pair made per entry (a call's fresh items are its new keys). */
+  keys(): IterableIterator<K> {
+    const keys: K[] = [];
+    this.forEach((_, key) => keys.push(key));
+    return keys[Symbol.iterator]();
   }
 
-  *values(): Generator<V> {
-    for (const [, value] of this.entries()) yield value;
+  values(): IterableIterator<V> {
+    const values: V[] = [];
+    this.forEach((value) => values.push(value));
+    return values[Symbol.iterator]();
   }
 
   [Symbol.iterator](): Iterator<[K, V]> {
