@@ -1,7 +1,8 @@
 /**
  * The scripted model's Messages API (Claude Code's): a scripted turn streamed as Anthropic's
  * events with its tool call, the usage split into fresh input and cache reads that add up to the
- * count, `count_tokens` giving the same count, a small model's request answered as a title, a held answer kept until released.
+ * count, `count_tokens` giving the same count, a small model's request answered as a title, a
+ * held answer kept until released.
  */
 import { describe, expect, it } from 'vitest';
 import { asChatRequest, type MessagesRequest } from '../../src/node/scripted-model/anthropic';
