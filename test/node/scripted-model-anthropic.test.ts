@@ -125,7 +125,7 @@ describe("the scripted model's Messages API", () => {
         }),
       });
     let answered = false;
-    const waiting = ask().then((r) => ((answered = true), r.json()));
+    const waiting = Promise.resolve(ask()).then((r) => ((answered = true), r.json()));
     // The request is in and answered as far as the wait; a turn of the event loop later it still waits.
     await inside;
     await new Promise((done) => setImmediate(done));
