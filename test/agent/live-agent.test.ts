@@ -8,7 +8,9 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
+import { exportSession } from '../../src/node/agent/opencode/export-session';
 import { definitionsCacheFile } from '../../src/node/agent/opencode/record';
+import { messageRows } from '../../src/node/agent/opencode/session-export';
 import { recordDefinitions, type DefinitionsOptions } from '../../src/node/agent/opencode/runtime-definitions';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
 import type { AgentEvent } from '../../src/shared/agent';
@@ -184,7 +186,15 @@ describe('a chat message to the live agent', () => {
   });
 
   it('continues the same session, and the files the agent read count where they belong', async () => {
-    const { events } = await h.prompt('Tell me about the slow queries', { sessionId });
+    // The export program made to fail for this turn: it is saved all the same, read from
+    // OpenCode's storage by its binary as a script runner (no OpenCode started for it).
+    const exporter = h.settings.exporter;
+    h.settings.exporter = { command: '/bin/false', args: [] };
+    const { events } = await h.prompt('Tell me about the slow queries', { sessionId }).finally(() => {
+      h.settings.exporter = exporter;
+    });
+    expect(h.logs.filter((l) => /read back|not read from/.test(l))).toEqual([]);
+    expect(of(events, 'saved')[0]?.messages).toBeGreaterThan(1);
     expect(of(events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
     expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
     const report = contextReportSchema.parse(
@@ -193,6 +203,30 @@ describe('a chat message to the live agent', () => {
     const labels = report.sources.find((s) => s.id === 'evidence')!.items.map((i) => i.label);
     expect(labels.some((l) => l.startsWith('Read evidence: slow-query.log'))).toBe(true);
     expect(JSON.stringify(report.sources)).not.toMatch(/tool output/i);
+  });
+
+  it('keeps the session as OpenCode’s export has it, byte for byte, though it read it from OpenCode’s storage', async () => {
+    const exporter = h.settings.exporter!;
+    const exported = await exportSession(
+      await launch(
+        h.settings,
+        { id: WS, root: h.root, others: [] },
+        { command: exporter.command, args: exporter.args.map((a) => a.replaceAll('{session}', sessionId)) },
+      ),
+    );
+    const stored = (await h.store.listMessages(WS, sessionId)).map((r) => ({
+      id: r.id,
+      // Parsed and written again: the same text only when the keys are in the same order.
+      info: JSON.stringify(JSON.parse(String(r.info))),
+      parts: JSON.stringify(JSON.parse(String(r.parts))),
+    }));
+    const theirs = messageRows(exported).map((r) => ({
+      id: r.id,
+      info: JSON.stringify(r.info),
+      parts: JSON.stringify(r.parts),
+    }));
+    expect(theirs.length).toBeGreaterThan(2);
+    expect(stored).toEqual(theirs);
   });
 
   it('tells the chat when the agent asks permission, and answers by the server’s policy', async () => {
