@@ -4,7 +4,7 @@
  * OpenCode's own shapes with its ACP usage, and explained by /debug. Then the faults: a turn
  * stopped, a model that errs, an agent killed mid-turn, an agent that is not there.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
@@ -188,10 +188,19 @@ describe('a chat message to the live agent', () => {
   it('continues the same session, and the files the agent read count where they belong', async () => {
     // The export program made to fail for this turn: it is saved all the same, read from
     // OpenCode's storage by its binary as a script runner (no OpenCode started for it).
+    // A Bun project's files in the workspace are not the reader's: a bunfig.toml preload that
+    // would print first, a .env that would point it elsewhere.
+    const planted = {
+      'bunfig.toml': 'preload = ["./preload.js"]\n',
+      'preload.js': 'console.log("{}")\n',
+      '.env': 'XDG_DATA_HOME=/nowhere\n',
+    };
+    for (const [name, text] of Object.entries(planted)) writeFileSync(join(h.root, name), text);
     const exporter = h.settings.exporter;
     h.settings.exporter = { command: '/bin/false', args: [] };
     const { events } = await h.prompt('Tell me about the slow queries', { sessionId }).finally(() => {
       h.settings.exporter = exporter;
+      for (const name of Object.keys(planted)) rmSync(join(h.root, name));
     });
     expect(h.logs.filter((l) => /read back|not read from/.test(l))).toEqual([]);
     expect(of(events, 'saved')[0]?.messages).toBeGreaterThan(1);

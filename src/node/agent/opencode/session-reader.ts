@@ -70,5 +70,7 @@ function isPinned(bin: string): boolean {
 /** The program that reads a session from OpenCode's storage, when `bin` is the pinned OpenCode; else null. */
 export function sessionReader(bin: string | undefined, sessionId: string): Program | null {
   if (!bin || !isPinned(bin)) return null;
-  return { command: bin, args: ['-e', READ_SESSION, sessionId] };
+  // Run in the workspace folder, Bun would load its `.env` files and its bunfig.toml (whose
+  // `preload` runs code first): neither is the reader's.
+  return { command: bin, args: ['--no-env-file', '--config=/dev/null', '-e', READ_SESSION, sessionId] };
 }
