@@ -158,6 +158,9 @@ describe('a chat message to the live agent', () => {
       },
       isolatedNetwork: true,
       serve: h.settings.runtimeServer!,
+      // Its start is bounded by the test's own timeout, not by the product's 30 s: a loaded
+      // machine takes longer, and that is no failure of what is tested.
+      startTimeoutMs: 600_000,
       cache: { file: join(h.dir, 'definitions-cache.json') },
       sessions: new Map([
         [sessionId, {}],
