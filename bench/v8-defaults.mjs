@@ -8,7 +8,10 @@ const require = createRequire(import.meta.url);
 const v8 = require('node:v8');
 const threads = require('node:worker_threads');
 
-v8.setFlagsFromString = () => {};
+const { setFlagsFromString } = v8;
+v8.setFlagsFromString = (flags) => {
+  if (!flags.startsWith('--semi-space-growth-factor')) setFlagsFromString(flags);
+};
 const { Worker } = threads;
 threads.Worker = class extends Worker {
   constructor(file, options = {}) {

@@ -24,11 +24,86 @@ const SOURCES = ['src/node', 'src/shared', 'scripts/demo-agent.ts'];
 // evaluates little more than commander.
 const CLI_ENTRY = { cli: 'src/node/cli/main.ts' };
 const CLI_CHUNKS = 'cli-[name]-[hash]';
+/**
+ * The same CLI once more as one CommonJS script (cli.cjs), for the command a user waits on most,
+ * the report (`debug context`): bin/investibook.js compiles it through V8 with the code cache an
+ * earlier run left beside it (src/node/cli/code-cache.ts), which ES modules cannot take on
+ * Node 20. Whitespace minified (not names: the output never depends on them, but stack traces
+ * keep them readable): what is read at every start, the cache being the compiled code.
+ */
+const CLI_SCRIPT = { cli: 'src/node/cli/main.ts' };
+/** `import.meta.url` in a CommonJS script: the script's own URL, made from the `__filename` its wrapper is given. */
+const SCRIPT_URL = '__investibook_script_url';
+/**
+ * The other commands' work, which a `debug context` process never runs, left out of cli.cjs (a
+ * CommonJS bundle cannot be split: esbuild inlines every `import()`): the server, the MCP
+ * server, the import, the database commands — a quarter of the script, read and kept in memory
+ * at every report otherwise. Each becomes a module that fails to load, should a later change
+ * reach one from the report (the CLI's tests run every report variant through this script).
+ */
+const NOT_IN_SCRIPT = {
+  'src/node/cli/main.ts': ['./db-commands'],
+  'src/node/cli/import-command.ts': ['../import/run-import'],
+  'src/node/cli/serve-command.ts': ['../server/main'],
+  'src/node/mcp/command.ts': ['./run-mcp'],
+};
+const reportOnly = (root) => ({
+  name: 'report-only',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) =>
+      args.kind === 'dynamic-import' && NOT_IN_SCRIPT[relative(root, args.importer)]?.includes(args.path)
+        ? { path: args.path, namespace: 'not-in-script' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'not-in-script' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`investibook: ${args.path} is not in build/node/cli.cjs (the report's script)`)});`,
+      loader: 'js',
+    }));
+  },
+});
+
+/**
+ * A package whose CommonJS build exports its default as `exports.default` (ai-tokenizer's
+ * Tokenizer): an ES module in a CommonJS bundle takes a package's `module.exports` whole as its
+ * default, as Node does for CommonJS, but Node gives the ES modules the package's own ES build
+ * (its `import` condition), whose default is the class; the script, which requires the package,
+ * gets the CommonJS build. So in cli.cjs such a package's default is its `exports.default`.
+ */
+const DEFAULT_EXPORT_AS_PROPERTY = ['ai-tokenizer'];
+const defaultExportAsProperty = {
+  name: 'default-export-as-property',
+  setup(build) {
+    const names = new RegExp(`^(${DEFAULT_EXPORT_AS_PROPERTY.join('|')})$`);
+    build.onResolve({ filter: names }, (args) =>
+      args.namespace === 'default-export-as-property'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'default-export-as-property' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'default-export-as-property' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)}).default;`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * cli.cjs as bin/investibook.js reads it at every report. ASCII only: esbuild escapes every
+ * character but those in regular expression literals, where `\uXXXX` means the same one (a
+ * UTF-16 unit each, as JavaScript counts them); V8 then holds the source as one byte a character,
+ * half the memory of a two-byte string. And its SHA-256 in a last comment, which its code cache
+ * is checked against without hashing the script at every start (src/node/cli/code-cache.ts).
+ */
+function finishScript(text) {
+  const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `${ascii}//# investibook-digest=${createHash('sha256').update(ascii).digest('hex')}\n`;
+}
 const ENTRIES = {
   server: 'src/node/server/main.ts',
   dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
+  // Loads cli.cjs from its code cache (bin/investibook.js).
+  'code-cache': 'src/node/cli/code-cache.ts',
   // The MCP server the sandboxed agent runs: `--api` only, no database driver (src/node/mcp/main.ts).
   mcp: 'src/node/mcp/main.ts',
   // The relay in front of every sandboxed agent program: its network's ways out and in (src/node/agent/network/relay.ts).
@@ -152,12 +227,28 @@ export async function buildNode(root = PROJECT) {
     write: false,
     logLevel: 'silent',
   };
-  const [programs, cli] = await Promise.all([
+  const [programs, cli, script] = await Promise.all([
     build({ ...options, entryPoints: ENTRIES }),
     build({ ...options, entryPoints: CLI_ENTRY, splitting: true, chunkNames: CLI_CHUNKS }),
+    build({
+      ...options,
+      entryPoints: CLI_SCRIPT,
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      minifyWhitespace: true,
+      // Every `import()` left (of a built-in or a package) becomes a require: a script compiled
+      // through vm.Script imports only through an experimental loader hook, which warns.
+      supported: { 'dynamic-import': false },
+      define: { ...options.define, 'import.meta.url': SCRIPT_URL },
+      banner: { js: `var ${SCRIPT_URL} = require('node:url').pathToFileURL(__filename).href;` },
+      plugins: [...options.plugins, reportOnly(root), defaultExportAsProperty],
+    }),
   ]);
-  const written = [...programs.outputFiles, ...cli.outputFiles];
-  for (const file of written) writeAtomic(file.path, file.contents);
+  const written = [...programs.outputFiles, ...cli.outputFiles, ...script.outputFiles];
+  for (const file of written) {
+    writeAtomic(file.path, file.path.endsWith('.cjs') ? finishScript(file.text) : file.contents);
+  }
+  removeCodeCaches(outDir(root));
   const current = new Set(written.map((f) => f.path));
   pruneChunks(outDir(root), current);
   writePackIgnore(outDir(root), current);
@@ -171,8 +262,18 @@ const writeStamp = (root, print) =>
     JSON.stringify({ fingerprint: print, head: checkoutHead(root), builtAt: new Date().toISOString() }),
   );
 
-/** Built for the checkout only: the dev server needs Vite and the sources, the demo agent the scripted model's recordings. */
-const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'stamp.json', '*.map'];
+/** Built for the checkout only: the dev server needs Vite and the sources, the demo agent the scripted model's recordings; and the code caches runs leave (made for this machine's Node). */
+const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'stamp.json', '*.map', '*.cache', '*.tmp'];
+
+/**
+ * The code caches of the script just replaced: each holds the old script's digest and would be
+ * read only to be refused; and none made by an older Node lingers.
+ */
+function removeCodeCaches(folder) {
+  for (const name of readdirSync(folder)) {
+    if (name.startsWith('cli.cjs.') && name.endsWith('.cache')) rmSync(join(folder, name), { force: true });
+  }
+}
 
 /**
  * What `npm pack` leaves out of build/node (package.json's `files` takes the folder): the

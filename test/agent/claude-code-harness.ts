@@ -30,6 +30,8 @@ export interface ClaudeCodeHarness extends AgentClient {
   bridge: AgentBridge;
   settings: AgentSettings;
   logs: string[];
+  /** Lets the scripted model's held answers (a step's `hold`) go, from now on. */
+  release: () => void;
   close: () => Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function startClaudeCodeHarness(
     bridge,
     settings,
     logs,
+    release: model.release,
     ...served.client(DEMO_WORKSPACE_ID, AGENT_TOKEN),
     async close() {
       await served.close();

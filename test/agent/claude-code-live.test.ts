@@ -10,7 +10,8 @@
  * such tool available"), Stop ends a turn and the next prompt is taken at once, and an agent
  * killed mid-turn is started again for the next prompt.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AcpProcess } from '../../src/node/agent/acp-process';
 import { readFileSync } from 'node:fs';
 import { DEMO_MODEL } from '../../src/node/agent/claude-code/demo';
 import { claudeCodeScript } from '../../src/node/agent/claude-code/demo-script';
@@ -49,13 +50,18 @@ beforeAll(async () => {
         when: 'take your time',
         steps: [
           { tools: [{ name: 'Read', args: { file_path: `${root}/evidence/pd-hot-regions.txt` } }] },
-          { delayMs: 60_000, text: 'This answer comes too late.' },
+          // Held until the test lets it go (or Claude Code is gone): the turn is still running
+          // whenever the Stop or the kill lands, and nobody waits out a delay after.
+          { hold: true, text: 'This answer comes too late.' },
         ],
       },
     ],
   });
 });
 afterAll(() => h?.close());
+
+/** The sessions the bridge asks Claude Code to load (ACP session/load). */
+const loads = vi.spyOn(AcpProcess.prototype, 'loadSession');
 
 const of = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
   events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
@@ -97,8 +103,18 @@ let sessionId = '';
 describe('Claude Code as the live agent', () => {
   it('moves the meter with its usage_updates: the latest main call’s prompt and its output; searches with Grep and reads', async () => {
     const before = mainCalls().length;
-    const { events } = await h.prompt('What do we know so far?');
-    sessionId = of(events, 'turn')[0]!.sessionId;
+    // Asked in a seeded conversation, which is OpenCode's: Claude Code never kept it, so a new
+    // session starts with a note, and Claude Code is not started to look for it (ACP session/load).
+    const seeded = workspaceSchema.parse(await (await h.api('')).json()).sessions[0]!.id;
+    const { events } = await h.prompt('What do we know so far?', { sessionId: seeded });
+    const opened = of(events, 'turn')[0]!;
+    expect(opened).toMatchObject({
+      newSession: true,
+      note: expect.stringContaining('does not have this conversation'),
+    });
+    expect(opened.sessionId).not.toBe(seeded);
+    expect(loads).not.toHaveBeenCalledWith(seeded, expect.anything());
+    sessionId = opened.sessionId;
     expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
     const calls = mainCalls().slice(before);
     expect(calls.length).toBeGreaterThan(1);
@@ -241,25 +257,8 @@ describe("the demo's story in the tools Claude Code offers", () => {
   });
 });
 
+// The kill first: after the Stop the model lets its held answers go for good.
 describe('when a Claude Code turn does not go to plan', () => {
-  it('stops a turn on Stop: over at once, saved after, and the next prompt is taken', async () => {
-    const [prompts, reads] = [
-      await rowsWith(sessionId, 'Please take your time'),
-      await rowsWith(sessionId, 'pd-hot-regions.txt'),
-    ];
-    const stopped = await stopAtFirstTool(h, 'Please take your time', 'What do we know so far?', { sessionId });
-    expect(stopped.asked).toBe(true);
-    expect(of(stopped.events, 'done')[0]?.stopReason).toBe('cancelled');
-    expect(of(stopped.events, 'saved')).toHaveLength(1);
-    // Saved: the prompt and the call it finished, as rows the session did not hold before.
-    expect(await rowsWith(sessionId, 'Please take your time')).toBeGreaterThan(prompts);
-    expect(await rowsWith(sessionId, 'pd-hot-regions.txt')).toBeGreaterThan(reads);
-    const after = await stopped.next!;
-    expect(of(after.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
-    expect(of(after.events, 'done')[0]?.stopReason).toBe('end_turn');
-    expect((await (await h.api('/agent')).json()).running).toEqual([]);
-  });
-
   it('survives Claude Code being killed mid-turn, and starts it again for the next prompt', async () => {
     const prompts = await rowsWith(sessionId, 'Please take your time');
     const cut = await killAtFirstTool(
@@ -274,5 +273,28 @@ describe('when a Claude Code turn does not go to plan', () => {
     const next = await h.prompt('What do we know so far?', { sessionId });
     expect(of(next.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
     expect(of(next.events, 'done')[0]?.stopReason).toBe('end_turn');
+    // The restarted Claude Code loaded the session it kept.
+    expect(loads).toHaveBeenCalledWith(sessionId, h.root);
+  });
+
+  it('stops a turn on Stop: over at once, saved after, and the next prompt is taken', async () => {
+    const [prompts, reads] = [
+      await rowsWith(sessionId, 'Please take your time'),
+      await rowsWith(sessionId, 'pd-hot-regions.txt'),
+    ];
+    const stopped = await stopAtFirstTool(h, 'Please take your time', 'What do we know so far?', { sessionId });
+    // Claude Code's interrupt does not withdraw the call in flight (it may even reach the model
+    // after the Stop): the next prompt waits for its answer, so the model lets it go now, for good.
+    h.release();
+    expect(stopped.asked).toBe(true);
+    expect(of(stopped.events, 'done')[0]?.stopReason).toBe('cancelled');
+    expect(of(stopped.events, 'saved')).toHaveLength(1);
+    // Saved: the prompt and the call it finished, as rows the session did not hold before.
+    expect(await rowsWith(sessionId, 'Please take your time')).toBeGreaterThan(prompts);
+    expect(await rowsWith(sessionId, 'pd-hot-regions.txt')).toBeGreaterThan(reads);
+    const after = await stopped.next!;
+    expect(of(after.events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
+    expect(of(after.events, 'done')[0]?.stopReason).toBe('end_turn');
+    expect((await (await h.api('/agent')).json()).running).toEqual([]);
   });
 });

@@ -4,11 +4,13 @@
  * OpenCode's own shapes with its ACP usage, and explained by /debug. Then the faults: a turn
  * stopped, a model that errs, an agent killed mid-turn, an agent that is not there.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from '../../src/node/agent/confinement';
+import { exportSession } from '../../src/node/agent/opencode/export-session';
 import { definitionsCacheFile } from '../../src/node/agent/opencode/record';
+import { messageRows } from '../../src/node/agent/opencode/session-export';
 import { recordDefinitions, type DefinitionsOptions } from '../../src/node/agent/opencode/runtime-definitions';
 import { DEMO_WORKSPACE_ID } from '../../src/node/demo/builder';
 import type { AgentEvent } from '../../src/shared/agent';
@@ -156,6 +158,9 @@ describe('a chat message to the live agent', () => {
       },
       isolatedNetwork: true,
       serve: h.settings.runtimeServer!,
+      // Its start is bounded by the test's own timeout, not by the product's 30 s: a loaded
+      // machine takes longer, and that is no failure of what is tested.
+      startTimeoutMs: 600_000,
       cache: { file: join(h.dir, 'definitions-cache.json') },
       sessions: new Map([
         [sessionId, {}],
@@ -184,7 +189,24 @@ describe('a chat message to the live agent', () => {
   });
 
   it('continues the same session, and the files the agent read count where they belong', async () => {
-    const { events } = await h.prompt('Tell me about the slow queries', { sessionId });
+    // The export program made to fail for this turn: it is saved all the same, read from
+    // OpenCode's storage by its binary as a script runner (no OpenCode started for it).
+    // A Bun project's files in the workspace are not the reader's: a bunfig.toml preload that
+    // would print first, a .env that would point it elsewhere.
+    const planted = {
+      'bunfig.toml': 'preload = ["./preload.js"]\n',
+      'preload.js': 'console.log("{}")\n',
+      '.env': 'XDG_DATA_HOME=/nowhere\n',
+    };
+    for (const [name, text] of Object.entries(planted)) writeFileSync(join(h.root, name), text);
+    const exporter = h.settings.exporter;
+    h.settings.exporter = { command: '/bin/false', args: [] };
+    const { events } = await h.prompt('Tell me about the slow queries', { sessionId }).finally(() => {
+      h.settings.exporter = exporter;
+      for (const name of Object.keys(planted)) rmSync(join(h.root, name));
+    });
+    expect(h.logs.filter((l) => /read back|not read from/.test(l))).toEqual([]);
+    expect(of(events, 'saved')[0]?.messages).toBeGreaterThan(1);
     expect(of(events, 'turn')[0]).toMatchObject({ sessionId, newSession: false });
     expect(of(events, 'done')[0]?.stopReason).toBe('end_turn');
     const report = contextReportSchema.parse(
@@ -193,6 +215,30 @@ describe('a chat message to the live agent', () => {
     const labels = report.sources.find((s) => s.id === 'evidence')!.items.map((i) => i.label);
     expect(labels.some((l) => l.startsWith('Read evidence: slow-query.log'))).toBe(true);
     expect(JSON.stringify(report.sources)).not.toMatch(/tool output/i);
+  });
+
+  it('keeps the session as OpenCode’s export has it, byte for byte, though it read it from OpenCode’s storage', async () => {
+    const exporter = h.settings.exporter!;
+    const exported = await exportSession(
+      await launch(
+        h.settings,
+        { id: WS, root: h.root, others: [] },
+        { command: exporter.command, args: exporter.args.map((a) => a.replaceAll('{session}', sessionId)) },
+      ),
+    );
+    const stored = (await h.store.listMessages(WS, sessionId)).map((r) => ({
+      id: r.id,
+      // Parsed and written again: the same text only when the keys are in the same order.
+      info: JSON.stringify(JSON.parse(String(r.info))),
+      parts: JSON.stringify(JSON.parse(String(r.parts))),
+    }));
+    const theirs = messageRows(exported).map((r) => ({
+      id: r.id,
+      info: JSON.stringify(r.info),
+      parts: JSON.stringify(r.parts),
+    }));
+    expect(theirs.length).toBeGreaterThan(2);
+    expect(stored).toEqual(theirs);
   });
 
   it('tells the chat when the agent asks permission, and answers by the server’s policy', async () => {

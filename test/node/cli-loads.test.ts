@@ -5,7 +5,11 @@
  * environment's schema (src/node/env.ts: the server's and the live agent's) stays unloaded; a
  * local SQLite report loads no other backend, server, agent, import or wire schema.
  * Each module the process loads is recorded by a module hook; the build keeps esbuild's
- * `// path` comment above each bundled file, which names what a chunk holds.
+ * `// path` comment above each bundled file, which names what a chunk holds. This is the CLI's
+ * split ES-module build (build/node/cli.mjs, which `--help` and the other commands run): the
+ * launcher runs the report itself from one CommonJS script and its code cache (cli.cjs,
+ * test/node/code-cache.test.ts), whose modules are evaluated as lazily, the same imports
+ * deciding, but which no module hook sees.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,18 +50,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function loadedSources(...flags: string[]): Promise<string> {
   const loaded = join(dir, `loaded-${flags.join('') || 'table'}.txt`);
   writeFileSync(loaded, '');
+  const argv = ['debug', 'context', DEMO_WORKSPACE_ID, '--db', db, ...flags];
+  const cli = pathToFileURL(join(PROJECT_ROOT, 'build/node/cli.mjs')).href;
   await run(
     process.execPath,
     [
       '--import',
       pathToFileURL(join(dir, 'register.mjs')).href,
-      join(PROJECT_ROOT, 'bin/investibook.js'),
-      'debug',
-      'context',
-      DEMO_WORKSPACE_ID,
-      '--db',
-      db,
-      ...flags,
+      '--input-type=module',
+      '-e',
+      `const { run } = await import(${JSON.stringify(cli)}); process.exitCode = await run(${JSON.stringify(argv)});`,
     ],
     { env: { ...process.env, LOADED: loaded }, maxBuffer: 1 << 26 },
   );

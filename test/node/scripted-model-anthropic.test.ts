@@ -1,11 +1,13 @@
 /**
  * The scripted model's Messages API (Claude Code's): a scripted turn streamed as Anthropic's
  * events with its tool call, the usage split into fresh input and cache reads that add up to the
- * count, `count_tokens` giving the same count, a small model's request answered as a title.
+ * count, `count_tokens` giving the same count, a small model's request answered as a title, a
+ * held answer kept until released.
  */
 import { describe, expect, it } from 'vitest';
 import { asChatRequest, type MessagesRequest } from '../../src/node/scripted-model/anthropic';
 import { promptTokens } from '../../src/node/scripted-model/prompt-tokens';
+import { HeldAnswers } from '../../src/node/scripted-model/held';
 import { familyCounting, scriptedModelApp } from '../../src/node/scripted-model/server';
 import type { Script } from '../../src/node/scripted-model/script';
 
@@ -18,6 +20,7 @@ const script: Script = {
         { text: 'The summary says store 4.' },
       ],
     },
+    { when: 'take your time', steps: [{ hold: true, text: 'Late.' }] },
   ],
   summary: 'summary',
   title: 'A title',
@@ -104,5 +107,31 @@ describe("the scripted model's Messages API", () => {
   it("answers a small model's request with the title", async () => {
     const reply = (await (await request({ ...first, model: 'small', stream: false })).json()) as { content: unknown[] };
     expect(reply.content).toEqual([{ type: 'text', text: 'A title' }]);
+  });
+
+  it('holds a step’s answer until released, then answers every held one and those to come at once', async () => {
+    const held = new HeldAnswers();
+    let arrived = () => {};
+    const inside = new Promise<void>((done) => (arrived = done));
+    const slow = scriptedModelApp({ script, smallModels: ['small'], held, onMessagesRequest: () => arrived() });
+    const ask = () =>
+      slow.request('/v1/messages', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ...first,
+          stream: false,
+          messages: [{ role: 'user', content: 'Please take your time' }],
+        }),
+      });
+    let answered = false;
+    const waiting = Promise.resolve(ask()).then((r) => ((answered = true), r.json()));
+    // The request is in and answered as far as the wait; a turn of the event loop later it still waits.
+    await inside;
+    await new Promise((done) => setImmediate(done));
+    expect(answered).toBe(false);
+    held.release();
+    expect(((await waiting) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Late.' }]);
+    expect(((await (await ask()).json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Late.' }]);
   });
 });

@@ -198,6 +198,12 @@ export interface RuntimeWriteSide {
   ): { policy: EgressPolicy; warnings: string[] };
   /** ACP `_meta` of every session it opens (its adapter's own session options), when it has some. */
   readonly sessionMeta?: Record<string, unknown>;
+  /**
+   * Whether its own store holds a session, read without running anything (absent: the agent is
+   * asked, ACP `session/load`). False spares what asking costs: Claude Code's adapter starts its
+   * 330 MB program and investibook's MCP server to find it has no such session.
+   */
+  keeps?(settings: AgentSettings, workspace: { id: string; root: string }, sessionId: string): boolean;
   /** A streamed call's tool by the name the model is sent, when the runtime's updates carry it (absent: a title of one word). */
   toolName?(update: { _meta?: Record<string, unknown> | null }): string | null;
   /**

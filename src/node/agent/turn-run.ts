@@ -132,7 +132,9 @@ export class TurnRun {
     const { request, turn, turnId } = this.accepted;
     const { pool, store } = this.needs;
     this.agent = await pool.process(this.workspace);
-    const opened = await openSession(this.agent, this.workspace, request.sessionId);
+    const { runtime, settings } = this.needs;
+    const keeps = (id: string) => runtime.keeps?.(settings, this.workspace, id) ?? true;
+    const opened = await openSession(this.agent, this.workspace, request.sessionId, keeps);
     const sessionId = opened.sessionId;
     this.sessionId = sessionId;
     if (sessionId !== this.kept.sessionId && !request.command) this.kept = await moveKept(store, this.kept, sessionId);
@@ -245,22 +247,29 @@ export class TurnRun {
   }
 }
 
-/** Continues the asked session when the agent has it (loading it after a restart), else a new one. */
+/**
+ * Continues the asked session when the agent has it (loading it after a restart), else a new one;
+ * one its runtime's store does not hold (`keeps`) is not asked for.
+ */
 async function openSession(
   agent: AcpProcess,
   workspace: WorkspaceAgent,
   asked: string | undefined,
+  keeps: (sessionId: string) => boolean,
 ): Promise<{ sessionId: string; isNew: boolean; note?: string }> {
   if (asked && workspace.sessions.has(asked)) return { sessionId: asked, isNew: false };
   let note: string | undefined;
   if (asked) {
-    try {
-      await agent.loadSession(asked, workspace.root);
-      workspace.sessions.add(asked);
-      return { sessionId: asked, isNew: false };
-    } catch {
-      note = `The agent does not have this conversation (it was recorded elsewhere, or the agent's storage was reset): this turn starts a new one.`;
+    if (keeps(asked)) {
+      try {
+        await agent.loadSession(asked, workspace.root);
+        workspace.sessions.add(asked);
+        return { sessionId: asked, isNew: false };
+      } catch {
+        // the agent does not have it after all: a new session, said below
+      }
     }
+    note = `The agent does not have this conversation (it was recorded elsewhere, or the agent's storage was reset): this turn starts a new one.`;
   }
   const sessionId = await agent.newSession(workspace.root);
   workspace.sessions.add(sessionId);

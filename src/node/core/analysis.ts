@@ -156,29 +156,9 @@ export function analyseMessage(
   estimator: Estimator,
   rough: boolean,
 ): { analysis: MessageAnalysis; deps: [string, number | null][]; contributions: Contribution[] } {
-  const { workspace } = context;
   const deps = new Map<string, number | null>();
-  const attribution: AttributionContext & { facts: SessionFacts; light: boolean } = {
-    root: workspace.root,
-    instructionFiles: new Set(workspace.instructions.map((i) => i.path)),
-    skillDirs: runtime.layout.skillDirs,
-    pathRules: runtime.layout.pathRules,
-    sessionRoots: context.facts.sessionRoots,
-    skillNames: workspace.skills.map((s) => s.name),
-    ...(workspace.declaredSources?.length ? { declared: workspace.declaredSources } : {}),
-    fileSize: (path) => {
-      const size = fileSize(workspace, path);
-      deps.set(path, size);
-      return size;
-    },
-    light: rough,
-    facts: context.facts,
-  };
   const ref = `messages_v2/${row.id}`;
-  const analysed = runtime.analyze(
-    { id: row.id, info: row.info ?? {}, parts: row.partsInvalid ? null : (row.parts ?? null) },
-    attribution,
-  );
+  const analysed = runtime.analyze(parsedRow(row), attributionOf(runtime, context, rough, deps));
   const warnings = [
     ...row.notes,
     ...(row.info === undefined ? [`${ref}: info is not valid JSON`] : []),
@@ -202,6 +182,54 @@ export function analyseMessage(
     deps: [...deps],
     contributions: analysed.contributions,
   };
+}
+
+/** The row as the runtime's analyzer reads it. */
+const parsedRow = (row: ReadRow) => ({
+  id: row.id,
+  info: row.info ?? {},
+  parts: row.partsInvalid ? null : (row.parts ?? null),
+});
+
+/** What attribution is told of the workspace; the file sizes it looks at go into `deps`. */
+function attributionOf(
+  runtime: AgentRuntime,
+  context: AnalysisContext,
+  light: boolean,
+  deps: Map<string, number | null>,
+): AttributionContext & { facts: SessionFacts; light: boolean } {
+  const { workspace } = context;
+  return {
+    root: workspace.root,
+    instructionFiles: new Set(workspace.instructions.map((i) => i.path)),
+    skillDirs: runtime.layout.skillDirs,
+    pathRules: runtime.layout.pathRules,
+    sessionRoots: context.facts.sessionRoots,
+    skillNames: workspace.skills.map((s) => s.name),
+    ...(workspace.declaredSources?.length ? { declared: workspace.declaredSources } : {}),
+    fileSize: (path) => {
+      const size = fileSize(workspace, path);
+      deps.set(path, size);
+      return size;
+    },
+    light,
+    facts: context.facts,
+  };
+}
+
+/**
+ * A message's contributions — each one's key and texts — and nothing else: what a report reads
+ * back when it shows an item's text (a large read's lines, a quoted reply, a block's text). Keys
+ * and texts do not depend on `light` (which leaves out the content keys and skill mentions), so
+ * this is analyseMessage's contributions without hashing every read's content or estimating items
+ * no one reads: a 1M-token report read back 558 messages this way (docs/benchmarks.md, issue 42.2).
+ */
+export function messageTexts(
+  row: ReadRow,
+  runtime: AgentRuntime,
+  context: AnalysisContext,
+): readonly Pick<Contribution, 'key' | 'texts'>[] {
+  return runtime.analyze(parsedRow(row), attributionOf(runtime, context, true, new Map())).contributions;
 }
 
 /** What the model wrote itself (its replies, reasoning, tool calls): the `code spans` it quoted, a bounded few. */

@@ -15,9 +15,8 @@
  */
 import type { ContextReport, EstimatorId } from '../../shared/wire';
 import type { AnalysisServices } from './analysis';
-import { analyseMessage } from './analysis';
+import { messageTexts } from './analysis';
 import { buildReport, DEFAULT_ITEMS, RUNTIME_REF } from './build-report';
-import { chars4Estimator } from './estimate';
 import { ReadPlanMissed } from './errors';
 import { structuralDigest } from './hash';
 import { makeSession, type Block, type Session, type SessionContext, type SessionInput } from './make-session';
@@ -194,8 +193,8 @@ function collectTexts(
   const unread = messageIds.filter((id) => !rows.has(id));
   if (unread.length > 0) throw new ReadPlanMissed(unread);
   for (const id of messageIds) {
-    const { contributions } = analyseMessage(rows.need(id), runtime, session.analysisContext, chars4Estimator, false);
-    for (const c of contributions) if (byKey.has(c.key)) put(c.key, c.texts.join('\n'));
+    for (const c of messageTexts(rows.need(id), runtime, session.analysisContext))
+      if (byKey.has(c.key)) put(c.key, c.texts.join('\n'));
   }
   return into;
 }

@@ -8,8 +8,8 @@
 import { countedItems, RUNTIME_REF } from './build-report';
 import { calibrate } from './calibrate';
 import { numberedCalls } from './calibration-steps';
-import { analyseMessage, analyseMessages, analysisPlan, type AnalysisContext, type AnalysisServices } from './analysis';
-import { chars4Estimator, toItem } from './estimate';
+import { analyseMessages, analysisPlan, messageTexts, type AnalysisContext, type AnalysisServices } from './analysis';
+import { toItem } from './estimate';
 import { narrowerReads, type TextOf } from './large-reads';
 import { CallUnavailable, ReadPlanMissed } from './errors';
 import { itemId } from './figures';
@@ -302,7 +302,7 @@ function itemText(
   // looked at only when that reply has no text, is quoted only if its row was read.
   const row = rows.get(messageId);
   if (!row) return undefined;
-  const { contributions } = analyseMessage(row, runtime, context, chars4Estimator, false);
+  const contributions = messageTexts(row, runtime, context);
   return contributions.find((c) => c.key === key)?.texts.join('\n');
 }
 
@@ -314,7 +314,7 @@ function readLines(
   messageId: string,
   key: string,
 ): ReturnType<TextOf> {
-  const { contributions } = analyseMessage(rows.need(messageId), runtime, context, chars4Estimator, false);
+  const contributions = messageTexts(rows.need(messageId), runtime, context);
   rows.drop(messageId);
   const text = contributions.find((c) => c.key === key)?.texts.join('\n');
   return text === undefined ? null : (runtime.advice?.fileLines(text) ?? null);

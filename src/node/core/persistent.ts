@@ -3,20 +3,21 @@
  * collection and the one it was given reads as before — no copy of the whole, no hashing tree.
  *
  * - `PMap`: keys numbered once (an interning table shared by every map made from the same empty
- *   one), values in an array cut in chunks of 128 indexed by that number; a write copies the
- *   chunk it touches and the short array of chunks, nothing else. Iteration is in insertion
+ *   one), values in a trie of 32-wide nodes indexed by that number; a write copies the nodes on
+ *   its path (three at 12,000 keys), nothing else. Iteration is in insertion
  *   order (set on a present key keeps its place; deleted and set again goes last): an
  *   append-only log of positions, an entry live while its key's position points at it.
  * - `PList`: an append-only log. A list shares its array with the lists made from it by `push`
  *   (each knows its own length); appending to a list whose array has grown past it copies first.
  *
  * Writes inside one walk step may be batched (an `Edit` given to a write: Immutable.js's owner
- * idea): the chunks and arrays allocated under the step's edit are written in place, those of any
- * state before it never; the step's result is read with no edit, and the next step has a new one. Measured against Immutable.js 5.2.1 and
- * the mutable walk class on the 1 M-token bench session: docs/architecture.md.
+ * idea): the nodes and arrays allocated under the step's edit are written in place, those of any
+ * state before it never; the step's result is read with no edit, and the next step has a new one.
+ * Measured against Immutable.js 5.2.1 and the mutable walk class on the 1 M-token bench session:
+ * docs/architecture.md.
  */
 
-const BITS = 7;
+const BITS = 5;
 const WIDTH = 1 << BITS;
 const MASK = WIDTH - 1;
 
@@ -51,32 +52,55 @@ export class Keys<K> {
   }
 }
 
-/** A sparse array in chunks, copied chunk by chunk on write. */
-interface Dense<V> {
-  readonly chunks: readonly (readonly V[] | undefined)[];
-  /** The edit each chunk was allocated under, if any; the edit the two arrays were. */
-  readonly owners: readonly (Edit | undefined)[];
-  readonly own: Edit | null;
+/**
+ * A node of a sparse array's trie: 32 slots (values at the leaves, nodes above), and the edit it
+ * was allocated under — kept on the node, so a write copies only the nodes on its path.
+ */
+interface Node {
+  readonly edit: Edit | null;
+  readonly slots: unknown[];
 }
 
-const EMPTY_DENSE: Dense<never> = { chunks: [], owners: [], own: null };
+/**
+ * A sparse array as a trie of 32-wide nodes, as deep as its largest index needs (`shift`: the
+ * bits above the leaf's). A write copies the three or so nodes on its path — 96 slots at 12,000
+ * keys, where a flat array of 128-wide chunks copied the chunk array, its owners and the chunk
+ * (about 320): the walk's commonest allocation (docs/benchmarks.md, issue 42.2).
+ */
+interface Dense {
+  readonly root: Node | undefined;
+  readonly shift: number;
+}
 
-const denseGet = <V>(d: Dense<V>, i: number): V | undefined => d.chunks[i >> BITS]?.[i & MASK];
+const EMPTY_DENSE: Dense = { root: undefined, shift: 0 };
 
-function denseSet<V>(d: Dense<V>, i: number, v: V | undefined, given: Edit | null): Dense<V> {
+function denseGet<V>(d: Dense, i: number): V | undefined {
+  if (i >>> d.shift >= WIDTH) return undefined;
+  let node = d.root;
+  for (let level = d.shift; level > 0 && node; level -= BITS)
+    node = node.slots[(i >>> level) & MASK] as Node | undefined;
+  return node?.slots[i & MASK] as V | undefined;
+}
+
+/** `node` with slot `i` (under `level`) set: the node itself when `edit` made it, else a copy. */
+function nodeSet(node: Node | undefined, level: number, i: number, v: unknown, edit: Edit | null): Node {
+  const own = node !== undefined && edit !== null && node.edit === edit;
+  const out: Node = own ? node : { edit, slots: node ? node.slots.slice() : new Array<unknown>(WIDTH) };
+  const slot = (i >>> level) & MASK;
+  out.slots[slot] = level === 0 ? v : nodeSet(out.slots[slot] as Node | undefined, level - BITS, i, v, edit);
+  return out;
+}
+
+function denseSet(d: Dense, i: number, v: unknown, given: Edit | null): Dense {
   const edit = given?.open ? given : null;
-  const inPlace = edit !== null && d.own === edit;
-  const chunks = (inPlace ? d.chunks : d.chunks.slice()) as (V[] | undefined)[];
-  const owners = (inPlace ? d.owners : d.owners.slice()) as (Edit | undefined)[];
-  const c = i >> BITS;
-  let chunk = chunks[c];
-  if (edit === null || owners[c] !== edit || !chunk) {
-    chunk = chunk ? chunk.slice() : new Array<V>(WIDTH);
-    chunks[c] = chunk;
-    owners[c] = edit ?? undefined;
+  let { root, shift } = d;
+  // Deeper until index i fits: the old root becomes the first slot of a new one.
+  while (i >>> shift >= WIDTH) {
+    if (root) root = { edit, slots: [root] };
+    shift += BITS;
   }
-  chunk[i & MASK] = v as V;
-  return inPlace ? d : { chunks, owners, own: edit };
+  const next = nodeSet(root, shift, i, v, edit);
+  return next === d.root && shift === d.shift ? d : { root: next, shift };
 }
 
 /** An append-only list, persistent: see the module's comment. */
@@ -128,9 +152,9 @@ export class PMap<K, V> implements Iterable<[K, V]> {
   private constructor(
     private readonly keyTable: Keys<K>,
     private readonly mode: Mode,
-    private readonly vals: Dense<V>,
+    private readonly vals: Dense,
     /** Per key number, its place in `order` + 1 (absent: undefined); unused when unordered. */
-    private readonly place: Dense<number>,
+    private readonly place: Dense,
     private readonly order: PList<number>,
     readonly size: number,
   ) {}
@@ -141,12 +165,12 @@ export class PMap<K, V> implements Iterable<[K, V]> {
   }
 
   private present(n: number): boolean {
-    return (this.mode === 'unordered' ? denseGet(this.vals, n) : denseGet(this.place, n)) !== undefined;
+    return (this.mode === 'unordered' ? denseGet<V>(this.vals, n) : denseGet<number>(this.place, n)) !== undefined;
   }
 
   private valueAt(n: number): V | undefined {
     if (this.mode === 'set') return (this.present(n) ? true : undefined) as V | undefined;
-    return denseGet(this.vals, n);
+    return denseGet<V>(this.vals, n);
   }
 
   get(key: K): V | undefined {
@@ -181,10 +205,11 @@ export class PMap<K, V> implements Iterable<[K, V]> {
     return this.size === 0 ? this : PMap.empty(this.keyTable, this.mode);
   }
 
-  *entries(): Generator<[K, V]> {
+  /** The entries in order, collected at once (the map never changes): an array's iterator, no generator. */
+  entries(): IterableIterator<[K, V]> {
     const entries: [K, V][] = [];
     this.forEach((value, key) => entries.push([key, value]));
-    yield* entries;
+    return entries[Symbol.iterator]();
   }
 
   /** Each entry in order, with no iterator or pair made per entry (a report's snapshot reads thousands). */
@@ -193,24 +218,29 @@ export class PMap<K, V> implements Iterable<[K, V]> {
     const { keyTable, order } = this;
     for (let i = 0; i < order.size; i++) {
       const n = order.get(i)!;
-      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet(this.place, n) === i + 1;
+      const live = seen ? this.present(n) && !seen.has(n) && !!seen.add(n) : denseGet<number>(this.place, n) === i + 1;
       if (live) visit(this.valueAt(n)!, keyTable.at[n]!);
     }
   }
 
-  *keys(): Generator<K> {
-    for (const [key] of this.entries()) yield key;
+  /** The keys in order, with no pair made per entry (a call's fresh items are its new keys). */
+  keys(): IterableIterator<K> {
+    const keys: K[] = [];
+    this.forEach((_, key) => keys.push(key));
+    return keys[Symbol.iterator]();
   }
 
-  *values(): Generator<V> {
-    for (const [, value] of this.entries()) yield value;
+  values(): IterableIterator<V> {
+    const values: V[] = [];
+    this.forEach((value) => values.push(value));
+    return values[Symbol.iterator]();
   }
 
   [Symbol.iterator](): Iterator<[K, V]> {
     return this.entries();
   }
 
-  private with(values: Dense<V>, place: Dense<number>, order: PList<number>, size: number): PMap<K, V> {
+  private with(values: Dense, place: Dense, order: PList<number>, size: number): PMap<K, V> {
     if (values === this.vals && place === this.place && order === this.order && size === this.size) return this;
     return new PMap(this.keyTable, this.mode, values, place, order, size);
   }

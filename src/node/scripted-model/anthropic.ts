@@ -20,7 +20,8 @@ import {
   type ChatRequest,
   type CountingRules,
 } from './prompt-tokens';
-import { answer, type Answer, type Roles, type Script, type ScriptedToolCall } from './script';
+import type { HeldAnswers } from './held';
+import { answer, type Answer, type Roles, type Script, type ScriptedStep, type ScriptedToolCall } from './script';
 
 type Json = Record<string, unknown>;
 
@@ -56,6 +57,8 @@ export interface AnthropicOptions extends Roles {
   onRequest?: (request: RecordedMessagesRequest) => void;
   /** The leading tokens two requests of one conversation share (the OpenAI side's rule). */
   cached: (before: ChatRequest | undefined, now: ChatRequest) => number;
+  /** Where a step that holds its answer waits. */
+  held: HeldAnswers;
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -176,8 +179,8 @@ export function addMessagesApi(app: Hono, options: AnthropicOptions): void {
       output_tokens: output,
     };
     options.onRequest?.({ seq: number, kind: reply.kind, body, chat, usage });
-    // A slow answer, as the OpenAI side gives it: a turn the tests stop or crash mid-call.
-    if (step?.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));
+    // A slow or held answer: a turn the tests stop or crash mid-call.
+    await wait(step, options.held, c.req.raw.signal);
     if (step?.fail) return c.json({ type: 'error', error: { type: 'api_error', message: step.fail.message } }, 500);
     const content: Json[] = [
       ...(text ? [{ type: 'text', text }] : []),
@@ -193,6 +196,17 @@ export function addMessagesApi(app: Hono, options: AnthropicOptions): void {
     };
     if (!body.stream) return c.json({ ...message, content, usage });
     return streamMessage(c, { ...message, usage }, content);
+  });
+}
+
+/** A step's wait: its delay, or until released; either ends early if the client goes away. */
+async function wait(step: ScriptedStep | null, held: HeldAnswers, signal: AbortSignal): Promise<void> {
+  if (step?.hold) await held.wait(signal);
+  const ms = step?.delayMs ?? 0;
+  if (!ms || signal.aborted) return;
+  await new Promise<void>((done) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
   });
 }
 

@@ -27,6 +27,12 @@ export interface ScriptedStep {
   fail?: { status: number; message: string };
   /** Wait this long before answering (cancellation tests). */
   delayMs?: number;
+  /**
+   * Answer only once the model is released (`RunningModel.release()`, for good) or when the
+   * client goes away: a call still running whenever a test interrupts it. Anthropic's Messages
+   * API only.
+   */
+  hold?: boolean;
 }
 
 export interface ScriptedTurn {

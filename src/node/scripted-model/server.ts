@@ -32,6 +32,7 @@ import {
 import { answer, hiddenInRequest, type Answer, type Roles, type Script } from './script';
 import { addMessagesApi, type RecordedMessagesRequest } from './anthropic';
 import { completionBody, streamCompletion, toolCallsOf } from './chat-completions';
+import { HeldAnswers } from './held';
 
 export interface RecordedRequest {
   /** 1-based, in arrival order. */
@@ -73,6 +74,8 @@ export interface ScriptedModelOptions extends Roles {
   family?: ScriptedFamily;
   /** Called with every request to Anthropic's Messages API (Claude Code's), as it is answered. */
   onMessagesRequest?: (request: RecordedMessagesRequest) => void;
+  /** Where the steps that `hold` wait (startScriptedModel's, released by its `release`). */
+  held?: HeldAnswers;
 }
 
 /** The counting rules of a family. */
@@ -107,6 +110,7 @@ export function scriptedModelApp(options: ScriptedModelOptions): Hono {
     smallModels: options.smallModels,
     rules: anthropicRules,
     cached: (before, now) => cachedTokens(before, now, anthropicRules),
+    held: options.held ?? new HeldAnswers(),
     ...(options.onMessagesRequest ? { onRequest: options.onMessagesRequest } : {}),
   });
   addChatCompletionsApi(app, options, family);
@@ -213,11 +217,14 @@ export function cachedTokens(
 export interface RunningModel {
   url: string;
   port: number;
+  /** Lets every held answer (a step's `hold`) go, from now on. */
+  release: () => void;
   close: () => Promise<void>;
 }
 
 export async function startScriptedModel(options: ScriptedModelOptions & { port?: number }): Promise<RunningModel> {
-  const app = scriptedModelApp(options);
+  const held = options.held ?? new HeldAnswers();
+  const app = scriptedModelApp({ ...options, held });
   const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: options.port ?? 0 });
   await new Promise<void>((ok, fail) => {
     server.once('listening', ok);
@@ -228,6 +235,10 @@ export async function startScriptedModel(options: ScriptedModelOptions & { port?
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    release: () => held.release(),
+    close: () => {
+      held.release();
+      return new Promise<void>((done) => server.close(() => done()));
+    },
   };
 }

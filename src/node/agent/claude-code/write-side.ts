@@ -24,7 +24,7 @@ import { addOperatorHosts, isLoopbackName, urlTarget, type EgressPolicy } from '
 import { nodeFolder } from '../report-mcp';
 import type { ReadBack, RuntimeHome, RuntimeLaunch, RuntimeWriteSide } from '../runtime-seam';
 import type { AgentSettings } from '../settings';
-import { CLAUDE_CODE_CACHE, ensureClaudeCode } from './install';
+import { CLAUDE_CODE_CACHE, ensureClaudeCode, transcriptPath } from './install';
 import { claudeSettings } from './permissions';
 import { keepRest, sessionTranscripts, typedPrompts } from './read-back';
 
@@ -135,6 +135,10 @@ export const claudeCodeWriteSide: RuntimeWriteSide = {
 
   prepare: claudeCodeLaunch,
   sessionMeta: { claudeCode: { options: { allowedTools: [...CLAUDE_OPT_IN_TOOLS] } } },
+  // Its transcript in the agent's private HOME: a session it never wrote (another runtime's, as
+  // the demo's seeded ones are) is not loaded (the adapter would start Claude Code to find out).
+  keeps: (settings, workspace, sessionId) =>
+    existsSync(transcriptPath(agentHome(settings, workspace.id), workspace.root, sessionId)),
   toolName: (update) => claudeCodeToolName(update),
   egress: (settings) => claudeCodeEgress(settings),
 

@@ -5,7 +5,8 @@
  * (session-runtime.ts) — their rows reserved at once, then asked of OpenCode's own server
  * (`opencode serve`, run as the agent is), which takes seconds: returned as `later`. Its answers
  * about the agent's set-up are kept (definitions-cache.ts): a later session of the same set-up
- * starts no server at all.
+ * starts no server at all, and a turn that ends while the workspace's last recording is still in
+ * flight waits for it, then finds its answers kept.
  */
 import { join } from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
@@ -15,6 +16,9 @@ import type { AgentSettings } from '../settings';
 import type { DefinitionsOptions, SessionInfo } from './runtime-definitions';
 import type { SessionExport } from './session-export';
 import { keepChildren, keepDefinitions, reserveDefinitions } from './session-runtime';
+
+/** Each workspace's definitions recording in flight, by its answers' file. */
+const inFlight = new Map<string, Promise<void>>();
 
 export async function recordOpencode(
   context: RecordContext,
@@ -56,13 +60,21 @@ export async function recordOpencode(
           ),
         }
       : null;
-    const later = keepDefinitions({ ...keep, reserved, definitions })
+    const cacheFile = definitionsCacheFile(settings.stateDir, workspaceId);
+    // After the workspace's recording still in flight (a turn that ended while the last one's
+    // server was starting): its answers are then kept, and this one starts no second server.
+    const later = (inFlight.get(cacheFile) ?? Promise.resolve())
+      .then(() => keepDefinitions({ ...keep, reserved, definitions }))
       .then(
         () => {},
         (error: unknown) =>
           log(`the definitions of session ${exported.info.id} were not kept: ${(error as Error).message}`),
       )
-      .finally(() => acpMcp?.revoke());
+      .finally(() => {
+        acpMcp?.revoke();
+        if (inFlight.get(cacheFile) === later) inFlight.delete(cacheFile);
+      });
+    inFlight.set(cacheFile, later);
     return { sessions, later };
   } catch (error) {
     acpMcp?.revoke();
