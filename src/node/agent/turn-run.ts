@@ -130,9 +130,8 @@ export class TurnRun {
   /** The agent process started, the session opened, the kept prompt moved to it, the chat told. */
   private async open(): Promise<void> {
     const { request, turn, turnId } = this.accepted;
-    const { pool, store } = this.needs;
+    const { pool, store, runtime, settings } = this.needs;
     this.agent = await pool.process(this.workspace);
-    const { runtime, settings } = this.needs;
     const keeps = (id: string) => runtime.keeps?.(settings, this.workspace, id) ?? true;
     const opened = await openSession(this.agent, this.workspace, request.sessionId, keeps);
     const sessionId = opened.sessionId;

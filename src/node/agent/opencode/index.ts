@@ -3,8 +3,8 @@
  * by configure.ts, its sessions read back as its export prints them — from its storage by its
  * own binary as a script runner for the pinned version (session-reader.ts), else with its export
  * (`opencode export`), each run as the agent is — into rows in its own shapes
- * (session-export.ts), its subagents and definitions recorded after (record.ts), a report's revert made through its own server (revert.ts). Its
- * read side is core/opencode.
+ * (session-export.ts), its subagents and definitions recorded after (record.ts), a report's
+ * revert made through its own server (revert.ts). Its read side is core/opencode.
  */
 import { RUNTIME_TITLES } from '../../../shared/runtimes';
 import { promptText } from '../../user-message';
