@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 // @ts-expect-error plain JavaScript, no declarations
-import { largeJsonAsParse } from '../scripts/build-node.mjs';
-import { DEMO_WORKSPACE_ID, seedDemoDatabase } from '../src/node/demo/builder';
+import { ensureBuilt, largeJsonAsParse } from '../scripts/build-node.mjs';
+import { DEMO_WORKSPACE_ID } from '../src/node/demo/demo-ids';
 import { roundRobin, type Timing } from './processes';
 
 const PROJECT = join(import.meta.dirname, '..');
@@ -84,13 +84,25 @@ async function stepBundles(dir: string) {
   };
 }
 
+/**
+ * The demo seeded as `npm start` seeds a user's: by the compiled programs (build/node/seed-demo.mjs,
+ * built first when a source changed), so its stored analyses carry the build's version and the
+ * built CLI's report reads them. Seeded from the sources (tsx), they carry `…/sources` instead and
+ * the report would analyse all 48 messages again, which no user's report does.
+ */
+async function seedAsBuilt(db: string): Promise<string> {
+  const seeder = (await ensureBuilt('seed-demo', PROJECT)) as string;
+  const seeded = spawnSync(process.execPath, [seeder, db, 'bench-start'], { encoding: 'utf8' });
+  if (seeded.status !== 0) throw new Error(`seeding the demo failed: ${seeded.stderr}`);
+  return (JSON.parse(seeded.stdout) as { root: string }).root;
+}
+
 export async function benchStart(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'investibook-bench-start-'));
   try {
     const db = join(dir, 'demo.db');
-    const { root } = await seedDemoDatabase(db, 'bench-start');
+    const root = await seedAsBuilt(db);
     const cli = join(PROJECT, 'bin/investibook.js');
-    spawnSync(process.execPath, [cli, '--help']); // a build first if HEAD moved
     const steps = await stepBundles(dir);
     const preload = (file: string) => ['--import', pathToFileURL(join(PROJECT, 'bench', file)).href];
     const report = [cli, 'debug', 'context', DEMO_WORKSPACE_ID, '--db', db, '--json'];

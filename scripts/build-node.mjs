@@ -102,6 +102,8 @@ const ENTRIES = {
   dev: 'src/node/server/dev.ts',
   'token-worker': 'src/node/report/token-worker.ts',
   'demo-agent': 'scripts/demo-agent.ts',
+  // Seeds the demo as the built server does, with the build's analyzer version (bench/start.ts).
+  'seed-demo': 'src/node/demo/seed-main.ts',
   // Loads cli.cjs from its code cache (bin/investibook.js).
   'code-cache': 'src/node/cli/code-cache.ts',
   // The MCP server the sandboxed agent runs: `--api` only, no database driver (src/node/mcp/main.ts).
@@ -262,8 +264,8 @@ const writeStamp = (root, print) =>
     JSON.stringify({ fingerprint: print, head: checkoutHead(root), builtAt: new Date().toISOString() }),
   );
 
-/** Built for the checkout only: the dev server needs Vite and the sources, the demo agent the scripted model's recordings; and the code caches runs leave (made for this machine's Node). */
-const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'stamp.json', '*.map', '*.cache', '*.tmp'];
+/** Built for the checkout only: the dev server needs Vite and the sources, the demo agent the scripted model's recordings, the bench its demo; and the code caches runs leave (made for this machine's Node). */
+const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'seed-demo.mjs', 'stamp.json', '*.map', '*.cache', '*.tmp'];
 
 /**
  * The code caches of the script just replaced: each holds the old script's digest and would be
