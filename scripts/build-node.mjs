@@ -87,6 +87,36 @@ const defaultExportAsProperty = {
 };
 
 /**
+ * Node built-ins the report's script requires at its top but never uses in a report: commander
+ * requires child_process (for subcommands run as executables, which investibook has none of),
+ * and with it Node loads net, dgram, streams and their bindings — ~7 ms of CPU at every report
+ * (issue 42.1). In cli.cjs each becomes an object whose properties load the built-in when first
+ * read; the names are those this Node's built-in exports (a name a later Node adds reads as
+ * undefined until the build runs on it). The split ES modules require them as they are.
+ */
+const LAZY_BUILTINS = ['child_process'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    const names = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    build.onResolve({ filter: names }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+      const exported = Object.keys(createRequire(import.meta.url)(`node:${args.path}`));
+      return {
+        contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(`node:${args.path}`)}));
+for (const name of ${JSON.stringify(exported)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/**
  * cli.cjs as bin/investibook.js reads it at every report. ASCII only: esbuild escapes every
  * character but those in regular expression literals, where `\uXXXX` means the same one (a
  * UTF-16 unit each, as JavaScript counts them); V8 then holds the source as one byte a character,
@@ -243,7 +273,7 @@ export async function buildNode(root = PROJECT) {
       supported: { 'dynamic-import': false },
       define: { ...options.define, 'import.meta.url': SCRIPT_URL },
       banner: { js: `var ${SCRIPT_URL} = require('node:url').pathToFileURL(__filename).href;` },
-      plugins: [...options.plugins, reportOnly(root), defaultExportAsProperty],
+      plugins: [...options.plugins, reportOnly(root), defaultExportAsProperty, lazyBuiltins],
     }),
   ]);
   const written = [...programs.outputFiles, ...cli.outputFiles, ...script.outputFiles];
