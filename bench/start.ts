@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 // @ts-expect-error plain JavaScript, no declarations
-import { ensureBuilt, largeJsonAsParse } from '../scripts/build-node.mjs';
+import { ensureBuilt, largeJsonAsParse, largeJsonLazy } from '../scripts/build-node.mjs';
 import { DEMO_WORKSPACE_ID } from '../src/node/demo/demo-ids';
 import { roundRobin, type Timing } from './processes';
 
@@ -69,7 +69,8 @@ console.log(last);
 async function stepBundles(dir: string) {
   const use = 'z.object({ a: z.string() }).parse({ a: "x" });';
   const catalog = {
-    code: `import { catalogModel } from '${join(PROJECT, 'src/node/core/model-catalog.ts')}';\nconsole.log(typeof catalogModel);\n`,
+    // The demo's model, which no provider lists.
+    code: `import { catalogModel } from '${join(PROJECT, 'src/node/core/model-catalog.ts')}';\nconsole.log(catalogModel('scripted/scripted'));\n`,
   };
   return {
     zodNamed: await bundle(dir, 'zod-named', { code: `import { z } from 'zod';\n${use}\n` }),
@@ -79,6 +80,7 @@ async function stepBundles(dir: string) {
     envCli: await bundle(dir, 'env-cli', { file: 'src/node/cli-env.ts' }),
     catalogLiteral: await bundle(dir, 'catalog-literal', catalog),
     catalogParse: await bundle(dir, 'catalog-parse', catalog, [largeJsonAsParse as Plugin]),
+    catalogLazy: await bundle(dir, 'catalog-lazy', catalog, [largeJsonLazy as Plugin]),
     hashPure: await bundle(dir, 'hash-pure', hashing('src/node/core/hash.ts', 'pureKeyHash')),
     hashNative: await bundle(dir, 'hash-native', hashing('src/node/report/native-hash.ts', 'nativeKeyHash')),
   };
@@ -140,6 +142,7 @@ export async function benchStart(): Promise<string[]> {
         envCli: [steps.envCli],
         catalogLiteral: [steps.catalogLiteral],
         catalogParse: [steps.catalogParse],
+        catalogLazy: [steps.catalogLazy],
         hashPure: [steps.hashPure],
         hashNative: [steps.hashNative],
       },
@@ -168,6 +171,7 @@ export async function benchStart(): Promise<string[]> {
       `- the table renderer, which \`--json\` no longer loads: a bundle of render-table.ts alone loads in ${both(t.table!)} — ${less(t.table!, t.node!)} over Node's start`,
       `- the CLI's environment schema alone (cli-env.ts, six variables) instead of the whole one (env.ts): ${both(t.envCli!)} against ${both(t.envWhole!)} — ${less(t.envWhole!, t.envCli!)}`,
       `- the model catalog as \`JSON.parse\` of one string instead of an object literal: a bundle of model-catalog.ts loads in ${both(t.catalogParse!)} against ${both(t.catalogLiteral!)} — ${less(t.catalogLiteral!, t.catalogParse!)}`,
+      `- the model catalog parsed a member at a time, when read, and a model no provider lists answered from the list of listed ids (the demo's): a bundle of model-catalog.ts asked for the demo's model loads in ${both(t.catalogLazy!)} against ${both(t.catalogParse!)} parsed whole — ${less(t.catalogParse!, t.catalogLazy!)}`,
       `- the young generation kept small (the launcher's \`--semi-space-growth-factor=1\`, for issue 42.2's peak RSS): the demo's report with V8's default young generation ${both(t.demoV8Defaults!)} against ${both(t.demo!)} — ${less(t.demoV8Defaults!, t.demo!)}`,
       `- the report from V8's code cache (build/node/cli.cjs compiled through vm.Script with the cachedData its first run left) instead of the split ES modules, compiled at every start: ${both(t.demo!)} against ${both(t.demoModules!)} — ${less(t.demoModules!, t.demo!)}`,
       `- V8's interrupt budget 16 times its default (less TurboFan for a short command): the demo's report with the default ${both(t.demoDefaultBudget!)} against ${both(t.demo!)} — ${less(t.demoDefaultBudget!, t.demo!)}`,

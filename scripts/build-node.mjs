@@ -164,18 +164,51 @@ const EXTERNAL = [...RUNTIME_EXTERNAL, 'ai-tokenizer/*', ...NEVER_SHIPPED];
  * catalog at every run. The same object either way; small files stay literals.
  */
 const JSON_PARSE_MIN_BYTES = 10 * 1024;
+/**
+ * Only `import … with { type: 'json' }`, whose one export is the default: a CommonJS require of a
+ * JSON file expects the object itself.
+ */
+const largeJsonImport = (args, text) => args.with?.type === 'json' && text.length >= JSON_PARSE_MIN_BYTES;
+const parsedWhole = (text) => `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))});`;
 export const largeJsonAsParse = {
   name: 'large-json-as-parse',
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      // Only `import … with { type: 'json' }`, whose one export is the default: a CommonJS
-      // require of a JSON file expects the object itself.
-      if (args.with?.type !== 'json' || text.length < JSON_PARSE_MIN_BYTES) return undefined;
-      return {
-        contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))});`,
-        loader: 'js',
-      };
+      return largeJsonImport(args, text) ? { contents: parsedWhole(text), loader: 'js' } : undefined;
+    });
+  },
+};
+
+/**
+ * What the builds do with a large JSON object: each of its members is `JSON.parse` of its own
+ * string when first read, not when the module loads — a report reads the model catalog's small
+ * members (its source) but its 2 MB of models only for a model some provider lists
+ * (core/model-catalog.ts; ~35 ms of the demo's report, issue 42.1). Its keys, their order,
+ * enumeration and every value read are those `JSON.parse` gives (test/node/lazy-json.test.ts);
+ * a member is replaced by its value on its first read, so only a write before that differs, and
+ * nothing writes an imported JSON module. Anything else stays `JSON.parse` of one string.
+ */
+const LAZY_MEMBERS = `(members) => {
+  const object = {};
+  for (const [key, text] of members) {
+    const define = (value) =>
+      Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(object, key, { get: () => (define(JSON.parse(text)), object[key]), enumerable: true, configurable: true });
+  }
+  return object;
+}`;
+const lazyMembers = (value) =>
+  `export default (${LAZY_MEMBERS})(${JSON.stringify(Object.entries(value).map(([key, member]) => [key, JSON.stringify(member)]))});`;
+export const largeJsonLazy = {
+  name: 'large-json-lazy',
+  setup(build) {
+    build.onLoad({ filter: /\.json$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!largeJsonImport(args, text)) return undefined;
+      const value = JSON.parse(text);
+      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+      return { contents: isObject ? lazyMembers(value) : parsedWhole(text), loader: 'js' };
     });
   },
 };
@@ -257,7 +290,7 @@ export async function buildNode(root = PROJECT) {
     sourcemap: 'linked',
     outdir: outDir(root),
     outExtension: { '.js': '.mjs' },
-    plugins: [largeJsonAsParse],
+    plugins: [largeJsonLazy],
     define: { __INVESTIBOOK_CODE_DIGEST__: JSON.stringify(codeDigest(root)) },
     write: false,
     logLevel: 'silent',

@@ -18,6 +18,8 @@ import { PROJECT_ROOT } from '../src/node/project';
 
 const BINARY = join(PROJECT_ROOT, '.cache', 'opencode', 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
 const OUT = join(PROJECT_ROOT, 'src', 'node', 'core', 'catalog', 'opencode-models.json');
+/** Every model id some provider lists, one a line (core/model-catalog.ts answers a miss from it, parsing nothing). */
+const IDS_OUT = join(PROJECT_ROOT, 'src', 'node', 'core', 'catalog', 'opencode-model-ids.json');
 
 /** The end of the object literal that starts at `start` (strings and template literals skipped). */
 function literalEnd(text: string, start: number): number {
@@ -80,6 +82,8 @@ function main(): void {
   };
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, JSON.stringify(catalog) + '\n');
+  const ids = new Set(Object.values(models).flatMap((m) => Object.keys(m)));
+  writeFileSync(IDS_OUT, JSON.stringify(`\n${[...ids].sort().join('\n')}\n`) + '\n');
   const count = Object.values(models).reduce((n, m) => n + Object.keys(m).length, 0);
   console.log(`${OUT}: ${Object.keys(models).length} providers, ${count} models`);
 }

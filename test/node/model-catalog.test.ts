@@ -11,13 +11,22 @@ import { contextWindow } from '../../src/node/core/opencode/window';
 
 const CATALOG = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../src/node/core/catalog/opencode-models.json'), 'utf8'),
-) as { opencode: string; binarySha256: string; source: string };
+) as { opencode: string; binarySha256: string; source: string; models: Record<string, Record<string, unknown>> };
+const LISTED_IDS = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../src/node/core/catalog/opencode-model-ids.json'), 'utf8'),
+) as string;
 
 describe('the model catalog', () => {
   it('is the pinned OpenCode’s own, with its provenance', () => {
     expect(CATALOG.opencode).toBe(OPENCODE_VERSION);
     expect(CATALOG.binarySha256).toMatch(/^[0-9a-f]{64}$/);
     expect(CATALOG.source).toContain('models.dev');
+  });
+
+  it('lists every model id some provider lists, and no other, one a line (a miss is answered from it)', () => {
+    const ids = new Set(Object.values(CATALOG.models).flatMap((models) => Object.keys(models)));
+    expect(LISTED_IDS.startsWith('\n') && LISTED_IDS.endsWith('\n')).toBe(true);
+    expect(LISTED_IDS.slice(1, -1).split('\n')).toEqual([...ids].sort());
   });
 
   it('names a model exactly where its provider lists it, with the window, output limit and prices', () => {

@@ -3,8 +3,15 @@
  * written by `npm run model-catalog` from the opencode-ai binary, with its version and SHA-256),
  * so a session whose rows carry no window (an import) still has one, with the source said.
  * Nothing is fetched at run time. Pure.
+ *
+ * A model no provider lists (a local or scripted one, as the demo's) is answered from the list of
+ * every listed id (catalog/opencode-model-ids.json, written beside it), without reading the
+ * catalog: the compiled programs parse a large JSON file's members when first read
+ * (scripts/build-node.mjs), and the catalog's models are 2 MB of heap, ~35 ms of a report's CPU
+ * (issue 42.1).
  */
 import catalog from './catalog/opencode-models.json' with { type: 'json' };
+import listedIds from './catalog/opencode-model-ids.json' with { type: 'json' };
 
 type Row = (number | null)[];
 
@@ -23,7 +30,16 @@ export interface CatalogModel {
   byMajority?: true;
 }
 
-const MODELS = catalog.models as Record<string, Record<string, Row>>;
+type Models = Record<string, Record<string, Row>>;
+/** Read when a lookup needs it, not when the module loads (see above). */
+const catalogModels = (): Models => catalog.models as Models;
+
+/** Whether some provider lists a model under `id`. */
+const isListed = (id: string) => listedIds.includes(`\n${id}\n`);
+
+/** Whether `provider` lists a model under `id` (the catalog read only when some provider does). */
+export const listedBy = (provider: string, id: string): boolean =>
+  isListed(id) && catalogModels()[provider]?.[id] !== undefined;
 
 /**
  * Providers that make the models they serve: where the rows name a provider the catalog does not
@@ -79,6 +95,9 @@ export function catalogModel(model: string | undefined): CatalogModel | null {
   const slash = model.indexOf('/');
   const provider = slash < 0 ? '' : model.slice(0, slash);
   const id = slash < 0 ? model : model.slice(slash + 1);
+  // Every entry below is listed under one of these forms (the first is `id` itself).
+  if (!idForms(id).some(isListed)) return null;
+  const MODELS = catalogModels();
   const exact = MODELS[provider]?.[id];
   if (exact) return toModel(exact, model);
   for (const form of idForms(id)) {

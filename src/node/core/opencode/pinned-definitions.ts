@@ -8,8 +8,8 @@
  * (their names are in the rows, their schemas are not). Pure.
  */
 import type { OpenCodeDefinitions } from '../../../shared/opencode/definitions';
-import catalog from '../catalog/opencode-models.json' with { type: 'json' };
 import pinned from '../catalog/opencode-tools.json' with { type: 'json' };
+import { listedBy } from '../model-catalog';
 
 /** The OpenCode that measured them. */
 export const PINNED_OPENCODE = pinned.opencode;
@@ -18,14 +18,13 @@ const TOOLS = pinned.tools as Record<string, { description: string; parameters: 
 const SETS = pinned.sets as string[][];
 const MODELS = pinned.models as Record<string, number>;
 const AGENTS = pinned.agents as Record<string, { promptChars: number | null; disabled: string[] }>;
-const LISTED = catalog.models as Record<string, Record<string, unknown>>;
 
 /** The tool list OpenCode sends with `model` ("provider/model"), or null when it was not asked for that model. */
 function toolList(model: string): string[] | null {
   const set = MODELS[model];
   if (set !== undefined) return SETS[set]!;
   const slash = model.indexOf('/');
-  const listed = slash > 0 && LISTED[model.slice(0, slash)]?.[model.slice(slash + 1)] !== undefined;
+  const listed = slash > 0 && listedBy(model.slice(0, slash), model.slice(slash + 1));
   return listed ? SETS[pinned.defaultSet]! : null;
 }
 
