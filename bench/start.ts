@@ -5,7 +5,7 @@
  * off, measured beside them: the source walk the launcher no longer does, zod's locales the named
  * `z` import kept in the bundle, the first Intl number formatter, the table renderer `--json` no
  * longer loads, the whole environment schema the CLI no longer builds, the model catalog as an
- * object literal, @noble's SHA-256 in JavaScript for the report's keys (each a bundle of its own, built as the build builds), the report from the
+ * object literal and parsed whole for a model no provider lists, @noble's SHA-256 in JavaScript for the report's keys (each a bundle of its own, built as the build builds), the report from the
  * split ES-module build instead of the CommonJS script and its V8 code cache, and V8's own
  * interrupt budget (each the CLI with a preload that undoes that one step). Every command runs in turn with
  * the others (round robin), so a load that comes and goes weighs on all alike; medians.
