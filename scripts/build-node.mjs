@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutHead, readStamp } from './build-stamp.mjs';
 
@@ -189,18 +189,45 @@ export const largeJsonAsParse = {
  * a member is replaced by its value on its first read, so only a write before that differs, and
  * nothing writes an imported JSON module. Anything else stays `JSON.parse` of one string.
  */
-const LAZY_MEMBERS = `(members) => {
+const LAZY_MEMBERS = `(members, read) => {
   const object = {};
-  for (const [key, text] of members) {
+  for (const [key, text, file] of members) {
     const define = (value) =>
       Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(object, key, { get: () => (define(JSON.parse(text)), object[key]), enumerable: true, configurable: true });
+    const parse = () => JSON.parse(file === undefined ? text : read(file));
+    Object.defineProperty(object, key, { get: () => (define(parse()), object[key]), enumerable: true, configurable: true });
   }
   return object;
 }`;
-const lazyMembers = (value) =>
-  `export default (${LAZY_MEMBERS})(${JSON.stringify(Object.entries(value).map(([key, member]) => [key, JSON.stringify(member)]))});`;
-export const largeJsonLazy = {
+/** JSON with every character past ASCII escaped (`\\uXXXX`, the same string): read as one byte a character. */
+const asciiJson = (text) =>
+  text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The module for a large JSON object's members. With `files` (the report's script), a member of
+ * 10 KB or more is not a string in the script but a file beside it (`cli.cjs.FILE.KEY.json`),
+ * read when the member is: the script and its code cache, which would hold the string twice, are
+ * read, copied and hashed at every report (the catalog's models, 0.5 MB, a third of the script).
+ */
+function lazyMembers(path, value, files) {
+  const members = Object.entries(value).map(([key, member]) => {
+    const text = JSON.stringify(member);
+    if (!files || text.length < JSON_PARSE_MIN_BYTES) return [key, text];
+    const name = `cli.cjs.${basename(path, '.json')}.${key.replace(/[^\w-]/g, '_')}.json`;
+    if (files.has(name) && files.get(name).path !== path) throw new Error(`two JSON members written as ${name}`);
+    files.set(name, { path, contents: asciiJson(text) });
+    return [key, null, name];
+  });
+  const read = files
+    ? `(name) => __lazyJsonRead(__lazyJsonJoin(__dirname, name), 'latin1')`
+    : '() => { throw new Error("no files"); }';
+  const imports = files
+    ? "import { readFileSync as __lazyJsonRead } from 'node:fs';\nimport { join as __lazyJsonJoin } from 'node:path';\n"
+    : '';
+  return `${imports}export default (${LAZY_MEMBERS})(${JSON.stringify(members)}, ${read});`;
+}
+/** `files`: a Map the members written beside the script go to (name → its path and contents); none for the ES modules. */
+export const lazyJson = (files = null) => ({
   name: 'large-json-lazy',
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, (args) => {
@@ -208,10 +235,11 @@ export const largeJsonLazy = {
       if (!largeJsonImport(args, text)) return undefined;
       const value = JSON.parse(text);
       const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-      return { contents: isObject ? lazyMembers(value) : parsedWhole(text), loader: 'js' };
+      return { contents: isObject ? lazyMembers(args.path, value, files) : parsedWhole(text), loader: 'js' };
     });
   },
-};
+});
+export const largeJsonLazy = lazyJson();
 
 const outDir = (root) => join(root, 'build', 'node');
 const stampPath = (root) => join(outDir(root), 'stamp.json');
@@ -295,6 +323,7 @@ export async function buildNode(root = PROJECT) {
     write: false,
     logLevel: 'silent',
   };
+  const besideScript = new Map();
   const [programs, cli, script] = await Promise.all([
     build({ ...options, entryPoints: ENTRIES }),
     build({ ...options, entryPoints: CLI_ENTRY, splitting: true, chunkNames: CLI_CHUNKS }),
@@ -311,15 +340,17 @@ export async function buildNode(root = PROJECT) {
       supported: { 'dynamic-import': false },
       define: { ...options.define, 'import.meta.url': SCRIPT_URL },
       banner: { js: `var ${SCRIPT_URL} = require('node:url').pathToFileURL(__filename).href;` },
-      plugins: [...options.plugins, reportOnly(root), defaultExportAsProperty, lazyBuiltins],
+      plugins: [lazyJson(besideScript), reportOnly(root), defaultExportAsProperty, lazyBuiltins],
     }),
   ]);
-  const written = [...programs.outputFiles, ...cli.outputFiles, ...script.outputFiles];
+  const data = [...besideScript].map(([name, { contents }]) => ({ path: join(outDir(root), name), contents }));
+  const written = [...programs.outputFiles, ...cli.outputFiles, ...script.outputFiles, ...data];
   for (const file of written) {
     writeAtomic(file.path, file.path.endsWith('.cjs') ? finishScript(file.text) : file.contents);
   }
   removeCodeCaches(outDir(root));
   const current = new Set(written.map((f) => f.path));
+  removeStaleData(outDir(root), current);
   pruneChunks(outDir(root), current);
   writePackIgnore(outDir(root), current);
   buildTokenizerTables(root);
@@ -342,6 +373,14 @@ const CHECKOUT_ONLY = ['dev.mjs', 'demo-agent.mjs', 'seed-demo.mjs', 'stamp.json
 function removeCodeCaches(folder) {
   for (const name of readdirSync(folder)) {
     if (name.startsWith('cli.cjs.') && name.endsWith('.cache')) rmSync(join(folder, name), { force: true });
+  }
+}
+
+/** The script's JSON members of earlier builds that this one no longer writes (a key gone, a file renamed). */
+function removeStaleData(folder, current) {
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    if (name.startsWith('cli.cjs.') && name.endsWith('.json') && !current.has(path)) rmSync(path, { force: true });
   }
 }
 
