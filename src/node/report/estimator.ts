@@ -1,17 +1,19 @@
 /**
- * Token estimators. The default is a real BPE tokenizer through ai-tokenizer, a pure-JavaScript
- * implementation with the same counts as tiktoken at several times its speed and without its
- * WASM start-up: o200k_base, or the Claude table for Anthropic models (core/providers.ts).
- * chars/4 is the cheap, model-free alternative. None is exact for the agent's model: the report
- * calibrates them all by the provider's own counts.
+ * Token estimators. The default is a real BPE tokenizer over ai-tokenizer's tables (the same
+ * counts as tiktoken), counted by this project's own counter (counting/bpe-counter.ts: the
+ * package's counts exactly, from a binary copy of its tables that loads without parsing):
+ * o200k_base, or the Claude table for Anthropic models (core/providers.ts). chars/4 is the cheap,
+ * model-free alternative. None is exact for the agent's model: the report calibrates them all by
+ * the provider's own counts.
  */
-import Tokenizer from 'ai-tokenizer';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project';
 import type { EstimatorId } from '../../shared/wire';
 import { chars4Estimator, familyRules, type Encoding, type Estimator, type ProviderFamily } from '../core';
+import { BpeCounter } from '../counting/bpe-counter';
+import { deserialize, fromPackage, RankTable, TABLE_FORMAT, type PackageTable } from '../counting/bpe-table';
 
 export type { Estimator };
 
@@ -27,35 +29,34 @@ const RUN_SLICE = 128;
 const CHUNK = 16 * 1024;
 
 export type { Encoding };
-const encoders = new Map<Encoding, Tokenizer>();
-// The encoding tables are megabytes of JavaScript: loaded on first use, not at start-up (a
-// chars/4 report never needs them).
+const counters = new Map<Encoding, BpeCounter>();
+// The encoding tables are megabytes: loaded on first use, not at start-up (a chars/4 report
+// never needs them).
 const load = createRequire(import.meta.url);
-type TokenizerData = ConstructorParameters<typeof Tokenizer>[0];
+
+/** The table file the build writes for an encoding (scripts/build-node.mjs), named by the package's version and the format. */
+export const tableFile = (encoding: Encoding): string =>
+  join(PROJECT_ROOT, 'build', 'tokenizer', `${encoding}@${tokenizerVersion()}.v${TABLE_FORMAT}.bin`);
 
 /**
- * The tables from the JSON copy the install step writes (scripts/build-node.mjs; parsing JSON
- * takes ~130 ms against ~340 ms for the package's JavaScript), else from the package itself.
- * Counting never decodes, so the decoder table is left out.
+ * An encoding's ranks: from the binary copy the build writes (read in place: ~5 ms against
+ * 360–460 ms for JSON.parse of the package's 200 k keys), else from the package itself (a
+ * checkout not yet built).
  */
-export function tokenizerData(encoding: Encoding, from: 'any' | 'package' = 'any'): TokenizerData {
+export function rankTable(encoding: Encoding, from: 'any' | 'package' = 'any'): RankTable {
   if (from === 'any') {
     try {
-      const path = join(PROJECT_ROOT, 'build', 'tokenizer', `${encoding}@${tokenizerVersion()}.json`);
-      const table = JSON.parse(readFileSync(path, 'utf8')) as Omit<TokenizerData, 'binaryEncoder' | 'decoder'> & {
-        binaryEncoder: [number[], number][];
-      };
-      return {
-        ...table,
-        binaryEncoder: table.binaryEncoder.map(([bytes, rank]) => [Uint8Array.from(bytes), rank]),
-        decoder: {},
-      } as unknown as TokenizerData;
+      return new RankTable(deserialize(readFileSync(tableFile(encoding))));
     } catch {
       // not built (or unreadable): the package's own tables below
     }
   }
-  return load(`ai-tokenizer/encoding/${encoding}`) as TokenizerData;
+  return new RankTable(fromPackage(packageTable(encoding)));
 }
+
+/** An encoding's table as ai-tokenizer ships it (JavaScript: ~340 ms to load o200k). */
+export const packageTable = (encoding: Encoding): PackageTable =>
+  load(`ai-tokenizer/encoding/${encoding}`) as PackageTable;
 
 /** ai-tokenizer's version (its package.json is not exported: found beside its entry point). */
 export function tokenizerVersion(): string {
@@ -64,16 +65,16 @@ export function tokenizerVersion(): string {
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 
-function tokenizer(encoding: Encoding): Tokenizer {
-  let found = encoders.get(encoding);
-  if (!found) encoders.set(encoding, (found = new Tokenizer(tokenizerData(encoding))));
+function counter(encoding: Encoding): BpeCounter {
+  let found = counters.get(encoding);
+  if (!found) counters.set(encoding, (found = new BpeCounter(rankTable(encoding))));
   return found;
 }
 
-/** Tokens of one piece; special-token look-alikes (`<|endoftext|>`) are ordinary text here. */
-const encodeLength = (enc: Tokenizer, text: string): number => enc.encode(text, [], []).length;
+/** Counts one stretch of text: special-token look-alikes (`<|endoftext|>`) are ordinary text. */
+type PieceCounter = (text: string) => number;
 
-function countChunked(enc: Tokenizer, text: string): number {
+function countChunked(count: PieceCounter, text: string): number {
   let total = 0;
   let start = 0;
   while (start < text.length) {
@@ -82,39 +83,47 @@ function countChunked(enc: Tokenizer, text: string): number {
       const cut = text.lastIndexOf(' ', end);
       if (cut > start) end = cut;
     }
-    total += encodeLength(enc, text.slice(start, end));
+    total += count(text.slice(start, end));
     start = end;
   }
   return total;
 }
 
-function countBpe(text: string, encoding: Encoding): number {
-  const enc = tokenizer(encoding);
+function countBpe(text: string, count: PieceCounter): number {
   let total = 0;
   let last = 0;
   for (const match of text.matchAll(LONG_RUN)) {
-    if (match.index > last) total += countChunked(enc, text.slice(last, match.index));
+    if (match.index > last) total += countChunked(count, text.slice(last, match.index));
     const run = match[0];
     for (let i = 0; i < run.length; i += RUN_SLICE) {
-      total += encodeLength(enc, run.slice(i, i + RUN_SLICE));
+      total += count(run.slice(i, i + RUN_SLICE));
     }
     last = match.index + run.length;
   }
-  if (last < text.length) total += countChunked(enc, text.slice(last));
+  if (last < text.length) total += countChunked(count, text.slice(last));
   return total;
 }
 
 /** Tokens of a text in an encoding, sampled (head, middle, tail) above the sample limit. */
 export function countEncoded(text: string, encoding: Encoding): number {
   if (text.length === 0) return 0;
-  if (text.length <= BPE_SAMPLE_LIMIT) return countBpe(text, encoding);
+  const enc = counter(encoding);
+  return countSampled(text, (piece) => enc.count(piece));
+}
+
+/**
+ * The counting rules (slices, chunks, samples) over any counter of one stretch of text: the
+ * tests run them over ai-tokenizer's own encoder too, to prove the counts equal.
+ */
+export function countSampled(text: string, count: PieceCounter): number {
+  if (text.length <= BPE_SAMPLE_LIMIT) return countBpe(text, count);
   // Sample the head, middle and tail and extrapolate: bounded time for a 50 MB output.
   const third = Math.floor(BPE_SAMPLE_LIMIT / 3);
   const middle = Math.floor(text.length / 2 - third / 2);
   const sampled =
-    countBpe(text.slice(0, third), encoding) +
-    countBpe(text.slice(middle, middle + third), encoding) +
-    countBpe(text.slice(text.length - third), encoding);
+    countBpe(text.slice(0, third), count) +
+    countBpe(text.slice(middle, middle + third), count) +
+    countBpe(text.slice(text.length - third), count);
   return Math.round((sampled * text.length) / (third * 3));
 }
 
@@ -181,5 +190,5 @@ export function memoized(estimator: Estimator, minLength = 1024): Estimator {
  * counts them (the scripted model and the ground-truth tests; slow on pathological input).
  */
 export function encodingCounter(encoding: Encoding): (text: string) => number {
-  return (text) => encodeLength(tokenizer(encoding), text);
+  return (text) => counter(encoding).count(text);
 }
