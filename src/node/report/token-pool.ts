@@ -47,10 +47,14 @@ interface Batch {
 
 const emptyBatch = (): Batch => ({ texts: [], chars: 0, resolve: [], reject: [] });
 
-/** Worker code: the compiled worker beside this bundle, or the TypeScript source through tsx. */
-function workerFile(): { filename: string; execArgv?: string[] } {
-  const here = import.meta.url;
-  if (here.endsWith('.mjs')) return { filename: fileURLToPath(new URL('./token-worker.mjs', here)) };
+/**
+ * Worker code: the compiled worker beside this bundle (the ES modules' or the CLI's script,
+ * cli.cjs), or the TypeScript source through tsx. The script's case was missed once: the CLI's
+ * report started a thread on the source path, which failed, and every text was counted on the
+ * main thread after the thread had cost ~300 ms of CPU (docs/benchmarks.md, issue 42.2).
+ */
+export function workerFile(here = import.meta.url): { filename: string; execArgv?: string[] } {
+  if (/\.[cm]js$/.test(here)) return { filename: fileURLToPath(new URL('./token-worker.mjs', here)) };
   // From sources (tests, the bench): tsx's loader in the thread (tsx is a devDependency; the
   // compiled programs never come here).
   const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/loader.mjs'));
