@@ -10,12 +10,14 @@
  * The lookups here answer as the package's do (bpe-counter.ts relies on it), both kinds kept
  * apart: a string token is looked up by its UTF-8 bytes, a binary one by its bytes.
  *
- * File layout (little-endian): "IBPE", format version, string count, binary count, blob length,
- * pattern length; the pattern (UTF-8); ranks (u32 each); lengths (u16 each, padded to 4 bytes);
- * the tokens' bytes, one after another (string tokens first).
+ * File layout (little-endian, each section 4-byte aligned): "IBPE", format version, string count,
+ * binary count, blob length, pattern length, slot count; the pattern (UTF-8); ranks, starts,
+ * slots and pair ranks (32 bits each); lengths (16 bits); the tokens' bytes, one after another
+ * (string tokens first). The index (starts, slots, pairs) is built by the build, not at load:
+ * building it took ~50 ms of the thread's CPU.
  */
 export const TABLE_MAGIC = 0x45504249; // "IBPE"
-export const TABLE_FORMAT = 1;
+export const TABLE_FORMAT = 2;
 export const NO_RANK = 4294967295;
 
 /** A table's tokens as the package gives them: string tokens by their text, binary ones by their bytes. */
@@ -32,6 +34,12 @@ export interface TableData {
   ranks: Uint32Array;
   lengths: Uint16Array;
   bytes: Uint8Array;
+  /** Where each token's bytes start in `bytes`. */
+  starts: Uint32Array;
+  /** Open addressing over token numbers (+1; 0 is empty), a power of two, at least twice the tokens. */
+  slots: Int32Array;
+  /** The rank of each pair of bytes as the package finds it (a string token first, else a binary one). */
+  pairs: Uint32Array;
 }
 
 /** The package's table in this module's arrays (the build writes these; a checkout without a build reads the package). */
@@ -53,58 +61,83 @@ export function fromPackage(table: PackageTable): TableData {
     bytes.set(b, at);
     at += b.length;
   });
-  return { pattern: table.pat_str, strings, ranks, lengths, bytes };
+  return { pattern: table.pat_str, strings, ranks, lengths, bytes, ...indexOf(strings, ranks, lengths, bytes) };
+}
+
+/** The hash index over the tokens, and the pairs' ranks. */
+function indexOf(strings: number, ranks: Uint32Array, lengths: Uint16Array, bytes: Uint8Array) {
+  const n = ranks.length;
+  const starts = new Uint32Array(n);
+  let size = 1;
+  while (size < 2 * n) size *= 2;
+  const slots = new Int32Array(size);
+  const pairs = new Uint32Array(65536).fill(NO_RANK);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const length = lengths[i]!;
+    starts[i] = at;
+    const seed = i < strings ? STRING : BINARY;
+    let slot = hashBytes(seed, bytes, at, at + length) & (size - 1);
+    while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+    slots[slot] = i + 1;
+    if (length === 2) {
+      const pair = (bytes[at]! << 8) | bytes[at + 1]!;
+      // String tokens are looked up first: they win over a binary token of the same bytes.
+      if (seed === STRING || pairs[pair] === NO_RANK) pairs[pair] = ranks[i]!;
+    }
+    at += length;
+  }
+  return { starts, slots, pairs };
 }
 
 /** The table in its file form (what the build writes). */
 export function serialize(data: TableData): Uint8Array {
   const pattern = new TextEncoder().encode(data.pattern);
   const n = data.ranks.length;
-  const head = 24 + align4(pattern.length);
-  const lengthsAt = head + 4 * n;
-  const bytesAt = lengthsAt + align4(2 * n);
-  const out = new Uint8Array(bytesAt + data.bytes.length);
-  const view = new DataView(out.buffer);
-  [TABLE_MAGIC, TABLE_FORMAT, data.strings, n - data.strings, data.bytes.length, pattern.length].forEach((v, i) =>
-    view.setUint32(4 * i, v, true),
-  );
-  out.set(pattern, 24);
-  for (let i = 0; i < n; i++) view.setUint32(head + 4 * i, data.ranks[i]!, true);
-  for (let i = 0; i < n; i++) view.setUint16(lengthsAt + 2 * i, data.lengths[i]!, true);
-  out.set(data.bytes, bytesAt);
+  const header = [TABLE_MAGIC, TABLE_FORMAT, data.strings, n - data.strings, data.bytes.length, pattern.length];
+  const sections = [
+    new Uint8Array(new Uint32Array([...header, data.slots.length]).buffer),
+    pattern,
+    ...[data.ranks, data.starts, data.slots, data.pairs, data.lengths].map(
+      (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+    ),
+    data.bytes,
+  ];
+  const out = new Uint8Array(sections.reduce((n, section) => n + align4(section.length), 0));
+  let at = 0;
+  for (const section of sections) {
+    out.set(section, at);
+    at += align4(section.length);
+  }
   return out;
 }
 
-/** A table file read back: views over the file's own memory where aligned (no copy, no parse). */
+/** A table file read back: views over the file's own memory (no copy, no parse). */
 export function deserialize(file: Uint8Array): TableData {
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const word = (i: number) => view.getUint32(4 * i, true);
-  if (file.byteLength < 24 || word(0) !== TABLE_MAGIC || word(1) !== TABLE_FORMAT) {
+  if (file.byteOffset % 4 !== 0) file = file.slice(); // a typed array's view must be aligned
+  const words = (at: number, n: number) => new Uint32Array(file.buffer, file.byteOffset + at, n);
+  const header = file.byteLength >= 28 ? words(0, 7) : null;
+  if (!header || header[0] !== TABLE_MAGIC || header[1] !== TABLE_FORMAT) {
     throw new Error('not a tokenizer table of this format');
   }
-  const [strings, binaries, blob, patternLength] = [word(2), word(3), word(4), word(5)];
-  const n = strings + binaries;
-  const head = 24 + align4(patternLength);
-  const lengthsAt = head + 4 * n;
-  const bytesAt = lengthsAt + align4(2 * n);
-  if (file.byteLength !== bytesAt + blob) throw new Error('tokenizer table truncated');
-  const at = (offset: number) => file.byteOffset + offset;
-  // Little-endian machines only read the file in place; the copy is for an unaligned buffer.
-  const ranks =
-    at(head) % 4 === 0
-      ? new Uint32Array(file.buffer, at(head), n)
-      : new Uint32Array(file.slice(head, lengthsAt).buffer);
-  const lengths =
-    at(lengthsAt) % 2 === 0
-      ? new Uint16Array(file.buffer, at(lengthsAt), n)
-      : new Uint16Array(file.slice(lengthsAt, lengthsAt + 2 * n).buffer);
-  return {
-    pattern: new TextDecoder().decode(file.subarray(24, 24 + patternLength)),
-    strings,
-    ranks,
-    lengths,
-    bytes: file.subarray(bytesAt, bytesAt + blob),
+  const [, , strings, binaries, blob, patternLength, slots] = header as unknown as number[];
+  const n = strings! + binaries!;
+  let at = 28;
+  const take = (bytes: number) => {
+    const from = at;
+    at += align4(bytes);
+    if (at > file.byteLength) throw new Error('tokenizer table truncated');
+    return from;
   };
+  const pattern = new TextDecoder().decode(file.subarray(take(patternLength!), 28 + patternLength!));
+  const ranks = words(take(4 * n), n);
+  const starts = words(take(4 * n), n);
+  const index = new Int32Array(file.buffer, file.byteOffset + take(4 * slots!), slots!);
+  const pairs = words(take(4 * 65536), 65536);
+  const lengths = new Uint16Array(file.buffer, file.byteOffset + take(2 * n), n);
+  const bytes = file.subarray(take(blob!), at).subarray(0, blob!);
+  if (at !== file.byteLength) throw new Error('tokenizer table truncated');
+  return { pattern, strings: strings!, ranks, lengths, bytes, starts, slots: index, pairs };
 }
 
 const align4 = (n: number) => (n + 3) & ~3;
@@ -119,44 +152,16 @@ function hashBytes(seed: number, bytes: Uint8Array, from: number, to: number): n
 const STRING = 0;
 const BINARY = 0x5bd1e995;
 
-/**
- * The index: open addressing over token numbers (+1; 0 is empty), twice as many slots as tokens
- * or more; and each two-byte token's rank in a 64 K array, since every BPE merge starts from pairs
- * of bytes.
- */
+/** Look-ups in a table: by string token, by binary token, and by pair of bytes. */
 export class RankTable {
   readonly pattern: string;
-  private readonly data: TableData;
-  private readonly starts: Uint32Array;
-  private readonly slots: Int32Array;
+  readonly pairs: Uint32Array;
   private readonly mask: number;
-  /** The rank of each pair of bytes as the package finds it (a string token first, else a binary one). */
-  readonly pairs = new Uint32Array(65536).fill(NO_RANK);
 
-  constructor(data: TableData) {
-    this.data = data;
+  constructor(private readonly data: TableData) {
     this.pattern = data.pattern;
-    const n = data.ranks.length;
-    this.starts = new Uint32Array(n);
-    let size = 1;
-    while (size < 2 * n) size *= 2;
-    this.slots = new Int32Array(size);
-    this.mask = size - 1;
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const length = data.lengths[i]!;
-      this.starts[i] = at;
-      const seed = i < data.strings ? STRING : BINARY;
-      let slot = hashBytes(seed, data.bytes, at, at + length) & this.mask;
-      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.slots[slot] = i + 1;
-      if (length === 2) {
-        const pair = (data.bytes[at]! << 8) | data.bytes[at + 1]!;
-        // String tokens are looked up first: they win over a binary token of the same bytes.
-        if (seed === STRING || this.pairs[pair] === NO_RANK) this.pairs[pair] = data.ranks[i]!;
-      }
-      at += length;
-    }
+    this.pairs = data.pairs;
+    this.mask = data.slots.length - 1;
   }
 
   /** The rank of a string token with these (UTF-8) bytes, else NO_RANK. */
@@ -170,13 +175,13 @@ export class RankTable {
   }
 
   private find(seed: number, bytes: Uint8Array, from: number, to: number): number {
-    const { lengths, bytes: blob, ranks, strings } = this.data;
+    const { lengths, bytes: blob, ranks, strings, slots, starts } = this.data;
     const length = to - from;
     for (let slot = hashBytes(seed, bytes, from, to) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const token = this.slots[slot]! - 1;
+      const token = slots[slot]! - 1;
       if (token < 0) return NO_RANK;
       if (lengths[token] !== length || token < strings !== (seed === STRING)) continue;
-      const start = this.starts[token]!;
+      const start = starts[token]!;
       let k = 0;
       while (k < length && blob[start + k] === bytes[from + k]) k++;
       if (k === length) return ranks[token]!;
