@@ -1,7 +1,7 @@
 /**
  * A BPE rank table in a compact binary form, read without parsing: the ranks, lengths and bytes
- * of every token as typed arrays over one file the build writes (scripts/build-node.mjs), and a
- * hash index built over them when the table loads (a few milliseconds). ai-tokenizer's own tables
+ * of every token, and a hash index over them, as typed arrays over one file the build writes
+ * (scripts/build-node.mjs). ai-tokenizer's own tables
  * are a JavaScript object of 200 k string keys: parsing the JSON copy of o200k took 360–460 ms of
  * a cold report's CPU and ~30 MB of heap (docs/benchmarks.md, issue 42.2).
  *

@@ -21,7 +21,8 @@ export const PARALLEL_MIN_CHARS = 1_500_000;
 /**
  * Tokenizer threads for a large cold report: INVESTIBOOK_TOKENIZER_THREADS (0: none, counting
  * stays on the main thread), else one per core besides the main thread's, at least one, at most
- * four. Each holds its own tokenizer tables and merge cache (about 40 MB), and BPE's cost is
+ * four. Each holds its own tokenizer tables, piece cache and heap
+ * (about 30 MB of peak RSS at 1M tokens), and BPE's cost is
  * mostly merging pieces it has not seen yet, which every thread learns again: more threads than
  * cores only add memory (docs/benchmarks.md). A bad value is refused when the program starts
  * (server/main.ts, cli/main.ts parse the environment first).
