@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { deserialize, fromPackage, RankTable, serialize } from '../../src/node/counting/bpe-table';
 import { BpeCounter } from '../../src/node/counting/bpe-counter';
 import { countEncoded, countSampled, packageTable, rankTable, tableFile } from '../../src/node/report/estimator';
+import { LONG_RUN } from '../../src/node/counting/encoded';
 import { PROJECT_ROOT } from '../../src/node/project';
 import type { Encoding } from '../../src/node/core';
 
@@ -118,6 +119,14 @@ describe('the BPE counter against ai-tokenizer', () => {
       return String.fromCharCode(...codes);
     });
     for (const encoding of ENCODINGS) expect(differences(texts, encoding)).toEqual([]);
+  });
+
+  it('slices the same long runs as the counting rules always did (`\\S{256,}`)', () => {
+    const runs = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].map((m) => [m.index, m[0].length]);
+    const samples = [...texts, 'x'.repeat(300), ` ${'y'.repeat(255)} ${'z'.repeat(256)}\u00a0${'w'.repeat(600)}`];
+    const long = samples.filter((text) => runs(/\S{256,}/g, text).length > 0);
+    expect(long.length).toBeGreaterThan(100);
+    for (const text of samples) expect(runs(LONG_RUN, text)).toEqual(runs(/\S{256,}/g, text));
   });
 
   it('catches one count off by one', () => {
