@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { approximateBytes, ReportCache, stampOf } from '../../src/node/report/report-cache';
 import { ReportService } from '../../src/node/report/service';
 import { openSqlite } from '../../src/node/storage/sqlite/sqlite-store';
-import { addMessages, addUsage, createFixture, readTool, text, WS } from '../support/fixtures';
+import { addMessages, addUsage, createFixture, readTool, SESSION, text, WS } from '../support/fixtures';
 
 const strip = <T extends { generatedAt: string }>(r: T) => ({ ...r, generatedAt: '' });
 
@@ -106,6 +106,39 @@ describe('ReportCache', () => {
     expect(cache.get('a')).toBeUndefined();
     expect(report.get('a')).toEqual({ v: 'x'.repeat(100) });
     expect(report.get('missing')).toBeUndefined();
+  });
+
+  it('keeps everything when unbounded (the CLI), its pin the cache itself', () => {
+    const cache = new ReportCache(Infinity);
+    const report = cache.pinned();
+    for (let i = 0; i < 1000; i++) report.set(`k${i}`, { v: 'x'.repeat(10_000) });
+    expect(cache.size).toBe(1000);
+    expect(cache.get('k0')).toEqual({ v: 'x'.repeat(10_000) });
+    expect(report.get('k999')).toEqual({ v: 'x'.repeat(10_000) });
+    expect(report.get('missing')).toBeUndefined();
+    expect(cache.bytes).toBe(0); // not measured
+  });
+
+  it('reads a read-only SQLite database through mapped pages for a snapshot only', async () => {
+    const fx = await createFixture({ 'AGENTS.md': 'rules' });
+    try {
+      addMessages(fx, [{ role: 'user', parts: [text('question')] }]);
+      addUsage(fx, 3000);
+      const db = await openSqlite(fx.dbPath, { readOnly: true });
+      const mapped = () => db.db.pragma('mmap_size', { simple: true });
+      let during: unknown;
+      const ids = await db.snapshot(async (r) => {
+        during = mapped();
+        return (await r.messageStamps(WS, SESSION)).length;
+      });
+      expect(during).toBeGreaterThan(0);
+      expect(mapped()).toBe(0); // unmapped after: the report is made without the file's pages
+      expect(ids).toBe(1);
+      await expect(new ReportService(db).report({ workspaceId: WS })).resolves.toMatchObject({ workspaceId: WS });
+      await db.close();
+    } finally {
+      await fx.cleanup();
+    }
   });
 
   it('counts a value reached twice once, and Maps, Sets and arrays by their contents', () => {

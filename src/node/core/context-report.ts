@@ -76,7 +76,7 @@ export async function contextReport(input: ContextInput, services: ContextServic
       ...(input.asOfCall !== undefined ? { asOfCall: input.asOfCall } : {}),
       ...(subagents ? { subagents } : {}),
     };
-    session = await makeSession(input, context, services, memo, snapshotIdOf(input, services.runtime));
+    session = await makeSession(input, context, services, memo, snapshotIdOf(input, services.runtime, digest));
     memo.set(`${SESSION}\u0000${digest}`, session);
   }
   const texts = input.texts
@@ -107,9 +107,14 @@ export function sessionKey(input: ContextInput, runtime: Pick<AgentRuntime, 'id'
  * row reserved at the turn's end) only fills in the runtime's parts, so their text is not part of
  * it — the report shown at the turn's end keeps its reader once they land.
  */
-function snapshotIdOf(input: ContextInput, runtime: Pick<AgentRuntime, 'id'>): string {
-  const records = input.runtimeRecords?.map((row) => ({ ...row, definitions: null }));
-  return `snap_${sessionKey({ ...input, ...(records ? { runtimeRecords: records } : {}) }, runtime).slice(0, 24)}`;
+function snapshotIdOf(input: ContextInput, runtime: Pick<AgentRuntime, 'id'>, key: string): string {
+  // No definitions recorded (an import, most sessions): the input pinned is the input keyed, and
+  // its key is not made twice — a structural digest of every message's id and stamp, some 20 ms
+  // of a 1M-token cold report (docs/benchmarks.md, issue 42.2).
+  if (input.runtimeRecords === undefined || input.runtimeRecords.every((row) => row.definitions === null))
+    return `snap_${key.slice(0, 24)}`;
+  const records = input.runtimeRecords.map((row) => ({ ...row, definitions: null }));
+  return `snap_${sessionKey({ ...input, runtimeRecords: records }, runtime).slice(0, 24)}`;
 }
 
 function withoutRows(session: SessionInput): Omit<SessionInput, 'rows'> {

@@ -67,9 +67,26 @@ export class Rows {
   get(id: string): ReadRow | undefined {
     let found = this.parsed.get(id);
     if (found || !this.has(id)) return found;
+    found = this.parse(id);
+    this.parsed.set(id, found);
+    return found;
+  }
+
+  /**
+   * The row parsed for one look, not kept: a cold report reads every row's header, and parsed
+   * rows kept until the end of that pass all outlived the young generation — copied by each
+   * collection, then promoted — where a row parsed and let go dies young (docs/benchmarks.md,
+   * issue 42.2). A row the analysis needs after is parsed again then (rarely: most analyses are
+   * stored or memoised).
+   */
+  peek(id: string): ReadRow | undefined {
+    return this.parsed.get(id) ?? (this.has(id) ? this.parse(id) : undefined);
+  }
+
+  private parse(id: string): ReadRow {
     const row = this.session.rows.get(id)!;
     const parts = parseJson(row.parts);
-    found = {
+    return {
       id,
       info: parseJson(row.info),
       parts,
@@ -77,8 +94,6 @@ export class Rows {
       notes: row.notes ?? [],
       partsInvalid: parts === undefined,
     };
-    this.parsed.set(id, found);
-    return found;
   }
 
   /** The row, which the caller was asked to read. */
@@ -113,7 +128,7 @@ export function headersOf(
     const key = `${HEADER}\u0000${runtime.id}\u0000${id}\u0000${stamp}`;
     let entry = memo.get(key) as HeaderEntry | undefined;
     if (!entry) {
-      const row = rows.get(id);
+      const row = rows.peek(id);
       if (!row) {
         missing.push(id);
         continue;

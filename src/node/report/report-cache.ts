@@ -12,39 +12,49 @@ import type { Memo } from '../core';
 export const DEFAULT_CACHE_BYTES = 512 * 2 ** 20;
 
 export class ReportCache implements Memo {
-  private readonly entries: LRUCache<string, { value: unknown }>;
+  /** Bounded: least recently used first out. */
+  private readonly entries: LRUCache<string, { value: unknown }> | null;
+  /**
+   * Unbounded (the CLI's one report): a plain Map. An LRU cache that never evicts only costs —
+   * its bookkeeping and a wrapper per entry, for some 20,000 entries of a 1M-token cold report,
+   * and the pinned memo a second copy of each key (docs/benchmarks.md, issue 42.2).
+   */
+  private readonly all: Map<string, unknown> | null;
 
   /** `maxBytes`: Infinity keeps everything (the CLI's one report), without measuring. */
   constructor(readonly maxBytes = DEFAULT_CACHE_BYTES) {
-    this.entries = Number.isFinite(maxBytes)
+    const bounded = Number.isFinite(maxBytes);
+    this.entries = bounded
       ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => Math.max(1, approximateBytes(entry.value)) })
-      : // Counted as 1 each up to a size never reached (`max` would be allocated up front).
-        new LRUCache({ maxSize: Number.MAX_SAFE_INTEGER, sizeCalculation: () => 1 });
+      : null;
+    this.all = bounded ? null : new Map();
   }
 
   get(key: string): unknown {
-    return this.entries.get(key)?.value;
+    return this.all ? this.all.get(key) : this.entries!.get(key)?.value;
   }
 
   set(key: string, value: unknown): void {
-    this.entries.set(key, { value });
+    if (this.all) this.all.set(key, value);
+    else this.entries!.set(key, { value });
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.all ? this.all.size : this.entries!.size;
   }
 
   /** Bytes kept, as approximated (bounded memos only). */
   get bytes(): number {
-    return this.entries.calculatedSize;
+    return this.entries?.calculatedSize ?? 0;
   }
 
   /**
    * The memo for one report: what it found or kept stays found for that report even when other
    * reports push it out of the cache meanwhile — the rows the report read were chosen by what the
-   * memo held (core/read-plan.ts).
+   * memo held (core/read-plan.ts). An unbounded cache pushes nothing out: it is its own pin.
    */
   pinned(): Memo {
+    if (this.all) return this;
     const held = new Map<string, unknown>();
     return {
       get: (key) => {

@@ -46,10 +46,11 @@ type Stored = Omit<MessageAnalysisRow, 'workspace_id' | 'session_id' | 'analyzer
 function contentDigest(row: StoredRow): string {
   const hash = createHash('sha256');
   for (const column of [row.info, row.parts]) {
-    // A null column and an empty one are told apart by the prefix. The text is encoded once (its
-    // length and the hash read the same bytes): a 1M-token session is 23 MB of it.
-    const bytes = Buffer.from(column ?? '', 'utf8');
-    hash.update(column === null ? 'n' : `t${bytes.length}:`).update(bytes);
+    // A null column and an empty one are told apart by the prefix. The hash takes the text and
+    // encodes it itself: no Buffer of each column (a 1M-token session is 23 MB of them, each
+    // allocated outside the heap and let go at once), only its UTF-8 length counted.
+    if (column === null) hash.update('n');
+    else hash.update(`t${Buffer.byteLength(column, 'utf8')}:`).update(column, 'utf8');
   }
   hash.update(JSON.stringify([row.size, row.notes ?? []]));
   return hash.digest('hex');
