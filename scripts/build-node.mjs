@@ -1,6 +1,6 @@
 // Compiles the Node programs (CLI, server, dev server, tokenizer worker, the agent's MCP server) to plain JavaScript in build/node,
-// and writes the tokenizer tables as JSON in build/tokenizer (JSON parses several times faster
-// than the package's JavaScript tables). Runs at install (`prepare`), before a pack (`prepack`,
+// and writes the tokenizer tables in build/tokenizer in a binary form read without parsing
+// (src/node/counting/bpe-table.ts). Runs at install (`prepare`), before a pack (`prepack`,
 // through `npm run build`) and in every test run's setup; the checkout's servers (bin/start.js,
 // dev.js, demo-agent.js) call `ensureBuilt()`, which walks the sources and rebuilds when one
 // changed. The CLI does not walk them at start: bin/investibook.js runs what is built while the
@@ -365,7 +365,7 @@ export async function buildNode(root = PROJECT) {
   removeStaleData(outDir(root), current);
   pruneChunks(outDir(root), current);
   writePackIgnore(outDir(root), current);
-  buildTokenizerTables(root);
+  await buildTokenizerTables(root, build);
   writeStamp(root, print);
 }
 
@@ -425,8 +425,12 @@ function pruneChunks(folder, current) {
   }
 }
 
-/** The tokenizer tables as JSON, named by the package's version so an upgrade never reads old ones. */
-function buildTokenizerTables(root) {
+/**
+ * The tokenizer tables in the counter's binary form (src/node/counting/bpe-table.ts, compiled here
+ * so that the format has one definition), named by the package's version and the format's, so an
+ * upgrade of either never reads an old file.
+ */
+async function buildTokenizerTables(root, build) {
   const require = createRequire(join(root, 'package.json'));
   // ai-tokenizer does not export its package.json: read the one beside its entry point.
   const entry = require.resolve('ai-tokenizer');
@@ -435,19 +439,27 @@ function buildTokenizerTables(root) {
   );
   const folder = join(root, 'build', 'tokenizer');
   mkdirSync(folder, { recursive: true });
-  for (const encoding of ENCODINGS) {
-    const path = join(folder, `${encoding}@${version}.json`);
-    if (existsSync(path)) continue;
-    const data = require(`ai-tokenizer/encoding/${encoding}`);
-    const table = {
-      name: data.name,
-      pat_str: data.pat_str,
-      special_tokens: data.special_tokens,
-      stringEncoder: data.stringEncoder,
-      binaryEncoder: data.binaryEncoder.map(([bytes, rank]) => [Array.from(bytes), rank]),
-    };
-    writeAtomic(path, JSON.stringify(table));
-  }
+  const [module] = (
+    await build({
+      absWorkingDir: root,
+      entryPoints: ['src/node/counting/bpe-table.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    })
+  ).outputFiles;
+  const { fromPackage, serialize, TABLE_FORMAT } = await import(
+    `data:text/javascript;base64,${Buffer.from(module.contents).toString('base64')}`
+  );
+  const current = ENCODINGS.map((encoding) => `${encoding}@${version}.v${TABLE_FORMAT}.bin`);
+  ENCODINGS.forEach((encoding, i) => {
+    const path = join(folder, current[i]);
+    if (!existsSync(path)) writeAtomic(path, serialize(fromPackage(require(`ai-tokenizer/encoding/${encoding}`))));
+  });
+  // Tables of another version or format (the JSON copies of earlier builds) are never read again.
+  for (const name of readdirSync(folder)) if (!current.includes(name)) rmSync(join(folder, name), { force: true });
 }
 
 /** The compiled entry point's path, rebuilt first when any source changed since the last build. */

@@ -21,7 +21,8 @@ export const PARALLEL_MIN_CHARS = 1_500_000;
 /**
  * Tokenizer threads for a large cold report: INVESTIBOOK_TOKENIZER_THREADS (0: none, counting
  * stays on the main thread), else one per core besides the main thread's, at least one, at most
- * four. Each holds its own tokenizer tables and merge cache (about 40 MB), and BPE's cost is
+ * four. Each holds its own tokenizer tables, piece cache and heap
+ * (about 30 MB of peak RSS at 1M tokens), and BPE's cost is
  * mostly merging pieces it has not seen yet, which every thread learns again: more threads than
  * cores only add memory (docs/benchmarks.md). A bad value is refused when the program starts
  * (server/main.ts, cli/main.ts parse the environment first).
@@ -47,10 +48,14 @@ interface Batch {
 
 const emptyBatch = (): Batch => ({ texts: [], chars: 0, resolve: [], reject: [] });
 
-/** Worker code: the compiled worker beside this bundle, or the TypeScript source through tsx. */
-function workerFile(): { filename: string; execArgv?: string[] } {
-  const here = import.meta.url;
-  if (here.endsWith('.mjs')) return { filename: fileURLToPath(new URL('./token-worker.mjs', here)) };
+/**
+ * Worker code: the compiled worker beside this bundle (the ES modules' or the CLI's script,
+ * cli.cjs), or the TypeScript source through tsx. The script's case was missed once: the CLI's
+ * report started a thread on the source path, which failed, and every text was counted on the
+ * main thread after the thread had cost ~300 ms of CPU (docs/benchmarks.md, issue 42.2).
+ */
+export function workerFile(here = import.meta.url): { filename: string; execArgv?: string[] } {
+  if (/\.[cm]js$/.test(here)) return { filename: fileURLToPath(new URL('./token-worker.mjs', here)) };
   // From sources (tests, the bench): tsx's loader in the thread (tsx is a devDependency; the
   // compiled programs never come here).
   const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/loader.mjs'));
