@@ -71,12 +71,7 @@ const reportOnly = (root) => ({
  * default, as Node does for CommonJS, but Node gives the ES modules the package's own ES build
  * (its `import` condition), whose default is the class; the script, which requires the package,
  * gets the CommonJS build. So in cli.cjs such a package's default is its `exports.default`.
- *
- * Loaded when first used, too: the report's script requires it where the estimator is evaluated,
- * but a report whose token counts are all stored (the demo's, any the product wrote) never counts,
- * and requiring ai-tokenizer compiles its 65 KB from source at every run (a package is outside the
- * script's code cache), ~10 ms of CPU (issue 42.1). The default is a stand-in that loads the
- * package when it is constructed, called or read (test/node/lazy-builtins.test.ts).
+
  */
 const DEFAULT_EXPORT_AS_PROPERTY = ['ai-tokenizer'];
 const defaultExportAsProperty = {
@@ -89,13 +84,7 @@ const defaultExportAsProperty = {
         : { path: args.path, namespace: 'default-export-as-property' },
     );
     build.onLoad({ filter: /.*/, namespace: 'default-export-as-property' }, (args) => ({
-      contents: `let loaded;
-const load = () => (loaded ??= require(${JSON.stringify(args.path)}).default);
-module.exports = new Proxy(function () {}, {
-  construct: (_, args) => Reflect.construct(load(), args),
-  apply: (_, self, args) => Reflect.apply(load(), self, args),
-  get: (_, key) => Reflect.get(load(), key),
-});`,
+      contents: `module.exports = require(${JSON.stringify(args.path)}).default;`,
       loader: 'js',
     }));
   },
