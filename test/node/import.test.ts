@@ -5,6 +5,7 @@
  * nothing (byte-identical database); a longer export adds only what is new; subagents are linked;
  * bad input is refused in one line with the database unchanged; SQLite and PostgreSQL alike.
  */
+import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -171,6 +172,42 @@ describe('investibook import: growing, linking, workspaces', () => {
     const older = await cli(['import', half, '--db', at.db]);
     expect(older.stdout).toContain("1 kept (the database's are newer)");
     expect(await databaseDigest(at.db)).toBe(before);
+  });
+
+  it('--no-count imports the rows and stores no counts; the report is the same, and `db count` stores them later', async () => {
+    const whole = join(PUBLIC, file);
+    const counted = place();
+    expect((await cli(['import', whole, '--db', counted.db, '--root', counted.root, '--workspace', WS])).code).toBe(0);
+    const later = place();
+    const deferred = await cli([
+      'import',
+      whole,
+      '--db',
+      later.db,
+      '--root',
+      later.root,
+      '--workspace',
+      WS,
+      '--no-count',
+    ]);
+    expect(deferred.code).toBe(0);
+    expect(deferred.stdout).toContain('Token counts not stored (--no-count)');
+    const stored = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM token_counts').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    expect(stored(counted.db)).toBeGreaterThan(0);
+    expect(stored(later.db)).toBe(0);
+    expect(await messagesDigest(later.db)).toBe(await messagesDigest(counted.db));
+    expect(figures(await reportAt(later.db, { workspaceId: WS }))).toEqual(
+      figures(await reportAt(counted.db, { workspaceId: WS })),
+    );
+    expect((await cli(['db', 'count', '--db', later.db])).code).toBe(0);
+    expect(stored(later.db)).toBe(stored(counted.db));
   });
 
   it("links a subagent's session to its parent, in one file or two, either order, and the parent's task item shows it", async () => {

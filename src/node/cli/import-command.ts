@@ -46,6 +46,10 @@ export function addImportCommand(root: Command, io: Io, env: () => CliEnv): void
       '--opencode <path>',
       'with --from-opencode: the OpenCode program (default: $INVESTIBOOK_OPENCODE, else opencode on PATH)',
     )
+    .option(
+      '--no-count',
+      'store no token counts now (memory like a report of the largest session is then not needed): reports count as they read; `investibook db count` stores them later',
+    )
     .exitOverride()
     .action(async (files: string[], options: ImportOptions) => {
       const { runImport } = await import('../import/run-import');

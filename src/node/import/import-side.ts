@@ -25,6 +25,8 @@ export interface ImportOptions {
   fromClaudeCode?: string | boolean;
   session?: string;
   opencode?: string;
+  /** `--no-count`: false stores no token counts now (`investibook db count` does it later). */
+  count?: boolean;
 }
 
 export interface ImportSource {

@@ -35,13 +35,13 @@ export async function runImport(files: string[], options: ImportOptions, io: Io,
   const secrets = secretsOf(chooseDatabase(options, env, io.cwd).location, env, io.cwd);
   const from = askedStore(files, options);
   if (from) {
-    await inWork((work) => from.importFrom({ options, io, env, writing: writing(secrets), work }));
+    await inWork((work) => from.importFrom({ options, io, env, writing: writing(secrets, options), work }));
     return;
   }
   const root = options.root === undefined ? undefined : checkedFolder(resolve(io.cwd, options.root), secrets);
   const request: WorkspaceRequest = { workspaceId: options.workspace, root, user: options.user, secrets };
   await inWork(async (work) => {
-    const run: ImportRun = { options, io, env, writing: writing(secrets), work };
+    const run: ImportRun = { options, io, env, writing: writing(secrets, options), work };
     const sources: ImportSource[] = [];
     for (const file of files) sources.push(await sourceOf(file, io, work));
     // Each file is told by its content, whatever its name; one runtime's files at a time.
@@ -88,8 +88,21 @@ async function inWork(work: (folder: string) => Promise<void>): Promise<void> {
  * (counting/count-sessions.ts). The sessions are imported whatever happens: a count that could
  * not be stored is said, and reports count those texts as they read them.
  */
-async function countWritten(store: Store, results: readonly SessionResult[], io: Io): Promise<void> {
+async function countWritten(
+  store: Store,
+  results: readonly SessionResult[],
+  io: Io,
+  options: ImportOptions,
+): Promise<void> {
   const written = results.filter((r) => r.added + r.replaced > 0);
+  if (options.count === false) {
+    // Counting makes a report of each session written, which holds that session in memory; the
+    // writing itself holds one message at a time. A very large session on a small machine can
+    // be imported now and counted later.
+    if (written.length > 0)
+      io.out('Token counts not stored (--no-count): reports count as they read; `investibook db count` stores them\n');
+    return;
+  }
   try {
     for (const r of written) await countSessions(store, r.workspaceId, [r.sessionId]);
   } catch (error) {
@@ -162,8 +175,8 @@ async function sourceOf(file: string, io: Io, work: string): Promise<ImportSourc
 }
 
 /** What every runtime's import shares: the counts stored after, the words said, the folder rule. */
-const writing = (secrets: readonly string[]): Writing => ({
-  countWritten: (store: Store, results: readonly SessionResult[], io: Io) => countWritten(store, results, io),
+const writing = (secrets: readonly string[], options: ImportOptions): Writing => ({
+  countWritten: (store: Store, results: readonly SessionResult[], io: Io) => countWritten(store, results, io, options),
   report: (results: readonly SessionResult[], database: string, io: Io) => report(results, database, io),
   checkedRoot: (path: string) => checkedFolder(path, secrets),
   secrets,
