@@ -32,6 +32,13 @@ export function bigReport(base: ContextReport, perSource = 200): ContextReport {
       sourceRef: `${template.sourceRef}#${i}`,
     }));
     source.itemCount = perSource;
+    // A source with nothing in context is set apart ("Nothing in context from …"), with no list:
+    // the demo's unknown tool payload gets its 200 items' tokens, so that all nine are lists.
+    if (source.scaledTokens === 0) {
+      source.estimatedTokens = source.items.reduce((n, item) => n + item.estimatedTokens, 0);
+      source.scaledTokens = source.items.reduce((n, item) => n + (item.scaledTokens ?? 0), 0);
+      source.bytes = source.items.reduce((n, item) => n + item.bytes, 0);
+    }
   }
   report.timeline = bigTimeline(base, 200);
   return report;
