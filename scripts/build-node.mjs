@@ -66,31 +66,6 @@ const reportOnly = (root) => ({
 });
 
 /**
- * A package whose CommonJS build exports its default as `exports.default` (ai-tokenizer's
- * Tokenizer): an ES module in a CommonJS bundle takes a package's `module.exports` whole as its
- * default, as Node does for CommonJS, but Node gives the ES modules the package's own ES build
- * (its `import` condition), whose default is the class; the script, which requires the package,
- * gets the CommonJS build. So in cli.cjs such a package's default is its `exports.default`.
-
- */
-const DEFAULT_EXPORT_AS_PROPERTY = ['ai-tokenizer'];
-const defaultExportAsProperty = {
-  name: 'default-export-as-property',
-  setup(build) {
-    const names = new RegExp(`^(${DEFAULT_EXPORT_AS_PROPERTY.join('|')})$`);
-    build.onResolve({ filter: names }, (args) =>
-      args.namespace === 'default-export-as-property'
-        ? { path: args.path, external: true }
-        : { path: args.path, namespace: 'default-export-as-property' },
-    );
-    build.onLoad({ filter: /.*/, namespace: 'default-export-as-property' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)}).default;`,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
  * Node built-ins the report's script requires at its top but never uses in a report: commander
  * requires child_process (for subcommands run as executables, which investibook has none of),
  * and with it Node loads net, dgram, streams and their bindings — ~7 ms of CPU at every report
@@ -341,7 +316,7 @@ export async function buildNode(root = PROJECT) {
       supported: { 'dynamic-import': false },
       define: { ...options.define, 'import.meta.url': SCRIPT_URL },
       banner: { js: `var ${SCRIPT_URL} = require('node:url').pathToFileURL(__filename).href;` },
-      plugins: [lazyJson(besideScript), reportOnly(root), defaultExportAsProperty, lazyBuiltins],
+      plugins: [lazyJson(besideScript), reportOnly(root), lazyBuiltins],
     }),
   ]);
   const data = [...besideScript].map(([name, { contents }]) => ({ path: join(outDir(root), name), contents }));

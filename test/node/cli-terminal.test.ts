@@ -211,6 +211,18 @@ describe('errors in one line, with the documented exit code', () => {
     expect(existsSync(join(dir, 'new.db'))).toBe(false);
   });
 
+  it('stops quietly when its reader goes (`| head`): no line on stderr, exit 0', async () => {
+    // The report (~100 KB) is more than a pipe holds: head takes ten bytes and goes, and the
+    // rest of the write fails with EPIPE. pipefail: the pipeline's status is the CLI's.
+    const line = `set -o pipefail; "$0" "$1" debug context demo --db "$2" --json --items all | head -c 10 >/dev/null`;
+    const result = await exec('bash', ['-c', line, process.execPath, BIN, demoDb], { cwd: dir }).then(
+      ({ stderr }) => ({ code: 0, stderr }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
   it('debug context --export MISSING as a real process: one line, exit 2, no stack trace', async () => {
     const result = await cliProcess(['debug', 'context', '--export', 'MISSING']);
     expect(result.code).toBe(2);
