@@ -1,6 +1,6 @@
 // Compiles the Node programs (CLI, server, dev server, tokenizer worker, the agent's MCP server) to plain JavaScript in build/node,
 // and writes the tokenizer tables in build/tokenizer in a binary form read without parsing
-// (src/node/counting/bpe-table.ts). Runs at install (`prepare`), before a pack (`prepack`,
+// (src/node/tokenizer/bpe-table.ts). Runs at install (`prepare`), before a pack (`prepack`,
 // through `npm run build`) and in every test run's setup; the checkout's servers (bin/start.js,
 // dev.js, demo-agent.js) call `ensureBuilt()`, which walks the sources and rebuilds when one
 // changed. The CLI does not walk them at start: bin/investibook.js runs what is built while the
@@ -390,7 +390,7 @@ function pruneChunks(folder, current) {
 }
 
 /**
- * The tokenizer tables in the counter's binary form (src/node/counting/bpe-table.ts, compiled here
+ * The tokenizer tables in the counter's binary form (src/node/tokenizer/bpe-table.ts, compiled here
  * so that the format has one definition), named by the package's version and the format's, so an
  * upgrade of either never reads an old file.
  */
@@ -406,7 +406,7 @@ async function buildTokenizerTables(root, build) {
   const [module] = (
     await build({
       absWorkingDir: root,
-      entryPoints: ['src/node/counting/bpe-table.ts'],
+      entryPoints: ['src/node/tokenizer/bpe-table.ts'],
       bundle: true,
       platform: 'node',
       format: 'esm',

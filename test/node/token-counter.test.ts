@@ -1,5 +1,5 @@
 /**
- * The project's BPE counter (src/node/counting/) against ai-tokenizer's own encoder: the same
+ * The project's BPE counter (src/node/tokenizer/) against ai-tokenizer's own encoder: the same
  * count for every text, since counts stored under `ai-tokenizer@1.0.6` are read back by every
  * report. Every string in every test corpus (the recordings, the imported sessions, the public
  * sessions, the demo), whole and sliced as the report slices them, in each encoding; and the
@@ -10,10 +10,10 @@ import Tokenizer from 'ai-tokenizer';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deserialize, fromPackage, RankTable, serialize } from '../../src/node/counting/bpe-table';
-import { BpeCounter } from '../../src/node/counting/bpe-counter';
+import { deserialize, fromPackage, RankTable, serialize } from '../../src/node/tokenizer/bpe-table';
+import { BpeCounter } from '../../src/node/tokenizer/bpe-counter';
 import { countEncoded, countSampled, packageTable, rankTable, tableFile } from '../../src/node/report/estimator';
-import { LONG_RUN } from '../../src/node/counting/encoded';
+import { LONG_RUN } from '../../src/node/tokenizer/encoded';
 import { PROJECT_ROOT } from '../../src/node/project';
 import type { Encoding } from '../../src/node/core';
 

@@ -1,6 +1,6 @@
 /**
  * Token estimators. The default is a real BPE tokenizer over ai-tokenizer's tables (the same
- * counts as tiktoken), counted by this project's own counter (counting/bpe-counter.ts: the
+ * counts as tiktoken), counted by this project's own counter (tokenizer/bpe-counter.ts: the
  * package's counts exactly, from a binary copy of its tables that loads without parsing):
  * o200k_base, or the Claude table for Anthropic models (core/providers.ts). chars/4 is the cheap,
  * model-free alternative. None is exact for the agent's model: the report calibrates them all by
@@ -8,7 +8,7 @@
  */
 import type { EstimatorId } from '../../shared/wire';
 import { chars4Estimator, familyRules, type Encoding, type Estimator, type ProviderFamily } from '../core';
-import { BPE_SAMPLE_LIMIT, countEncoded, scaledCount } from '../counting/encoded';
+import { BPE_SAMPLE_LIMIT, countEncoded, scaledCount } from '../tokenizer/encoded';
 
 export type { Estimator, Encoding };
 // The counting itself (no core: the tokenizer thread loads only it).
@@ -22,7 +22,7 @@ export {
   scaledCount,
   tableFile,
   tokenizerVersion,
-} from '../counting/encoded';
+} from '../tokenizer/encoded';
 
 function bpeFor(encoding: Encoding, multiplier: number, method: string): Estimator {
   return {

@@ -4,7 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { Encoding } from '../core';
-import { countEncoded, scaledCount } from '../counting/encoded';
+import { countEncoded, scaledCount } from '../tokenizer/encoded';
 
 export interface CountRequest {
   texts: string[];
