@@ -1,17 +1,16 @@
 /**
  * Every environment variable investibook reads, in one zod schema (README "Configuration" lists
  * them). Each program parses what it uses once, at its start: the server all of it
- * (server/main.ts), the CLI `cliEnvSchema` (cli/main.ts; built in env-fields.ts with the field
+ * (server/main.ts), the CLI `cliEnvSchema` (cli/main.ts; built in cli-env.ts with the field
  * helpers, so a command never builds this whole schema). A bad value is an `EnvError` whose
  * message is one sentence naming the variable; the edges print it and exit 2.
  */
 import { delimiter, isAbsolute } from 'node:path';
 import * as z from 'zod';
 import { RUNTIME_NAMES } from '../shared/runtimes';
-import { choice, cliFields, commandLine, fail, parseEnv, text, wholeNumber, word } from './env-fields';
+import { choice, cliFields, commandLine, fail, parseEnv, text, wholeNumber, word } from './cli-env';
 
-export { EnvError, tokenizerThreadsSetting, type CliEnv } from './cli-env';
-export { cliEnvSchema } from './env-fields';
+export { cliEnvSchema, EnvError, tokenizerThreadsSetting, type CliEnv } from './cli-env';
 
 /** An idle agent is stopped after this long; at most this many run (docs/benchmarks.md: what one costs). */
 export const AGENT_IDLE_DEFAULT_MS = 10 * 60_000;

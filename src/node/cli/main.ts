@@ -110,11 +110,10 @@ export async function run(argv: string[], given: Io = defaultIo): Promise<number
   try {
     const root = program(io, () => env!);
     // The environment once a command runs (the CLI's part of the one schema, src/node/cli-env.ts):
-    // a bad value is a usage error; `--help` never loads the schema, nor a command run with none
-    // of the CLI's variables set.
+    // a bad value is a usage error, and `--help` never loads the schema.
     root.hook('preAction', async () => {
-      const { unsetCliEnv } = await import('../cli-env');
-      env = unsetCliEnv(io.env) ?? (await import('../env-fields')).parseCliEnv(io.env);
+      const { cliEnvSchema, parseEnv } = await import('../cli-env');
+      env = parseEnv(io.env, cliEnvSchema);
     });
     await root.parseAsync(argv, { from: 'user' });
     return 0;
